@@ -1,0 +1,77 @@
+// The one place that spells an atomic (STYLE.md, libcu++ model).
+//
+// Symmetric memory holds plain integers; every atomic access to it goes through AtomicRef, which
+// is cuda::atomic_ref at system scope in CUDA builds (device and host) and std::atomic_ref in
+// plain C++ builds. Threads: any. Ordering: as the std::memory_order argument says.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "symmetra/core/platform.hpp"
+
+#if defined(__CUDACC__)
+#include <cuda/atomic>
+#endif
+
+namespace symmetra::detail {
+
+#if defined(__CUDACC__)
+template <class T>
+using AtomicRef = cuda::atomic_ref<T, cuda::thread_scope_system>;
+using MemoryOrder = cuda::std::memory_order;
+#else
+template <class T>
+using AtomicRef = std::atomic_ref<T>;
+using MemoryOrder = std::memory_order;
+#endif
+
+#if defined(__CUDACC__)
+namespace mo = cuda::std;
+#else
+namespace mo = std;
+#endif
+inline constexpr MemoryOrder kRelaxed = mo::memory_order_relaxed;
+inline constexpr MemoryOrder kAcquire = mo::memory_order_acquire;
+inline constexpr MemoryOrder kRelease = mo::memory_order_release;
+inline constexpr MemoryOrder kAcqRel = mo::memory_order_acq_rel;
+inline constexpr MemoryOrder kSeqCst = mo::memory_order_seq_cst;
+
+template <class T>
+SYMMETRA_INLINE T atomic_load(const T* p, MemoryOrder o = kAcquire) {
+  return AtomicRef<T>(*const_cast<T*>(p)).load(o);
+}
+
+template <class T>
+SYMMETRA_INLINE void atomic_store(T* p, T v, MemoryOrder o = kRelease) {
+  AtomicRef<T>(*p).store(v, o);
+}
+
+// A full fence between this thread's earlier and later accesses, system-wide.
+SYMMETRA_INLINE void fence_seq_cst() {
+#if SYMMETRA_DEVICE_PASS
+  __threadfence_system();
+#elif defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer does not model fences. A seq_cst read-modify-write is a full barrier on the
+  // hardware, and the orderings tests rely on go through release/acquire operations it does see.
+  static thread_local int word = 0;
+  std::atomic_ref<int>(word).fetch_add(0, std::memory_order_seq_cst);
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
+}  // namespace symmetra::detail
+
+// The device API's machinery spells these unqualified.
+namespace symmetra::device::detail {
+using symmetra::detail::AtomicRef;
+using symmetra::detail::atomic_load;
+using symmetra::detail::atomic_store;
+using symmetra::detail::fence_seq_cst;
+using symmetra::detail::kAcqRel;
+using symmetra::detail::kAcquire;
+using symmetra::detail::kRelaxed;
+using symmetra::detail::kRelease;
+using symmetra::detail::kSeqCst;
+}  // namespace symmetra::device::detail

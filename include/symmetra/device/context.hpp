@@ -1,0 +1,58 @@
+// The device context: everything a PE's device code needs, passed by value (DESIGN §1.2).
+//
+// A Runtime owns the memory this points into and hands out Context copies through
+// Runtime::device_context(). Kernels take it as an argument; no relocatable device code and no
+// global state. A copy stays valid until the heap grows or a team is created or destroyed; take a
+// fresh one after those setup calls.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "symmetra/core/platform.hpp"
+
+namespace symmetra::device {
+
+// A team is an arithmetic progression of world PEs: start, start + stride, ... (size members).
+// Every team that OpenSHMEM's split_strided and split_2d can make is of this form.
+struct TeamDesc {
+  std::int32_t start = 0;
+  std::int32_t stride = 1;
+  std::int32_t size = 0;    // 0: the slot is free
+  std::int32_t my_rank = -1;  // this PE's number in the team, -1 when not a member
+  std::int32_t slot = 0;    // index of the team's synchronization words in the heap header
+};
+
+// Team handles inside device code are small integers; these are the predefined ones.
+inline constexpr int kTeamWorld = 0;
+inline constexpr int kTeamShared = 1;
+inline constexpr int kMaxTeams = 64;
+
+struct Context {
+  std::byte* heap_base = nullptr;   // start of this PE's symmetric heap (its header first)
+  std::uint64_t stride = 0;         // distance between two PEs' heaps in the mapping
+  std::uint64_t heap_bytes = 0;     // mapped extent of each heap, for argument checks
+  const std::int32_t* pe_index = nullptr;  // world PE -> heap index in the mapping, -1: unreachable
+  const TeamDesc* teams = nullptr;  // kMaxTeams entries, indexed by team handle
+  std::uint64_t timeout_ns = 0;     // bound of every wait
+  std::int32_t my_pe = 0;
+  std::int32_t n_pes = 0;
+  std::int32_t my_index = 0;        // pe_index[my_pe]
+  std::uint32_t flags = 0;          // kCheckArgs ...
+
+  static constexpr std::uint32_t kCheckArgs = 1u;
+
+  // Translates a symmetric address of this PE into PE `pe`'s copy. Threads: any.
+  template <class T>
+  SYMMETRA_INLINE T* peer(T* p, int pe) const {
+    const auto delta = static_cast<std::int64_t>(pe_index[pe] - my_index) *
+                       static_cast<std::int64_t>(stride);
+    return reinterpret_cast<T*>(reinterpret_cast<std::byte*>(const_cast<std::remove_cv_t<T>*>(p)) + delta);
+  }
+};
+
+static_assert(std::is_trivially_copyable_v<Context>);
+static_assert(std::is_trivially_copyable_v<TeamDesc>);
+
+}  // namespace symmetra::device

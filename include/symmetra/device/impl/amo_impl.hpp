@@ -1,0 +1,116 @@
+// Implementation of device/amo.hpp. Read that header for the contract.
+#pragma once
+
+#include <type_traits>
+
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/check.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
+
+namespace symmetra::device {
+
+namespace detail {
+// Checks the target and returns the peer's word.
+template <class T>
+SYMMETRA_INLINE T* amo_target(const Context& ctx, const char* op, T* dest, int pe) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                "atomics act on 16-, 32- or 64-bit words");
+  if (checks_on(ctx)) {
+    check_remote(ctx, op, dest, sizeof(T), pe);
+    check_aligned(ctx, op, dest, sizeof(T));
+  }
+  return ctx.peer(dest, pe);
+}
+
+// Runs `fn(AtomicRef<T>&)` on the peer word and rings the peer when the word changed.
+template <class T, class Fn>
+SYMMETRA_INLINE auto amo(const Context& ctx, const char* op, T* dest, int pe, Fn&& fn) {
+  AtomicRef<T> ref(*amo_target(ctx, op, dest, pe));
+  if constexpr (std::is_void_v<decltype(fn(ref))>) {
+    fn(ref);
+    notify(ctx, pe);
+  } else {
+    auto old = fn(ref);
+    notify(ctx, pe);
+    return old;
+  }
+}
+}  // namespace detail
+
+template <class T>
+SYMMETRA_INLINE T atomic_fetch(const Context& ctx, const T* dest, int pe) {
+  const T* w = detail::amo_target(ctx, "atomic_fetch", const_cast<T*>(dest), pe);
+  return detail::atomic_load(w, detail::kAcquire);
+}
+
+template <class T>
+SYMMETRA_INLINE void atomic_set(const Context& ctx, T* dest, T value, int pe) {
+  detail::amo(ctx, "atomic_set", dest, pe, [&](auto& r) { r.store(value, detail::kRelease); });
+}
+
+template <class T>
+SYMMETRA_INLINE T atomic_swap(const Context& ctx, T* dest, T value, int pe) {
+  return detail::amo(ctx, "atomic_swap", dest, pe,
+                     [&](auto& r) { return r.exchange(value, detail::kAcqRel); });
+}
+
+template <class T>
+SYMMETRA_INLINE T atomic_compare_swap(const Context& ctx, T* dest, T cond, T value, int pe) {
+  return detail::amo(ctx, "atomic_compare_swap", dest, pe, [&](auto& r) {
+    T expected = cond;
+    r.compare_exchange_strong(expected, value, detail::kAcqRel, detail::kAcquire);
+    return expected;
+  });
+}
+
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_add(const Context& ctx, T* dest, T value, int pe) {
+  return detail::amo(ctx, "atomic_fetch_add", dest, pe,
+                     [&](auto& r) { return r.fetch_add(value, detail::kAcqRel); });
+}
+
+template <class T>
+SYMMETRA_INLINE void atomic_add(const Context& ctx, T* dest, T value, int pe) {
+  detail::amo(ctx, "atomic_add", dest, pe, [&](auto& r) { r.fetch_add(value, detail::kRelease); });
+}
+
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_inc(const Context& ctx, T* dest, int pe) {
+  return detail::amo(ctx, "atomic_fetch_inc", dest, pe,
+                     [&](auto& r) { return r.fetch_add(T{1}, detail::kAcqRel); });
+}
+
+template <class T>
+SYMMETRA_INLINE void atomic_inc(const Context& ctx, T* dest, int pe) {
+  detail::amo(ctx, "atomic_inc", dest, pe, [&](auto& r) { r.fetch_add(T{1}, detail::kRelease); });
+}
+
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_and(const Context& ctx, T* dest, T value, int pe) {
+  return detail::amo(ctx, "atomic_fetch_and", dest, pe,
+                     [&](auto& r) { return r.fetch_and(value, detail::kAcqRel); });
+}
+template <class T>
+SYMMETRA_INLINE void atomic_and(const Context& ctx, T* dest, T value, int pe) {
+  detail::amo(ctx, "atomic_and", dest, pe, [&](auto& r) { r.fetch_and(value, detail::kRelease); });
+}
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_or(const Context& ctx, T* dest, T value, int pe) {
+  return detail::amo(ctx, "atomic_fetch_or", dest, pe,
+                     [&](auto& r) { return r.fetch_or(value, detail::kAcqRel); });
+}
+template <class T>
+SYMMETRA_INLINE void atomic_or(const Context& ctx, T* dest, T value, int pe) {
+  detail::amo(ctx, "atomic_or", dest, pe, [&](auto& r) { r.fetch_or(value, detail::kRelease); });
+}
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_xor(const Context& ctx, T* dest, T value, int pe) {
+  return detail::amo(ctx, "atomic_fetch_xor", dest, pe,
+                     [&](auto& r) { return r.fetch_xor(value, detail::kAcqRel); });
+}
+template <class T>
+SYMMETRA_INLINE void atomic_xor(const Context& ctx, T* dest, T value, int pe) {
+  detail::amo(ctx, "atomic_xor", dest, pe, [&](auto& r) { r.fetch_xor(value, detail::kRelease); });
+}
+
+}  // namespace symmetra::device

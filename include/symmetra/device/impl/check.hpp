@@ -1,0 +1,65 @@
+// Argument checks of the data path (DESIGN §4): on when Context::kCheckArgs is set (debug builds
+// and SYMMETRA_CHECK=1). A failed check prints "[pe N] op: what was wrong" and ends the job:
+// on the CPU through host_fatal, on the GPU by printf and trap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+
+#include "symmetra/core/platform.hpp"
+#include "symmetra/device/context.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+
+#if SYMMETRA_DEVICE_PASS
+#define SYMMETRA_FATAL(ctx, op, fmt, ...)                                  \
+  do {                                                                     \
+    printf("[pe %d] %s: " fmt "\n", (ctx).my_pe, (op), ##__VA_ARGS__);    \
+    __trap();                                                              \
+  } while (0)
+#else
+#define SYMMETRA_FATAL(ctx, op, fmt, ...) \
+  ::symmetra::device::detail::host_fatalf((ctx), (op), fmt, ##__VA_ARGS__)
+#endif
+
+namespace symmetra::device::detail {
+
+SYMMETRA_INLINE bool checks_on(const Context& ctx) { return (ctx.flags & Context::kCheckArgs) != 0; }
+
+SYMMETRA_INLINE void check_pe(const Context& ctx, const char* op, int pe) {
+  if (pe < 0 || pe >= ctx.n_pes)
+    SYMMETRA_FATAL(ctx, op, "PE %d is out of range [0, %d)", pe, ctx.n_pes);
+  if (ctx.pe_index[pe] < 0)
+    SYMMETRA_FATAL(ctx, op, "PE %d is on another host and no remote transport is available", pe);
+}
+
+// `p .. p + bytes` must lie inside this PE's symmetric heap.
+SYMMETRA_INLINE void check_symmetric(const Context& ctx, const char* op, const void* p,
+                                     std::size_t bytes) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto lo = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
+  const auto hi = lo + ctx.heap_bytes;
+  if (a < lo || a >= hi)
+    SYMMETRA_FATAL(ctx, op, "address %p is not in the symmetric heap [%p, %p)", p,
+                   reinterpret_cast<void*>(lo), reinterpret_cast<void*>(hi));
+  if (bytes > hi - a)
+    SYMMETRA_FATAL(ctx, op, "range %p + %llu bytes runs past the end of the symmetric heap at %p",
+                   p, static_cast<unsigned long long>(bytes), reinterpret_cast<void*>(hi));
+}
+
+SYMMETRA_INLINE void check_aligned(const Context& ctx, const char* op, const void* p,
+                                   std::size_t align) {
+  if (reinterpret_cast<std::uintptr_t>(p) % align != 0)
+    SYMMETRA_FATAL(ctx, op, "address %p is not aligned to %llu bytes", p,
+                   static_cast<unsigned long long>(align));
+}
+
+// The common check of a one-sided access to `pe`'s copy of a symmetric range.
+SYMMETRA_INLINE void check_remote(const Context& ctx, const char* op, const void* sym,
+                                  std::size_t bytes, int pe) {
+  if (!checks_on(ctx)) return;
+  check_pe(ctx, op, pe);
+  check_symmetric(ctx, op, sym, bytes);
+}
+
+}  // namespace symmetra::device::detail

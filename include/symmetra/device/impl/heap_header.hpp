@@ -1,0 +1,57 @@
+// Layout of the internal header at the start of every PE's symmetric heap.
+//
+// Everything the protocols share lives in symmetric memory as plain integers (DESIGN §1.1), so
+// the same code synchronizes CPU threads, CPU processes and GPU kernels. User allocations start
+// at Context::heap_base + header_bytes(n_pes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "symmetra/core/platform.hpp"
+#include "symmetra/device/context.hpp"
+
+namespace symmetra::device::detail {
+
+inline constexpr int kSyncRounds = 32;  // dissemination rounds: enough for 2^32 PEs
+inline constexpr std::uint32_t kHeaderMagic = 0x53594d31;  // "SYM1"
+
+struct alignas(64) HeapHeader {
+  // Line 0: waiting on CPUs. A waiter counts itself in `waiters`, then sleeps on `doorbell`
+  // (a futex word); writers ring the doorbell only when someone waits.
+  std::uint32_t doorbell;
+  std::uint32_t waiters;
+  std::int32_t abort_pe;  // 0: running; p + 1: PE p failed and the job is stopping
+  std::uint32_t magic;
+  std::uint32_t pad0[12];
+  // Per team slot: this PE's count of sync calls (written only by this PE).
+  std::uint64_t team_seq[kMaxTeams];
+  // Per team slot and dissemination round: the latest sync count a partner announced.
+  std::uint64_t team_sync[kMaxTeams][kSyncRounds];
+  // Followed by `scratch`: kMaxTeams x n_pes words for host-side setup collectives on a team
+  // (team creation, allocation checks); one row per team slot so that splits of different
+  // parent teams never share words.
+};
+
+SYMMETRA_INLINE constexpr std::uint64_t header_bytes(int n_pes) {
+  const std::uint64_t raw =
+      sizeof(HeapHeader) + 8ull * kMaxTeams * static_cast<std::uint64_t>(n_pes);
+  return (raw + 4095) & ~std::uint64_t{4095};
+}
+
+SYMMETRA_INLINE HeapHeader* my_header(const Context& ctx) {
+  return reinterpret_cast<HeapHeader*>(ctx.heap_base);
+}
+
+SYMMETRA_INLINE HeapHeader* peer_header(const Context& ctx, int pe) {
+  return ctx.peer(my_header(ctx), pe);
+}
+
+// Row `slot` of the setup scratch: n_pes words.
+SYMMETRA_INLINE std::uint64_t* scratch(HeapHeader* h, int slot, int n_pes) {
+  return reinterpret_cast<std::uint64_t*>(h + 1) + static_cast<std::size_t>(slot) * n_pes;
+}
+
+SYMMETRA_INLINE int team_pe(const TeamDesc& t, int rank) { return t.start + rank * t.stride; }
+
+}  // namespace symmetra::device::detail

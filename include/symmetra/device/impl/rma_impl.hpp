@@ -1,0 +1,134 @@
+// Implementation of device/rma.hpp. Read that header for the contract.
+#pragma once
+
+#include <type_traits>
+
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/check.hpp"
+#include "symmetra/device/impl/copy.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
+
+namespace symmetra::device {
+
+namespace detail {
+// Types p/g move with one atomic access, so a PE polling the word never sees a torn value.
+template <class T>
+inline constexpr bool kWordSized =
+    std::is_arithmetic_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+}  // namespace detail
+
+template <class Group>
+SYMMETRA_INLINE void putmem(Group g, const Context& ctx, void* dest, const void* src,
+                            std::size_t bytes, int pe) {
+  detail::check_remote(ctx, "put", dest, bytes, pe);
+  detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
+  g.sync();
+  if (g.thread_rank() == 0) detail::notify(ctx, pe);
+}
+
+template <class Group>
+SYMMETRA_INLINE void getmem(Group g, const Context& ctx, void* dest, const void* src,
+                            std::size_t bytes, int pe) {
+  detail::check_remote(ctx, "get", src, bytes, pe);
+  detail::group_copy(g, dest, ctx.peer(src, pe), bytes);
+  g.sync();
+}
+
+template <class Group, class T>
+SYMMETRA_INLINE void put(Group g, const Context& ctx, T* dest, const T* src, std::size_t n, int pe) {
+  putmem(g, ctx, dest, src, n * sizeof(T), pe);
+}
+
+template <class Group, class T>
+SYMMETRA_INLINE void get(Group g, const Context& ctx, T* dest, const T* src, std::size_t n, int pe) {
+  getmem(g, ctx, dest, src, n * sizeof(T), pe);
+}
+
+// Loads and stores complete when issued, so the nbi forms are the blocking ones; quiet() still
+// orders them (docs/memory_model.md).
+template <class Group>
+SYMMETRA_INLINE void putmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
+                                std::size_t bytes, int pe) {
+  putmem(g, ctx, dest, src, bytes, pe);
+}
+template <class Group>
+SYMMETRA_INLINE void getmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
+                                std::size_t bytes, int pe) {
+  getmem(g, ctx, dest, src, bytes, pe);
+}
+template <class Group, class T>
+SYMMETRA_INLINE void put_nbi(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
+                             int pe) {
+  putmem(g, ctx, dest, src, n * sizeof(T), pe);
+}
+template <class Group, class T>
+SYMMETRA_INLINE void get_nbi(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
+                             int pe) {
+  getmem(g, ctx, dest, src, n * sizeof(T), pe);
+}
+
+template <class T>
+SYMMETRA_INLINE void p(const Context& ctx, T* dest, T value, int pe) {
+  detail::check_remote(ctx, "p", dest, sizeof(T), pe);
+  T* remote = ctx.peer(dest, pe);
+  if constexpr (detail::kWordSized<T>) {
+    if (detail::checks_on(ctx)) detail::check_aligned(ctx, "p", dest, sizeof(T));
+    detail::atomic_store(remote, value, detail::kRelease);
+  } else {
+    *remote = value;
+  }
+  detail::notify(ctx, pe);
+}
+
+template <class T>
+SYMMETRA_INLINE T g(const Context& ctx, const T* src, int pe) {
+  detail::check_remote(ctx, "g", src, sizeof(T), pe);
+  const T* remote = ctx.peer(src, pe);
+  if constexpr (detail::kWordSized<T>) {
+    return detail::atomic_load(remote, detail::kAcquire);
+  } else {
+    return *remote;
+  }
+}
+
+template <class Group, class T>
+SYMMETRA_INLINE void iput(Group grp, const Context& ctx, T* dest, const T* src,
+                          std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t n,
+                          int pe) {
+  if (n == 0) return;
+  if (detail::checks_on(ctx)) {
+    detail::check_remote(ctx, "iput", dest, sizeof(T), pe);
+    detail::check_remote(ctx, "iput", dest + static_cast<std::ptrdiff_t>(n - 1) * dst_stride, sizeof(T), pe);
+  }
+  T* remote = ctx.peer(dest, pe);
+  for (std::size_t i = grp.thread_rank(); i < n; i += grp.size())
+    remote[static_cast<std::ptrdiff_t>(i) * dst_stride] = src[static_cast<std::ptrdiff_t>(i) * src_stride];
+  grp.sync();
+  if (grp.thread_rank() == 0) detail::notify(ctx, pe);
+}
+
+template <class Group, class T>
+SYMMETRA_INLINE void iget(Group grp, const Context& ctx, T* dest, const T* src,
+                          std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t n,
+                          int pe) {
+  if (n == 0) return;
+  if (detail::checks_on(ctx)) {
+    detail::check_remote(ctx, "iget", src, sizeof(T), pe);
+    detail::check_remote(ctx, "iget", src + static_cast<std::ptrdiff_t>(n - 1) * src_stride, sizeof(T), pe);
+  }
+  const T* remote = ctx.peer(src, pe);
+  for (std::size_t i = grp.thread_rank(); i < n; i += grp.size())
+    dest[static_cast<std::ptrdiff_t>(i) * dst_stride] = remote[static_cast<std::ptrdiff_t>(i) * src_stride];
+  grp.sync();
+}
+
+template <class T>
+SYMMETRA_INLINE T* ptr(const Context& ctx, T* p, int pe) {
+  if (pe < 0 || pe >= ctx.n_pes || ctx.pe_index[pe] < 0) return nullptr;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto lo = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
+  if (a < lo || a >= lo + ctx.heap_bytes) return nullptr;
+  return ctx.peer(p, pe);
+}
+
+}  // namespace symmetra::device

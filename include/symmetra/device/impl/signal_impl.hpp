@@ -1,0 +1,56 @@
+// Implementation of device/signal.hpp. Read that header for the contract.
+#pragma once
+
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/check.hpp"
+#include "symmetra/device/impl/copy.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
+
+namespace symmetra::device {
+
+template <class Group>
+SYMMETRA_INLINE void putmem_signal(Group g, const Context& ctx, void* dest, const void* src,
+                                   std::size_t bytes, std::uint64_t* sig, std::uint64_t value,
+                                   SignalOp op, int pe) {
+  if (detail::checks_on(ctx)) {
+    detail::check_remote(ctx, "put_signal", dest, bytes, pe);
+    detail::check_remote(ctx, "put_signal", sig, sizeof(*sig), pe);
+    detail::check_aligned(ctx, "put_signal", sig, sizeof(*sig));
+  }
+  detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
+  g.sync();
+  if (g.thread_rank() == 0) {
+    detail::AtomicRef<std::uint64_t> s(*ctx.peer(sig, pe));
+    if (op == SignalOp::kAdd) {
+      s.fetch_add(value, detail::kRelease);
+    } else {
+      s.store(value, detail::kRelease);
+    }
+    detail::notify(ctx, pe);
+  }
+}
+
+template <class Group, class T>
+SYMMETRA_INLINE void put_signal(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
+                                std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe) {
+  putmem_signal(g, ctx, dest, src, n * sizeof(T), sig, value, op, pe);
+}
+
+template <class Group>
+SYMMETRA_INLINE void putmem_signal_nbi(Group g, const Context& ctx, void* dest, const void* src,
+                                       std::size_t bytes, std::uint64_t* sig, std::uint64_t value,
+                                       SignalOp op, int pe) {
+  putmem_signal(g, ctx, dest, src, bytes, sig, value, op, pe);
+}
+
+SYMMETRA_INLINE std::uint64_t signal_fetch(const Context& ctx, const std::uint64_t* sig) {
+  if (detail::checks_on(ctx)) detail::check_symmetric(ctx, "signal_fetch", sig, sizeof(*sig));
+  return detail::atomic_load(sig, detail::kAcquire);
+}
+
+SYMMETRA_INLINE std::uint64_t signal_wait_until(const Context& ctx, const std::uint64_t* sig,
+                                                Cmp cmp, std::uint64_t value) {
+  return detail::wait_value(ctx, "signal_wait_until", sig, cmp, value);
+}
+
+}  // namespace symmetra::device

@@ -1,0 +1,57 @@
+// Implementation of device/sync.hpp. Read that header for the contract.
+#pragma once
+
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/check.hpp"
+#include "symmetra/device/impl/heap_header.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
+
+namespace symmetra::device {
+
+SYMMETRA_INLINE void fence(const Context&) { detail::fence_seq_cst(); }
+SYMMETRA_INLINE void quiet(const Context&) { detail::fence_seq_cst(); }
+
+namespace detail {
+
+// Dissemination: in round r, member i announces its sync count to member i + 2^r and waits for
+// member i - 2^r's announcement. Counts only grow, and every member of a team makes the same
+// number of calls, so "announcement >= my count" is the test and nothing is ever reset. A
+// partner that is already one sync ahead has passed this one, which is what the test accepts.
+SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
+  if (checks_on(ctx) && (team < 0 || team >= kMaxTeams || ctx.teams[team].size == 0 ||
+                         ctx.teams[team].my_rank < 0))
+    SYMMETRA_FATAL(ctx, "sync", "team handle %d is not a team this PE belongs to", team);
+  const TeamDesc t = ctx.teams[team];
+  HeapHeader* me = my_header(ctx);
+  const std::uint64_t seq = me->team_seq[t.slot] + 1;
+  me->team_seq[t.slot] = seq;
+  int round = 0;
+  for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
+    const int to = team_pe(t, (t.my_rank + dist) % t.size);
+    HeapHeader* peer = peer_header(ctx, to);
+    atomic_store(&peer->team_sync[t.slot][round], seq, kRelease);
+    notify(ctx, to);
+    wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq);
+  }
+}
+
+}  // namespace detail
+
+template <class Group>
+SYMMETRA_INLINE void sync(Group g, const Context& ctx, int team) {
+  g.sync();
+  if (g.thread_rank() == 0) detail::team_sync_thread(ctx, team);
+  g.sync();
+}
+
+template <class Group>
+SYMMETRA_INLINE void barrier(Group g, const Context& ctx, int team) {
+  g.sync();
+  if (g.thread_rank() == 0) {
+    quiet(ctx);
+    detail::team_sync_thread(ctx, team);
+  }
+  g.sync();
+}
+
+}  // namespace symmetra::device

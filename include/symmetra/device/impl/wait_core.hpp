@@ -1,0 +1,120 @@
+// The bounded wait and the wake-up that pairs with it: the only loop that waits in the device API.
+//
+// CPU: a waiter registers in its heap header, re-checks, and parks (spin, yield, futex); a writer
+// that stored into a PE's memory calls notify(), which rings that PE's doorbell only when a waiter
+// is registered (a seq_cst fence on both sides makes this race-free, Dekker-style).
+// GPU: spin with growing __nanosleep, bounded by %globaltimer, then print and trap.
+#pragma once
+
+#include <cstdint>
+
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/core/platform.hpp"
+#include "symmetra/device/context.hpp"
+#include "symmetra/device/impl/check.hpp"
+#include "symmetra/device/impl/heap_header.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+#include "symmetra/types.hpp"
+
+namespace symmetra::device::detail {
+
+template <class T>
+SYMMETRA_INLINE bool compare(T a, Cmp cmp, T b) {
+  switch (cmp) {
+    case Cmp::kEq: return a == b;
+    case Cmp::kNe: return a != b;
+    case Cmp::kGt: return a > b;
+    case Cmp::kGe: return a >= b;
+    case Cmp::kLt: return a < b;
+    case Cmp::kLe: return a <= b;
+  }
+  return false;
+}
+
+// Tells PE `pe` that its memory changed. Call after the store (data or flag) it may wait on.
+SYMMETRA_INLINE void notify(const Context& ctx, int pe) {
+#if SYMMETRA_DEVICE_PASS
+  (void)ctx;
+  (void)pe;  // GPU waiters poll; nothing to ring.
+#else
+  HeapHeader* h = peer_header(ctx, pe);
+  fence_seq_cst();
+  if (atomic_load(&h->waiters, kRelaxed) != 0) host_wake(h);
+#endif
+}
+
+#if SYMMETRA_DEVICE_PASS
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#endif
+
+// Waits until pred() holds. `describe(buf, n)` words the condition for the timeout message
+// ("0x... >= 5, seen 3"). Threads: the calling thread. Ordering: pred() should read with acquire.
+template <class Pred, class Describe>
+SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, Pred&& pred,
+                              Describe&& describe) {
+  if (pred()) return;
+#if SYMMETRA_DEVICE_PASS
+  const std::uint64_t start = global_ns();
+  unsigned sleep_ns = 32;
+  while (!pred()) {
+    __nanosleep(sleep_ns);
+    if (sleep_ns < 1024) sleep_ns *= 2;
+    if (global_ns() - start > ctx.timeout_ns) {
+      char what[160];
+      describe(what, sizeof(what));
+      printf("[pe %d] %s: timed out after %llu ms waiting for %s\n", ctx.my_pe, op,
+             static_cast<unsigned long long>(ctx.timeout_ns / 1000000), what);
+      __trap();
+    }
+  }
+#else
+  HostWaiter waiter(ctx);
+  for (;;) {
+    const std::uint32_t bell = waiter.doorbell();
+    if (pred()) return;
+    if (!waiter.park(bell)) {
+      char what[192];
+      describe(what, sizeof(what));
+      host_fatalf(ctx, op, "timed out after %llu s waiting for %s (SYMMETRA_TIMEOUT_S sets the bound)",
+                  static_cast<unsigned long long>(ctx.timeout_ns / 1000000000ull), what);
+    }
+  }
+#endif
+}
+
+// Formats "<addr> <cmp> <value>, seen <seen>" for integers and floating point alike.
+template <class T>
+SYMMETRA_INLINE void describe_cmp(char* buf, unsigned n, const void* addr, Cmp cmp, T value,
+                                  T seen) {
+  const char* ops[] = {"==", "!=", ">", ">=", "<", "<="};
+  // snprintf exists on the host only; the device branch prints the numbers as integers.
+#if SYMMETRA_DEVICE_PASS
+  (void)n;
+  buf[0] = 0;
+  printf("%p %s %lld, seen %lld: ", addr, ops[static_cast<int>(cmp)],
+         static_cast<long long>(value), static_cast<long long>(seen));
+#else
+  snprintf(buf, n, "%p %s %lld, seen %lld", addr, ops[static_cast<int>(cmp)],
+           static_cast<long long>(value), static_cast<long long>(seen));
+#endif
+}
+
+// Waits until `*ivar <cmp> value` (ivar in this PE's memory) and returns the value seen.
+template <class T>
+SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, Cmp cmp, T value) {
+  T seen{};
+  wait_for(
+      ctx, op,
+      [&] {
+        seen = atomic_load(ivar, kAcquire);
+        return compare(seen, cmp, value);
+      },
+      [&](char* buf, unsigned n) { describe_cmp(buf, n, ivar, cmp, value, seen); });
+  return seen;
+}
+
+}  // namespace symmetra::device::detail

@@ -1,0 +1,44 @@
+// How the PEs of a job find each other before the heap exists (DESIGN §1.3, §1.7).
+//
+// Setup-time only: exchange of small blobs, a barrier, and fd passing between processes of one
+// host. Implementations: SocketBootstrap (PEs as processes, star around a rendezvous server) and
+// ThreadBootstrap (PEs as threads of one process). Threads: one PE calls its own instance.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symmetra/error.hpp"
+
+namespace symmetra::detail {
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // True when all PEs share this process's address space (PEs as threads).
+  virtual bool threads() const = 0;
+  // Every PE contributes `bytes` (the same count everywhere); `out` receives size() * bytes in
+  // rank order. Collective.
+  virtual Status allgather(const void* in, void* out, std::size_t bytes) = 0;
+  // Every PE contributes one fd; `out` receives size() fds in rank order, owned by the caller.
+  // Processes of one host only. Collective.
+  virtual Status allgather_fds(int fd, std::vector<int>* out) = 0;
+  // Leaves the job cleanly; after it, a disconnect is not a failure.
+  virtual void finalize() {}
+  // Runs `release` once every PE of the job is done with shared process state (PEs as threads:
+  // when the last thread left); returns false if this bootstrap has no such moment (processes).
+  virtual bool defer_release(std::function<void()> /*release*/) { return false; }
+
+  Status barrier() { return allgather(nullptr, nullptr, 0); }
+};
+
+// Starts the bootstrap for a process-mode PE from the launcher's environment (symrun, mpirun,
+// Slurm, torchrun); see launcher_env.hpp.
+Result<std::unique_ptr<Bootstrap>> bootstrap_from_env();
+
+}  // namespace symmetra::detail

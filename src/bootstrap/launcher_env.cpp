@@ -1,0 +1,89 @@
+#include "launcher_env.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace symmetra::detail {
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? v : nullptr;
+}
+
+Result<int> env_int(const char* name) {
+  const char* v = env(name);
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0' || x < 0 || x > (1 << 24))
+    return Status::fail(std::string("environment variable ") + name + "='" + v +
+                        "' is not a valid number");
+  return static_cast<int>(x);
+}
+
+// A name every PE of one job on one host computes alike, for an abstract Unix socket.
+std::string local_job_name(const char* id_var) {
+  const char* id = id_var != nullptr ? env(id_var) : nullptr;
+  // The launcher's daemon is every local PE's parent, so its pid names the job on this host.
+  return std::string("unix:symmetra-") + (id != nullptr ? id : std::to_string(getppid()));
+}
+
+Status fill(LaunchInfo* info, const char* rank_var, const char* size_var) {
+  auto rank = env_int(rank_var);
+  SYMMETRA_TRY(rank);
+  auto size = env_int(size_var);
+  SYMMETRA_TRY(size);
+  if (size.value() < 1 || rank.value() >= size.value())
+    return Status::fail(std::string(rank_var) + "=" + std::to_string(rank.value()) +
+                        " does not fit " + size_var + "=" + std::to_string(size.value()));
+  info->rank = rank.value();
+  info->size = size.value();
+  return {};
+}
+
+}  // namespace
+
+Result<LaunchInfo> launch_info_from_env() {
+  LaunchInfo info;
+  if (env("SYMMETRA_RANK") != nullptr) {
+    info.launcher = "symrun";
+    SYMMETRA_TRY(fill(&info, "SYMMETRA_RANK", "SYMMETRA_SIZE"));
+    if (env("SYMMETRA_BOOTSTRAP") == nullptr)
+      return Status::fail("SYMMETRA_RANK is set but SYMMETRA_BOOTSTRAP is not: start PEs with symrun");
+    info.address = env("SYMMETRA_BOOTSTRAP");
+    return info;  // symrun hosts the server
+  }
+  if (env("OMPI_COMM_WORLD_RANK") != nullptr) {
+    info.launcher = "mpi";
+    SYMMETRA_TRY(fill(&info, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"));
+    info.address = local_job_name("OMPI_MCA_ess_base_jobid");
+  } else if (env("PMI_RANK") != nullptr) {
+    info.launcher = "mpi";
+    SYMMETRA_TRY(fill(&info, "PMI_RANK", "PMI_SIZE"));
+    info.address = local_job_name(nullptr);
+  } else if (env("SLURM_PROCID") != nullptr && env("SLURM_NTASKS") != nullptr) {
+    info.launcher = "slurm";
+    SYMMETRA_TRY(fill(&info, "SLURM_PROCID", "SLURM_NTASKS"));
+    const std::string step = std::string(env("SLURM_JOB_ID") ? env("SLURM_JOB_ID") : "0") + "." +
+                             (env("SLURM_STEP_ID") ? env("SLURM_STEP_ID") : "0");
+    info.address = "unix:symmetra-slurm-" + step;
+  } else if (env("RANK") != nullptr && env("WORLD_SIZE") != nullptr) {
+    info.launcher = "torchrun";
+    SYMMETRA_TRY(fill(&info, "RANK", "WORLD_SIZE"));
+    const char* addr = env("MASTER_ADDR");
+    if (addr == nullptr || env("MASTER_PORT") == nullptr)
+      return Status::fail("torchrun environment without MASTER_ADDR/MASTER_PORT");
+    auto port = env_int("MASTER_PORT");
+    SYMMETRA_TRY(port);
+    // torchrun's own store listens on MASTER_PORT; Symmetra's rendezvous takes the next port.
+    info.address = "tcp:" + std::string(addr) + ":" + std::to_string(port.value() + 1);
+  } else {
+    return info;  // a job of one PE
+  }
+  if (env("SYMMETRA_BOOTSTRAP") != nullptr) info.address = env("SYMMETRA_BOOTSTRAP");
+  info.host_server = info.rank == 0;
+  return info;
+}
+
+}  // namespace symmetra::detail

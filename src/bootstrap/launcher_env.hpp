@@ -1,0 +1,25 @@
+// Reads who started this process and how its PEs meet (DESIGN §1.7).
+//
+// Recognized, in this order: symrun (SYMMETRA_RANK, SYMMETRA_SIZE, SYMMETRA_BOOTSTRAP); Open MPI
+// or MPICH/Hydra (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/PMI_SIZE); Slurm (SLURM_PROCID,
+// SLURM_NTASKS); torchrun (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT). None: a job of one PE.
+// SYMMETRA_BOOTSTRAP=unix:<name>|tcp:<host>:<port> overrides the meeting point everywhere.
+#pragma once
+
+#include <string>
+
+#include "symmetra/error.hpp"
+
+namespace symmetra::detail {
+
+struct LaunchInfo {
+  int rank = 0;
+  int size = 1;
+  std::string launcher = "none";  // symrun, mpi, slurm, torchrun, none
+  std::string address;            // rendezvous address; empty for a job of one PE
+  bool host_server = false;       // this process (PE 0) hosts the rendezvous server
+};
+
+Result<LaunchInfo> launch_info_from_env();
+
+}  // namespace symmetra::detail

@@ -1,0 +1,26 @@
+// The rendezvous wire format, shared by RendezvousServer and SocketBootstrap.
+#pragma once
+
+#include <cstdint>
+
+namespace symmetra::detail {
+
+inline constexpr std::uint32_t kWireMagic = 0x53594d57;  // "SYMW"
+
+enum class WireOp : std::uint32_t {
+  kHello = 1,      // client -> server: rank
+  kAllgather = 2,  // client -> server: len bytes; server -> client: size * len bytes
+  kFds = 3,        // client -> server: one fd; server -> client: batches of fds
+  kBye = 4,        // client -> server: leaving cleanly
+  kAbort = 5,      // server -> client: len bytes of text, the job is failing
+};
+
+struct WireHeader {
+  std::uint32_t magic = kWireMagic;
+  WireOp op = WireOp::kHello;
+  std::int32_t rank = 0;
+  std::uint32_t fd_count = 0;
+  std::uint64_t len = 0;
+};
+
+}  // namespace symmetra::detail

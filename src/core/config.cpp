@@ -1,0 +1,70 @@
+#include "config.hpp"
+
+#include <cstdlib>
+#include <string>
+
+namespace symmetra::detail {
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && *v != '\0') ? v : nullptr;
+}
+
+Result<double> env_seconds(const char* name, double fallback) {
+  const char* v = env(name);
+  if (v == nullptr) return fallback;
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(s > 0))
+    return Status::fail(std::string(name) + "='" + v + "' is not a positive number of seconds");
+  return s;
+}
+
+}  // namespace
+
+Result<std::uint64_t> parse_size(const char* text) {
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(text, &end, 10);
+  if (end == text) return Status::fail(std::string("'") + text + "' is not a size");
+  int shift = 0;
+  switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    case 't': case 'T': shift = 40; break;
+    default: return Status::fail(std::string("'") + text + "' is not a size (use K, M, G or T)");
+  }
+  if (*end != '\0' && end[1] != '\0' && !((end[1] == 'B' || end[1] == 'b') && end[2] == '\0'))
+    return Status::fail(std::string("'") + text + "' is not a size");
+  return static_cast<std::uint64_t>(x) << shift;
+}
+
+Result<Config> config_from_env() {
+  Config c;
+#ifndef NDEBUG
+  c.check = true;
+#endif
+  for (auto [name, field] : {std::pair{"SYMMETRA_SYMMETRIC_SIZE", &c.symmetric_size},
+                             std::pair{"SYMMETRA_MAX_SYMMETRIC_SIZE", &c.max_symmetric_size}}) {
+    if (const char* v = env(name)) {
+      auto size = parse_size(v);
+      if (!size.ok()) return Status::fail(std::string(name) + ": " + size.status().message());
+      *field = size.value();
+    }
+  }
+  if (c.max_symmetric_size < c.symmetric_size) c.max_symmetric_size = c.symmetric_size;
+  auto t = env_seconds("SYMMETRA_TIMEOUT_S", 120.0);
+  SYMMETRA_TRY(t);
+  c.timeout_ns = static_cast<std::uint64_t>(t.value() * 1e9);
+  if (const char* v = env("SYMMETRA_CHECK")) c.check = std::string(v) != "0";
+  return c;
+}
+
+int timeout_ms_from_env() {
+  auto t = env_seconds("SYMMETRA_TIMEOUT_S", 120.0);
+  return static_cast<int>((t.ok() ? t.value() : 120.0) * 1000);
+}
+
+}  // namespace symmetra::detail

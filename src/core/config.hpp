@@ -1,0 +1,23 @@
+// Settings read from the environment once per PE (documented in docs/configuration.md).
+#pragma once
+
+#include <cstdint>
+
+#include "symmetra/error.hpp"
+
+namespace symmetra::detail {
+
+struct Config {
+  std::uint64_t symmetric_size = 64ull << 20;      // SYMMETRA_SYMMETRIC_SIZE: initial heap
+  std::uint64_t max_symmetric_size = 16ull << 30;  // SYMMETRA_MAX_SYMMETRIC_SIZE: growth limit
+  std::uint64_t timeout_ns = 120ull * 1000000000ull;  // SYMMETRA_TIMEOUT_S: bound of every wait
+  bool check = false;  // SYMMETRA_CHECK=1 (on by default in debug builds): argument checks
+};
+
+Result<Config> config_from_env();
+// SYMMETRA_TIMEOUT_S in milliseconds, for setup-time waits.
+int timeout_ms_from_env();
+// Parses "64M", "2G", "4096" (K, M, G, T suffixes, binary multiples).
+Result<std::uint64_t> parse_size(const char* text);
+
+}  // namespace symmetra::detail

@@ -1,0 +1,122 @@
+// CPU side of the device API's waits, wake-ups and fatal errors (device/impl/host_hooks.hpp).
+//
+// A waiter spins briefly (the common case on an idle core), then yields (other PEs may share the
+// core: CI runs 8 PEs on 2 cores), then sleeps on its heap's doorbell with a futex. A writer rings
+// the doorbell only when `waiters` is non-zero, so the data path pays one load when nobody sleeps.
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/error.hpp"
+#include "symmetra/device/impl/heap_header.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+
+namespace symmetra::device::detail {
+namespace {
+
+using symmetra::detail::AtomicRef;
+using symmetra::detail::atomic_load;
+using symmetra::detail::kSeqCst;
+
+constexpr std::uint32_t kSpinSteps = 64;
+constexpr std::uint32_t kYieldSteps = 32;
+constexpr long kSleepNs = 2'000'000;  // re-check the deadline and the abort flag this often
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Shared (not private) futex: the word may be mapped by several processes.
+void futex_wait(std::uint32_t* word, std::uint32_t expected, long ns) {
+  timespec ts{0, ns};
+  syscall(SYS_futex, word, FUTEX_WAIT, expected, &ts, nullptr, 0);
+}
+
+void futex_wake_all(std::uint32_t* word) {
+  syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+}  // namespace
+
+void host_mark_abort(const Context& ctx, int failed_pe) {
+  if (ctx.heap_base == nullptr || ctx.pe_index == nullptr) return;
+  for (int pe = 0; pe < ctx.n_pes; ++pe) {
+    if (ctx.pe_index[pe] < 0) continue;
+    HeapHeader* h = peer_header(ctx, pe);
+    std::int32_t none = 0;
+    AtomicRef<std::int32_t>(h->abort_pe).compare_exchange_strong(none, failed_pe + 1);
+    host_wake(h);
+  }
+}
+
+void host_wake(HeapHeader* h) {
+  AtomicRef<std::uint32_t>(h->doorbell).fetch_add(1, kSeqCst);
+  futex_wake_all(&h->doorbell);
+}
+
+void host_fatal(const Context& ctx, const char* op, const char* msg) {
+  std::fprintf(stderr, "[pe %d] %s: %s\n", ctx.my_pe, op, msg);
+  std::fflush(stderr);
+  host_mark_abort(ctx, ctx.my_pe);
+  std::abort();
+}
+
+void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  host_fatal(ctx, op, msg);
+}
+
+HostWaiter::HostWaiter(const Context& ctx)
+    : ctx_(ctx), h_(my_header(ctx)), start_ns_(now_ns()) {
+  AtomicRef<std::uint32_t>(h_->waiters).fetch_add(1, kSeqCst);
+}
+
+HostWaiter::~HostWaiter() { AtomicRef<std::uint32_t>(h_->waiters).fetch_sub(1, kSeqCst); }
+
+std::uint32_t HostWaiter::doorbell() const { return atomic_load(&h_->doorbell, kSeqCst); }
+
+bool HostWaiter::park(std::uint32_t seen_doorbell) {
+  ++steps_;
+  if (steps_ <= kSpinSteps) {
+    cpu_relax();
+    return true;
+  }
+  const std::int32_t failed = atomic_load(&h_->abort_pe, symmetra::detail::kAcquire);
+  if (failed != 0 && failed - 1 != ctx_.my_pe) {
+    // Another PE failed: end this wait with an error instead of waiting for the timeout.
+    throw symmetra::Error("[pe " + std::to_string(ctx_.my_pe) + "] stopping: PE " +
+                          std::to_string(failed - 1) + " failed (see its message)");
+  }
+  if (steps_ <= kSpinSteps + kYieldSteps) {
+    sched_yield();
+  } else {
+    futex_wait(&h_->doorbell, seen_doorbell, kSleepNs);
+  }
+  return now_ns() - start_ns_ <= ctx_.timeout_ns;
+}
+
+}  // namespace symmetra::device::detail

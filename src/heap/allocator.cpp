@@ -1,0 +1,85 @@
+#include "allocator.hpp"
+
+#include <algorithm>
+
+namespace symmetra::detail {
+namespace {
+std::uint64_t align_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) & ~(a - 1); }
+}  // namespace
+
+Allocator::Allocator(std::uint64_t begin, std::uint64_t end) : begin_(begin), end_(end) {
+  if (end > begin) free_[begin] = end - begin;
+}
+
+std::optional<std::uint64_t> Allocator::allocate(std::uint64_t bytes, std::uint64_t align) {
+  if (bytes == 0 || align == 0 || (align & (align - 1)) != 0) return std::nullopt;
+  bytes = align_up(bytes, 16);  // keep every block 16-byte granular for vector copies
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    const std::uint64_t start = it->first, size = it->second;
+    const std::uint64_t at = align_up(start, align);
+    if (at + bytes > start + size) continue;
+    free_.erase(it);
+    if (at > start) free_[start] = at - start;
+    if (at + bytes < start + size) free_[at + bytes] = start + size - (at + bytes);
+    blocks_[at] = bytes;
+    used_ += bytes;
+    return at;
+  }
+  return std::nullopt;
+}
+
+void Allocator::release(std::uint64_t offset, std::uint64_t bytes) {
+  auto next = free_.lower_bound(offset);
+  if (next != free_.end() && offset + bytes == next->first) {
+    bytes += next->second;
+    next = free_.erase(next);
+  }
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == offset) {
+      prev->second += bytes;
+      return;
+    }
+  }
+  free_[offset] = bytes;
+}
+
+bool Allocator::free(std::uint64_t offset) {
+  auto it = blocks_.find(offset);
+  if (it == blocks_.end()) return false;
+  used_ -= it->second;
+  release(it->first, it->second);
+  blocks_.erase(it);
+  return true;
+}
+
+std::uint64_t Allocator::block_size(std::uint64_t offset) const {
+  auto it = blocks_.find(offset);
+  return it == blocks_.end() ? 0 : it->second;
+}
+
+void Allocator::grow(std::uint64_t new_end) {
+  if (new_end <= end_) return;
+  release(end_, new_end - end_);
+  end_ = new_end;
+}
+
+std::uint64_t Allocator::free_bytes() const { return (end_ - begin_) - used_; }
+
+std::uint64_t Allocator::largest_free() const {
+  std::uint64_t best = 0;
+  for (const auto& [off, size] : free_) best = std::max(best, size);
+  return best;
+}
+
+std::uint64_t Allocator::shortfall(std::uint64_t bytes, std::uint64_t align) const {
+  bytes = align_up(bytes, 16);
+  std::uint64_t tail_start = end_;
+  if (!free_.empty()) {
+    const auto& last = *free_.rbegin();
+    if (last.first + last.second == end_) tail_start = last.first;
+  }
+  return align_up(tail_start, align) + bytes - end_;
+}
+
+}  // namespace symmetra::detail

@@ -1,0 +1,249 @@
+// symrun: starts N PEs as processes of this host and hosts their rendezvous.
+//
+//   symrun -n N [--tag-output] [--timeout S] [--hosts H] prog [args...]
+//
+// Returns 0 when every PE exits 0. When a PE exits non-zero or dies by a signal, symrun names it,
+// ends the others (SIGTERM, then SIGKILL after a grace period) and returns that PE's status
+// (128 + signal for a signal). -np is accepted for -n, as oshrun and mpirun do.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../bootstrap/rendezvous_server.hpp"
+#include "../bootstrap/socket.hpp"
+#include "../core/config.hpp"
+
+namespace {
+
+struct Options {
+  int n = 1;
+  int hosts = 1;
+  bool tag_output = false;
+  double timeout_s = 0;
+  std::vector<char*> argv;
+};
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: symrun -n N [--tag-output] [--timeout S] [--hosts H] prog [args...]\n"
+               "  -n, -np N       number of PEs\n"
+               "  --tag-output    prefix every output line with [pe N]\n"
+               "  --timeout S     bound of every wait, exported as SYMMETRA_TIMEOUT_S\n"
+               "  --hosts H       pretend the PEs sit on H hosts (sets SYMMETRA_HOST_ID)\n");
+}
+
+bool parse(int argc, char** argv, Options* o) {
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (a == "-n" || a == "-np" || a == "--np") {
+      const char* v = value();
+      if (!v || (o->n = std::atoi(v)) < 1) return false;
+    } else if (a == "--hosts") {
+      const char* v = value();
+      if (!v || (o->hosts = std::atoi(v)) < 1) return false;
+    } else if (a == "--timeout") {
+      const char* v = value();
+      if (!v || (o->timeout_s = std::atof(v)) <= 0) return false;
+    } else if (a == "--tag-output") {
+      o->tag_output = true;
+    } else if (a == "--") {
+      ++i;
+      break;
+    } else if (a == "-h" || a == "--help") {
+      return false;
+    } else {
+      std::fprintf(stderr, "symrun: unknown option %s\n", a.c_str());
+      return false;
+    }
+  }
+  for (; i < argc; ++i) o->argv.push_back(argv[i]);
+  o->argv.push_back(nullptr);
+  return o->argv.size() > 1;
+}
+
+// Copies a PE's output to ours, one whole line at a time, each prefixed with "[pe N] ".
+class Tagger {
+ public:
+  void add(int fd, int pe, FILE* to) { streams_.push_back({fd, pe, to, {}}); }
+  void run() {
+    std::vector<pollfd> polls;
+    for (auto& s : streams_) polls.push_back({s.fd, POLLIN, 0});
+    for (int open = static_cast<int>(polls.size()); open > 0;) {
+      if (poll(polls.data(), polls.size(), 200) <= 0) continue;
+      for (std::size_t k = 0; k < polls.size(); ++k) {
+        if (polls[k].fd < 0 || polls[k].revents == 0) continue;
+        char buf[4096];
+        const ssize_t got = read(polls[k].fd, buf, sizeof(buf));
+        if (got <= 0) {
+          flush(streams_[k], true);
+          close(polls[k].fd);
+          polls[k].fd = -1;
+          --open;
+          continue;
+        }
+        streams_[k].pending.append(buf, static_cast<std::size_t>(got));
+        flush(streams_[k], false);
+      }
+    }
+  }
+
+ private:
+  struct Stream {
+    int fd;
+    int pe;
+    FILE* to;
+    std::string pending;
+  };
+  static void flush(Stream& s, bool all) {
+    std::size_t start = 0, nl;
+    while ((nl = s.pending.find('\n', start)) != std::string::npos) {
+      std::fprintf(s.to, "[pe %d] %.*s\n", s.pe, static_cast<int>(nl - start), s.pending.data() + start);
+      start = nl + 1;
+    }
+    s.pending.erase(0, start);
+    if (all && !s.pending.empty()) std::fprintf(s.to, "[pe %d] %s\n", s.pe, s.pending.c_str());
+    std::fflush(s.to);
+  }
+  std::vector<Stream> streams_;
+};
+
+volatile sig_atomic_t g_signal = 0;
+void on_signal(int sig) { g_signal = sig; }
+
+std::string describe(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "ended";
+}
+
+int exit_code(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse(argc, argv, &o)) {
+    usage();
+    return 2;
+  }
+  using namespace symmetra::detail;
+  if (o.timeout_s > 0) setenv("SYMMETRA_TIMEOUT_S", std::to_string(o.timeout_s).c_str(), 1);
+  const std::string address = "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
+                              std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  auto lfd = listen_on(address, o.n + 16);
+  if (!lfd.ok()) {
+    std::fprintf(stderr, "symrun: %s\n", lfd.status().message().c_str());
+    return 1;
+  }
+  RendezvousServer server(lfd.value(), o.n, timeout_ms_from_env());
+  std::thread server_thread([&] {
+    auto st = server.serve();
+    if (!st.ok() && g_signal == 0) std::fprintf(stderr, "symrun: %s\n", st.message().c_str());
+  });
+
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  Tagger tagger;
+  std::vector<pid_t> pids(o.n, -1);
+  const int per_host = (o.n + o.hosts - 1) / o.hosts;
+  for (int pe = 0; pe < o.n; ++pe) {
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    if (o.tag_output && (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)) {
+      std::perror("symrun: pipe");
+      return 1;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+      setenv("SYMMETRA_RANK", std::to_string(pe).c_str(), 1);
+      setenv("SYMMETRA_SIZE", std::to_string(o.n).c_str(), 1);
+      setenv("SYMMETRA_BOOTSTRAP", address.c_str(), 1);
+      if (o.hosts > 1) setenv("SYMMETRA_HOST_ID", ("host" + std::to_string(pe / per_host)).c_str(), 1);
+      if (o.tag_output) {
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+      }
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
+      execvp(o.argv[0], o.argv.data());
+      std::fprintf(stderr, "symrun: cannot start %s: %s\n", o.argv[0], std::strerror(errno));
+      _exit(127);
+    }
+    if (pid < 0) {
+      std::perror("symrun: fork");
+      return 1;
+    }
+    pids[pe] = pid;
+    if (o.tag_output) {
+      close(out[1]);
+      close(err[1]);
+      tagger.add(out[0], pe, stdout);
+      tagger.add(err[0], pe, stderr);
+    }
+  }
+  std::thread tag_thread;
+  if (o.tag_output) tag_thread = std::thread([&] { tagger.run(); });
+
+  int result = 0, running = o.n;
+  bool killing = false;
+  auto kill_deadline = std::chrono::steady_clock::time_point::max();
+  while (running > 0) {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      int pe = 0;
+      while (pe < o.n && pids[pe] != pid) ++pe;
+      if (pe == o.n) continue;
+      pids[pe] = -1;
+      --running;
+      const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+      if (failed && !killing) {
+        std::fprintf(stderr, "symrun: PE %d %s; ending the other %d PEs\n", pe,
+                     describe(status).c_str(), running);
+        result = exit_code(status);
+      }
+      if (failed && !killing && running > 0) {
+        killing = true;
+        for (pid_t p : pids)
+          if (p > 0) kill(p, SIGTERM);
+        kill_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      }
+      continue;
+    }
+    if (g_signal != 0 && !killing) {
+      std::fprintf(stderr, "symrun: signal %d, ending the PEs\n", static_cast<int>(g_signal));
+      result = 128 + g_signal;
+      killing = true;
+      for (pid_t p : pids)
+        if (p > 0) kill(p, SIGTERM);
+      kill_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    }
+    if (killing && std::chrono::steady_clock::now() > kill_deadline) {
+      for (pid_t p : pids)
+        if (p > 0) kill(p, SIGKILL);
+      kill_deadline = std::chrono::steady_clock::time_point::max();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  server.stop();
+  server_thread.join();
+  if (tag_thread.joinable()) tag_thread.join();
+  return result;
+}

@@ -1,0 +1,86 @@
+// Symmetric allocation: the same deterministic allocator on every PE (runtime.hpp).
+#include <cstring>
+#include <string>
+
+#include "../bootstrap/bootstrap.hpp"
+#include "../core/config.hpp"
+#include "../heap/allocator.hpp"
+#include "../heap/symmetric_heap.hpp"
+#include "symmetra/runtime.hpp"
+
+namespace symmetra {
+
+void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op) {
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+    fail(std::string(op) + ": alignment " + std::to_string(alignment) + " is not a power of two");
+  // Every PE must ask for the same block, or the offsets would stop matching.
+  const auto sizes = team_allgather(device::kTeamWorld, bytes);
+  const auto aligns = team_allgather(device::kTeamWorld, alignment);
+  for (int p = 0; p < n_pes(); ++p) {
+    if (sizes[p] != bytes || aligns[p] != alignment)
+      fail(std::string(op) + ": this PE asked for " + std::to_string(bytes) + " bytes aligned to " +
+           std::to_string(alignment) + " but PE " + std::to_string(p) + " asked for " +
+           std::to_string(sizes[p]) + " aligned to " + std::to_string(aligns[p]) +
+           ": symmetric allocations must be the same on every PE");
+  }
+  if (bytes == 0) return nullptr;
+  auto offset = allocator_->allocate(bytes, alignment);
+  if (!offset) {
+    const std::uint64_t want = allocator_->end() + allocator_->shortfall(bytes, alignment);
+    const std::uint64_t limit = heap_->stride();
+    if (want > limit)
+      fail(std::string(op) + ": cannot allocate " + std::to_string(bytes) +
+           " bytes: the symmetric heap has " + std::to_string(allocator_->free_bytes()) +
+           " bytes free of " + std::to_string(heap_->size()) + " and may grow to " +
+           std::to_string(limit) +
+           "; raise SYMMETRA_SYMMETRIC_SIZE (initial size) or SYMMETRA_MAX_SYMMETRIC_SIZE");
+    // Grow geometrically so that many small allocations do not each remap the heap.
+    const std::uint64_t target = std::min(limit, std::max(want, heap_->size() * 2));
+    heap_->grow(target).or_throw();
+    allocator_->grow(heap_->size());
+    refresh_context();
+    offset = allocator_->allocate(bytes, alignment);
+    if (!offset) fail(std::string(op) + ": internal error: no block after growing the heap");
+  }
+  barrier_all();
+  return heap_->base() + *offset;
+}
+
+void* Runtime::allocate(std::size_t bytes) { return allocate_aligned(16, bytes, "allocate"); }
+
+void* Runtime::align(std::size_t alignment, std::size_t bytes) {
+  return allocate_aligned(alignment, bytes, "align");
+}
+
+void* Runtime::calloc(std::size_t count, std::size_t size) {
+  if (size != 0 && count > SIZE_MAX / size) fail("calloc: count * size overflows");
+  void* p = allocate_aligned(16, count * size, "calloc");
+  if (p != nullptr) std::memset(p, 0, count * size);
+  barrier_all();  // nobody writes into a peer's block before the peer zeroed it
+  return p;
+}
+
+void* Runtime::reallocate(void* p, std::size_t bytes) {
+  if (p == nullptr) return allocate_aligned(16, bytes, "reallocate");
+  if (!is_symmetric(p)) fail("reallocate: address is not in the symmetric heap");
+  const std::uint64_t old_offset = static_cast<std::byte*>(p) - heap_->base();
+  const std::uint64_t old_size = allocator_->block_size(old_offset);
+  if (old_size == 0) fail("reallocate: address is not the start of a symmetric allocation");
+  void* q = allocate_aligned(16, bytes, "reallocate");
+  if (q != nullptr)
+    std::memcpy(q, heap_->base() + old_offset, std::min<std::uint64_t>(old_size, bytes));
+  allocator_->free(old_offset);
+  barrier_all();
+  return q;
+}
+
+void Runtime::free(void* p) {
+  // Collective, with a barrier first: no PE may still be writing into the block.
+  barrier_all();
+  if (p == nullptr) return;
+  if (!is_symmetric(p) ||
+      !allocator_->free(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - heap_->base())))
+    fail("free: address is not the start of a symmetric allocation");
+}
+
+}  // namespace symmetra

@@ -1,0 +1,117 @@
+// Runtime setup: joining the job, the heap, the context (include/symmetra/runtime.hpp).
+#include "symmetra/runtime.hpp"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "../bootstrap/bootstrap.hpp"
+#include "../core/config.hpp"
+#include "../heap/allocator.hpp"
+#include "../heap/symmetric_heap.hpp"
+#include "symmetra/device/impl/heap_header.hpp"
+
+namespace symmetra {
+namespace {
+
+// Names this host; PEs with different names cannot share memory. SYMMETRA_HOST_ID forces
+// "another host" on one machine (DESIGN §1.5).
+std::string host_name() {
+  if (const char* forced = std::getenv("SYMMETRA_HOST_ID"); forced && *forced) return forced;
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+}  // namespace
+
+std::unique_ptr<Runtime> Runtime::init() {
+  return std::make_unique<Runtime>(detail::bootstrap_from_env().value_or_throw());
+}
+
+Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap)
+    : config_(std::make_unique<detail::Config>(detail::config_from_env().value_or_throw())),
+      bootstrap_(std::move(bootstrap)) {
+  detail::Bootstrap& bs = *bootstrap_;
+  const int n = bs.size();
+  const std::string pe = "[pe " + std::to_string(bs.rank()) + "] ";
+  // Every PE must sit on this host until the remote transport exists.
+  char mine[64] = {};
+  std::strncpy(mine, host_name().c_str(), sizeof(mine) - 1);
+  std::vector<char> hosts(sizeof(mine) * n);
+  bs.allgather(mine, hosts.data(), sizeof(mine)).or_throw();
+  for (int p = 0; p < n; ++p) {
+    if (std::strncmp(mine, &hosts[sizeof(mine) * p], sizeof(mine)) != 0)
+      throw Error(pe + "PE " + std::to_string(p) + " runs on host '" + &hosts[sizeof(mine) * p] +
+                  "' and this PE on '" + mine +
+                  "': PEs on other hosts need the UCX transport, which this build does not have");
+  }
+  const std::uint64_t header = device::detail::header_bytes(n);
+  const std::uint64_t initial = std::max<std::uint64_t>(config_->symmetric_size + header, 1 << 20);
+  heap_ = detail::SymmetricHeap::create(bs, config_->max_symmetric_size + header, initial)
+              .value_or_throw();
+  allocator_ = std::make_unique<detail::Allocator>(header, heap_->size());
+  pe_index_.resize(n);
+  for (int p = 0; p < n; ++p) pe_index_[p] = p;
+  teams_[device::kTeamWorld] = {0, 1, n, bs.rank(), device::kTeamWorld};
+  teams_[device::kTeamShared] = {0, 1, n, bs.rank(), device::kTeamShared};
+  ctx_.my_pe = bs.rank();
+  ctx_.n_pes = n;
+  ctx_.my_index = heap_->index();
+  ctx_.stride = heap_->stride();
+  ctx_.timeout_ns = config_->timeout_ns;
+  ctx_.flags = config_->check ? device::Context::kCheckArgs : 0;
+  refresh_context();
+  device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
+  bs.barrier().or_throw();
+}
+
+Runtime::~Runtime() {
+  // A PE unwinding from an error must not wait for the others: skip the collective part.
+  if (std::uncaught_exceptions() == 0) {
+    try {
+      finalize();
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+void Runtime::finalize() {
+  if (finalized_) return;
+  finalized_ = true;
+  barrier_all();
+  bootstrap_->barrier().or_throw();
+  heap_.reset();
+  bootstrap_->finalize();
+}
+
+void Runtime::abandon() {
+  if (finalized_) return;
+  finalized_ = true;
+  heap_.reset();
+  bootstrap_->finalize();
+}
+
+void Runtime::refresh_context() {
+  ctx_.heap_base = heap_->base();
+  ctx_.heap_bytes = heap_->size();
+  ctx_.pe_index = pe_index_.data();
+  ctx_.teams = teams_.data();
+}
+
+void Runtime::fail(const std::string& what) const {
+  throw Error("[pe " + std::to_string(my_pe()) + "] " + what);
+}
+
+std::size_t Runtime::heap_size() const { return heap_->size(); }
+std::size_t Runtime::heap_used() const { return allocator_->used_bytes(); }
+
+bool Runtime::is_symmetric(const void* p) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto lo = reinterpret_cast<std::uintptr_t>(heap_->base());
+  return a >= lo && a < lo + heap_->size();
+}
+
+}  // namespace symmetra

@@ -1,0 +1,120 @@
+// Team creation and queries (include/symmetra/team.hpp, runtime.hpp).
+//
+// A new team needs a slot (its synchronization words in every member's heap header) that is free
+// on all members, and a starting sync count above anything left in those words by an earlier team
+// of the slot. Both are agreed with team_allgather over the parent, through the heap scratch row
+// of the parent's slot, so splits of different parents never share words.
+#include <bit>
+#include <string>
+
+#include "symmetra/device/impl/heap_header.hpp"
+#include "symmetra/runtime.hpp"
+
+namespace symmetra {
+
+namespace hd = device::detail;
+
+std::vector<std::uint64_t> Runtime::team_allgather(int team, std::uint64_t value) {
+  const device::TeamDesc t = teams_[team];
+  std::uint64_t* row = hd::scratch(hd::my_header(ctx_), t.slot, n_pes());
+  for (int k = 0; k < t.size; ++k) p(&row[t.my_rank], value, hd::team_pe(t, k));
+  barrier(Team(this, team));
+  std::vector<std::uint64_t> all(row, row + t.size);
+  barrier(Team(this, team));  // nobody refills the row before everyone read it
+  return all;
+}
+
+int Runtime::checked(const Team& team, const char* op) const {
+  const int h = team.handle();
+  if (!team.valid() || h >= device::kMaxTeams || teams_[h].size == 0 || teams_[h].my_rank < 0)
+    fail(std::string(op) + ": team handle " + std::to_string(h) +
+         " is not a team this PE belongs to");
+  return h;
+}
+
+int Runtime::create_team(int parent, int start, int stride, int size, const char* op) {
+  const device::TeamDesc par = teams_[parent];
+  if (size < 1 || start < 0 || stride < 1 || start + (size - 1) * static_cast<long>(stride) >= par.size)
+    fail(std::string(op) + ": start " + std::to_string(start) + ", stride " +
+         std::to_string(stride) + ", size " + std::to_string(size) +
+         " do not fit a parent team of " + std::to_string(par.size) + " PEs");
+  const int rel = par.my_rank - start;
+  const bool member = rel >= 0 && rel % stride == 0 && rel / stride < size;
+  auto is_member = [&](int parent_rank) {
+    const int r = parent_rank - start;
+    return r >= 0 && r % stride == 0 && r / stride < size;
+  };
+  std::uint64_t used = 0;
+  for (int s = 0; s < device::kMaxTeams; ++s)
+    if (teams_[s].size != 0) used |= std::uint64_t{1} << s;
+  const auto all_used = team_allgather(parent, used);
+  std::uint64_t busy = 0;
+  for (int r = 0; r < par.size; ++r)
+    if (is_member(r)) busy |= all_used[r];
+  if (busy == ~std::uint64_t{0})
+    fail(std::string(op) + ": all " + std::to_string(device::kMaxTeams) +
+         " team slots are in use on some member; destroy teams that are no longer needed");
+  const int slot = std::countr_one(busy);
+  const auto seqs = team_allgather(parent, hd::my_header(ctx_)->team_seq[slot]);
+  std::uint64_t seq = 0;
+  for (int r = 0; r < par.size; ++r)
+    if (is_member(r)) seq = std::max(seq, seqs[r]);
+  if (!member) return -1;
+  hd::my_header(ctx_)->team_seq[slot] = seq;
+  teams_[slot] = {par.start + start * par.stride, par.stride * stride, size, rel / stride, slot};
+  return slot;
+}
+
+Team Runtime::split_strided(const Team& parent, int start, int stride, int size) {
+  if (size == 1) stride = 1;  // OpenSHMEM allows any stride for a team of one
+  const int h = create_team(checked(parent, "split_strided"), start, stride, size, "split_strided");
+  return h < 0 ? Team() : Team(this, h);
+}
+
+void Runtime::split_2d(const Team& parent, int xrange, Team* xteam, Team* yteam) {
+  const int par = checked(parent, "split_2d");
+  const int n = teams_[par].size;
+  if (xrange < 1) fail("split_2d: xrange " + std::to_string(xrange) + " must be positive");
+  xrange = std::min(xrange, n);
+  const int yrange = (n + xrange - 1) / xrange;
+  *xteam = Team();
+  *yteam = Team();
+  // Rows first, then columns; disjoint teams of one pass may share a slot.
+  for (int y = 0; y < yrange; ++y) {
+    const int h = create_team(par, y * xrange, 1, std::min(xrange, n - y * xrange), "split_2d");
+    if (h >= 0) *xteam = Team(this, h);
+  }
+  for (int x = 0; x < xrange; ++x) {
+    const int h = create_team(par, x, xrange, (n - x + xrange - 1) / xrange, "split_2d");
+    if (h >= 0) *yteam = Team(this, h);
+  }
+}
+
+void Runtime::destroy(Team& team) {
+  const int h = checked(team, "destroy");
+  if (h == device::kTeamWorld || h == device::kTeamShared)
+    fail("destroy: the predefined teams cannot be destroyed");
+  barrier(team);  // nobody still syncs on the slot's words
+  teams_[h] = device::TeamDesc{};
+  team = Team();
+}
+
+int Team::my_pe() const { return valid() ? rt_->team_desc(handle_).my_rank : -1; }
+int Team::n_pes() const { return valid() ? rt_->team_desc(handle_).size : -1; }
+
+int Team::world_pe(int pe) const {
+  if (!valid() || pe < 0 || pe >= n_pes()) return -1;
+  const auto& t = rt_->team_desc(handle_);
+  return t.start + pe * t.stride;
+}
+
+int Team::translate_pe(int pe, const Team& dest) const {
+  const int world = world_pe(pe);
+  if (world < 0 || !dest.valid()) return -1;
+  const auto& d = rt_->team_desc(dest.handle_);
+  const int rel = world - d.start;
+  if (rel < 0 || rel % d.stride != 0 || rel / d.stride >= d.size) return -1;
+  return rel / d.stride;
+}
+
+}  // namespace symmetra

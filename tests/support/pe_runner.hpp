@@ -1,0 +1,60 @@
+// Runs a test body on N PEs, as threads of this process or as forked processes.
+//
+// Processes: this process hosts the rendezvous (as symrun does) and forks the PEs; a PE whose
+// body recorded a gtest failure exits 1 and the parent reports it. Every run is bounded.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "symmetra/runtime.hpp"
+
+namespace symmetra::testing {
+
+enum class Mode { kThreads, kProcesses };
+
+struct PeConfig {
+  int n_pes;
+  Mode mode;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const PeConfig& c) {
+  return os << c.n_pes << (c.mode == Mode::kThreads ? "_threads" : "_processes");
+}
+
+// Test-name suffix for INSTANTIATE_TEST_SUITE_P.
+std::string pe_config_name(const PeConfig& c);
+struct PeConfigName {
+  std::string operator()(const ::testing::TestParamInfo<PeConfig>& i) const {
+    return pe_config_name(i.param);
+  }
+};
+
+// Instantiates a TEST_P suite over standard_configs().
+#define SYMMETRA_INSTANTIATE_PES(suite)                                                  \
+  INSTANTIATE_TEST_SUITE_P(Pes, suite,                                                 \
+                           ::testing::ValuesIn(::symmetra::testing::standard_configs()), \
+                           ::symmetra::testing::PeConfigName())
+
+// Runs `fn` on every PE and fails the current test if any PE failed or the run timed out.
+void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int timeout_s = 120);
+
+// The seed of this test run: SYMMETRA_TEST_SEED if set, else fresh; printed so a failure can be
+// replayed. Identical on every PE of one run (processes inherit it from the parent).
+std::uint64_t run_seed();
+
+// A per-PE random generator derived from the run seed.
+inline std::mt19937_64 pe_rng(const Runtime& rt, std::uint64_t salt = 0) {
+  return std::mt19937_64(run_seed() * 1000003u + static_cast<std::uint64_t>(rt.my_pe()) * 7919u + salt);
+}
+
+// The standard PE counts and modes of the API tests: 2, 3, 4, 8 PEs, threads and processes.
+std::vector<PeConfig> standard_configs();
+
+}  // namespace symmetra::testing
