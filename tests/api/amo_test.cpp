@@ -1,0 +1,155 @@
+// Atomics: every operation, contended from every PE, checked against exact results.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "support/pe_runner.hpp"
+
+namespace symmetra::testing {
+namespace {
+
+class AmoTest : public ::testing::TestWithParam<PeConfig> {};
+
+template <class T>
+void contended_adds(Runtime& rt) {
+  const int me = rt.my_pe(), n = rt.n_pes();
+  auto* counter = rt.allocate_array<T>(1);
+  *counter = T(1000);
+  rt.barrier_all();
+  constexpr int kRounds = 200;
+  // Everyone adds to every PE: fetch_add, add, inc, fetch_inc.
+  std::vector<T> fetched;
+  for (int r = 0; r < kRounds; ++r) {
+    for (int pe = 0; pe < n; ++pe) {
+      fetched.push_back(rt.atomic_fetch_add(counter, T(me + 1), pe));
+      rt.atomic_add(counter, T(2), pe);
+      rt.atomic_inc(counter, pe);
+      fetched.push_back(rt.atomic_fetch_inc(counter, pe));
+    }
+  }
+  rt.barrier_all();
+  T expect = T(1000);
+  for (int p = 0; p < n; ++p) expect += T(kRounds) * T(p + 1 + 2 + 1 + 1);
+  EXPECT_EQ(*counter, expect);
+  EXPECT_EQ(rt.atomic_fetch(counter, (me + 1) % n), expect);
+  for (T v : fetched) {
+    EXPECT_GE(v, T(1000));
+    EXPECT_LT(v, expect);
+  }
+  rt.barrier_all();
+  rt.free(counter);
+}
+
+TEST_P(AmoTest, ContendedAddsInt32) {
+  run_pes(GetParam(), [](Runtime& rt) { contended_adds<std::int32_t>(rt); });
+}
+TEST_P(AmoTest, ContendedAddsUint64) {
+  run_pes(GetParam(), [](Runtime& rt) { contended_adds<std::uint64_t>(rt); });
+}
+
+// compare_swap and swap: every PE claims distinct tickets from PE 0; no ticket is lost or doubled.
+TEST_P(AmoTest, CompareSwapTicketsAreUnique) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int n = rt.n_pes();
+    auto* next = rt.allocate_array<std::int64_t>(1);
+    auto* claimed = rt.allocate_array<std::int64_t>(64 * n);
+    *next = 0;
+    rt.barrier_all();
+    std::vector<std::int64_t> mine;
+    while (mine.size() < 64) {
+      const std::int64_t seen = rt.atomic_fetch(next, 0);
+      if (rt.atomic_compare_swap(next, seen, seen + 1, 0) == seen) mine.push_back(seen);
+    }
+    for (std::size_t i = 0; i < mine.size(); ++i) rt.p(&claimed[rt.my_pe() * 64 + i], mine[i], 0);
+    rt.barrier_all();
+    if (rt.my_pe() == 0) {
+      std::set<std::int64_t> all(claimed, claimed + 64 * n);
+      EXPECT_EQ(all.size(), static_cast<std::size_t>(64 * n));
+      EXPECT_EQ(*all.begin(), 0);
+      EXPECT_EQ(*all.rbegin(), 64 * n - 1);
+      EXPECT_EQ(*next, 64 * n);
+    }
+    // swap: a token passed around; the values returned are each PE's previous token.
+    auto* token = rt.allocate_array<std::int32_t>(1);
+    *token = -1;
+    rt.barrier_all();
+    const std::int32_t old = rt.atomic_swap(token, rt.my_pe(), 0);
+    std::vector<std::int32_t> olds(n);
+    auto* olds_sym = rt.allocate_array<std::int32_t>(n);
+    rt.p(&olds_sym[rt.my_pe()], old, 0);
+    rt.barrier_all();
+    if (rt.my_pe() == 0) {
+      // The swaps form one chain: -1 and every PE but the last swapped in appear exactly once.
+      std::multiset<std::int32_t> seen(olds_sym, olds_sym + n);
+      seen.insert(*token);
+      std::multiset<std::int32_t> want;
+      for (int p = -1; p < n; ++p) want.insert(p);
+      EXPECT_EQ(seen, want);
+    }
+    rt.barrier_all();
+    rt.free(olds_sym);
+    rt.free(token);
+    rt.free(claimed);
+    rt.free(next);
+  });
+}
+
+// and / or / xor: each PE owns distinct bits; the results are exact.
+TEST_P(AmoTest, BitwiseOperations) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    auto* w = rt.allocate_array<std::uint64_t>(3);
+    w[0] = 0;                      // or target
+    w[1] = ~std::uint64_t{0};      // and target
+    w[2] = 0x5555555555555555ull;  // xor target
+    rt.barrier_all();
+    const std::uint64_t bit = std::uint64_t{1} << (me * 3 % 64);
+    for (int pe = 0; pe < n; ++pe) {
+      if (me % 2 == 0) {
+        rt.atomic_or(&w[0], bit, pe);
+        rt.atomic_and(&w[1], ~bit, pe);
+        rt.atomic_xor(&w[2], bit, pe);
+      } else {
+        (void)rt.atomic_fetch_or(&w[0], bit, pe);
+        (void)rt.atomic_fetch_and(&w[1], ~bit, pe);
+        (void)rt.atomic_fetch_xor(&w[2], bit, pe);
+      }
+    }
+    rt.barrier_all();
+    std::uint64_t all = 0;
+    for (int p = 0; p < n; ++p) all |= std::uint64_t{1} << (p * 3 % 64);
+    EXPECT_EQ(w[0], all);
+    EXPECT_EQ(w[1], ~all);
+    EXPECT_EQ(w[2], 0x5555555555555555ull ^ all);
+    rt.barrier_all();
+    rt.free(w);
+  });
+}
+
+// fetch / set / swap on float and double.
+TEST_P(AmoTest, FloatingPointFetchSetSwap) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    auto* f = rt.allocate_array<float>(n);
+    auto* d = rt.allocate_array<double>(n);
+    rt.barrier_all();
+    const int to = (me + 1) % n;
+    rt.atomic_set(&f[me], 0.25f + me, to);
+    rt.atomic_set(&d[me], 1e100 * (me + 1), to);
+    rt.barrier_all();
+    const int from = (me + n - 1) % n;
+    EXPECT_EQ(rt.atomic_fetch(&f[from], me), 0.25f + from);
+    EXPECT_EQ(rt.atomic_swap(&d[from], -3.5, me), 1e100 * (from + 1));
+    EXPECT_EQ(d[from], -3.5);
+    rt.barrier_all();
+    rt.free(d);
+    rt.free(f);
+  });
+}
+
+SYMMETRA_INSTANTIATE_PES(AmoTest);
+
+}  // namespace
+}  // namespace symmetra::testing

@@ -1,0 +1,154 @@
+// Symmetric allocation: same offsets everywhere, alignment, calloc, realloc, growth past the
+// initial size, and the errors for mismatched sizes and exhaustion.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "support/pe_runner.hpp"
+
+namespace symmetra::testing {
+namespace {
+
+class MemoryTest : public ::testing::TestWithParam<PeConfig> {};
+
+// Sets an environment variable for the PEs of one test.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  const char* name_;
+};
+
+TEST_P(MemoryTest, OffsetsAreSymmetricAndAligned) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int n = rt.n_pes();
+    std::vector<void*> blocks;
+    auto rng = std::mt19937_64(run_seed());  // same sequence on every PE
+    for (int i = 0; i < 40; ++i) {
+      const std::size_t bytes = 1 + rng() % 5000;
+      const std::size_t align = std::size_t{1} << (rng() % 13);
+      void* p = (i % 3 == 0) ? rt.align(align, bytes) : rt.allocate(bytes);
+      ASSERT_NE(p, nullptr);
+      if (i % 3 == 0) {
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % align, 0u);
+      }
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 16, 0u);
+      EXPECT_TRUE(rt.is_symmetric(p));
+      // The block's first and last byte are reachable on every PE.
+      auto* b = static_cast<unsigned char*>(p);
+      for (int pe = 0; pe < n; ++pe) {
+        ASSERT_NE(rt.ptr(b, pe), nullptr);
+        ASSERT_NE(rt.ptr(b + bytes - 1, pe), nullptr);
+      }
+      blocks.push_back(p);
+      if (rng() % 4 == 0) {
+        rt.free(blocks.front());
+        blocks.erase(blocks.begin());
+      }
+    }
+    // Offsets agree: every PE writes its block addresses' offsets to PE 0 for comparison.
+    auto* offs = rt.allocate_array<std::uint64_t>(blocks.size() * n);
+    const auto base = reinterpret_cast<std::uintptr_t>(offs);
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      rt.p(&offs[rt.my_pe() * blocks.size() + i], base - reinterpret_cast<std::uintptr_t>(blocks[i]), 0);
+    rt.barrier_all();
+    if (rt.my_pe() == 0) {
+      for (int pe = 1; pe < n; ++pe) {
+        for (std::size_t i = 0; i < blocks.size(); ++i) {
+          EXPECT_EQ(offs[pe * blocks.size() + i], offs[i]) << "block " << i << " on PE " << pe;
+        }
+      }
+    }
+    rt.free(offs);
+    for (void* p : blocks) rt.free(p);
+    EXPECT_EQ(rt.heap_used(), 0u);
+    EXPECT_EQ(rt.ptr(static_cast<int*>(nullptr), 0), nullptr);
+    int local = 0;
+    EXPECT_EQ(rt.ptr(&local, 0), nullptr);  // not symmetric
+  });
+}
+
+TEST_P(MemoryTest, CallocAndReallocKeepContent) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    auto* z = static_cast<std::int32_t*>(rt.calloc(1000, sizeof(std::int32_t)));
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(z[i], 0);
+    for (int i = 0; i < 1000; ++i) z[i] = me * 100000 + i;
+    auto* grown = static_cast<std::int32_t*>(rt.reallocate(z, 5000 * sizeof(std::int32_t)));
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(grown[i], me * 100000 + i);
+    // The moved block is still symmetric: read the neighbour's copy.
+    std::int32_t theirs = rt.g(&grown[999], (me + 1) % n);
+    EXPECT_EQ(theirs, ((me + 1) % n) * 100000 + 999);
+    auto* shrunk = static_cast<std::int32_t*>(rt.reallocate(grown, 10 * sizeof(std::int32_t)));
+    for (int i = 0; i < 10; ++i) ASSERT_EQ(shrunk[i], me * 100000 + i);
+    rt.free(shrunk);
+  });
+}
+
+TEST_P(MemoryTest, HeapGrowsPastInitialSize) {
+  ScopedEnv initial("SYMMETRA_SYMMETRIC_SIZE", "1M");
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    const std::size_t start = rt.heap_size();
+    std::vector<std::uint64_t*> blocks;
+    constexpr std::size_t kWords = (3u << 20) / 8;  // 3 MiB each
+    for (int b = 0; b < 4; ++b) {
+      auto* p = rt.allocate_array<std::uint64_t>(kWords);
+      blocks.push_back(p);
+      for (std::size_t i = 0; i < kWords; i += 4096) p[i] = 0;
+      rt.barrier_all();
+      // Write into the neighbour's new block, read it back after a barrier.
+      for (std::size_t i = 0; i < kWords; i += 4096) rt.p(&p[i], (std::uint64_t(me) << 32) | i, (me + 1) % n);
+      rt.barrier_all();
+      const std::uint64_t from = static_cast<std::uint64_t>((me + n - 1) % n);
+      for (std::size_t i = 0; i < kWords; i += 4096) ASSERT_EQ(p[i], (from << 32) | i);
+    }
+    EXPECT_GT(rt.heap_size(), start);
+    EXPECT_GE(rt.heap_size(), 12u << 20);
+    // Older blocks still work after the heap moved on.
+    rt.p(&blocks[0][1], std::uint64_t{77}, (me + 1) % n);
+    rt.barrier_all();
+    EXPECT_EQ(blocks[0][1], 77u);
+    for (auto* p : blocks) rt.free(p);
+  });
+}
+
+TEST_P(MemoryTest, MismatchedSizesNameBothPes) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const std::size_t bytes = rt.my_pe() == 1 ? 72 : 64;
+    try {
+      rt.allocate(bytes);
+      ADD_FAILURE() << "allocate with mismatched sizes did not throw";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("[pe " + std::to_string(rt.my_pe()) + "]"), std::string::npos) << what;
+      EXPECT_NE(what.find(rt.my_pe() == 1 ? "PE 0 asked for 64" : "PE 1 asked for 72"), std::string::npos) << what;
+    }
+    // The job goes on: a matching allocation works.
+    void* p = rt.allocate(128);
+    EXPECT_NE(p, nullptr);
+    rt.free(p);
+  });
+}
+
+TEST_P(MemoryTest, ExhaustionNamesTheSetting) {
+  ScopedEnv max("SYMMETRA_MAX_SYMMETRIC_SIZE", "8M");
+  ScopedEnv initial("SYMMETRA_SYMMETRIC_SIZE", "2M");
+  run_pes(GetParam(), [](Runtime& rt) {
+    void* fits = rt.allocate(4u << 20);
+    EXPECT_NE(fits, nullptr);
+    try {
+      rt.allocate(16u << 20);
+      ADD_FAILURE() << "allocation beyond the maximum did not throw";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("SYMMETRA_SYMMETRIC_SIZE"), std::string::npos) << e.what();
+    }
+    rt.free(fits);
+  });
+}
+
+SYMMETRA_INSTANTIATE_PES(MemoryTest);
+
+}  // namespace
+}  // namespace symmetra::testing

@@ -1,0 +1,114 @@
+// Teams: split_strided, split_2d, translate_pe, team sync/barrier, destroy and slot reuse.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "support/pe_runner.hpp"
+
+namespace symmetra::testing {
+namespace {
+
+class TeamTest : public ::testing::TestWithParam<PeConfig> {};
+
+TEST_P(TeamTest, WorldAndShared) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    Team w = rt.team_world(), s = rt.team_shared();
+    EXPECT_EQ(w.my_pe(), rt.my_pe());
+    EXPECT_EQ(w.n_pes(), rt.n_pes());
+    EXPECT_EQ(s.n_pes(), rt.n_pes());  // one host: everyone shares memory
+    for (int pe = 0; pe < rt.n_pes(); ++pe) EXPECT_EQ(w.translate_pe(pe, s), pe);
+    rt.sync(w);
+    rt.barrier(s);
+  });
+}
+
+TEST_P(TeamTest, SplitStridedEvenPes) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    const int size = (n + 1) / 2;
+    Team even = rt.split_strided(rt.team_world(), 0, 2, size);
+    ASSERT_EQ(even.valid(), me % 2 == 0);
+    auto* x = rt.allocate_array<std::int32_t>(size);
+    for (int i = 0; i < size; ++i) x[i] = -1;
+    rt.barrier_all();
+    if (even.valid()) {
+      EXPECT_EQ(even.my_pe(), me / 2);
+      EXPECT_EQ(even.n_pes(), size);
+      EXPECT_EQ(even.translate_pe(even.my_pe(), rt.team_world()), me);
+      // Team-relative PE numbers: put into every member's slot, then a team barrier.
+      for (int k = 0; k < size; ++k) rt.p(&x[even.my_pe()], me * 10, even.world_pe(k));
+      for (int round = 0; round < 50; ++round) rt.barrier(even);
+      for (int k = 0; k < size; ++k) EXPECT_EQ(x[k], 2 * k * 10);
+      // Odd PEs are not in the team.
+      if (n > 1) {
+        EXPECT_EQ(rt.team_world().translate_pe(1, even), -1);
+      }
+    }
+    rt.barrier_all();
+    if (even.valid()) rt.destroy(even);
+    rt.free(x);
+  });
+}
+
+TEST_P(TeamTest, Split2dGrid) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    const int xrange = 2;
+    Team xt, yt;
+    rt.split_2d(rt.team_world(), xrange, &xt, &yt);
+    ASSERT_TRUE(xt.valid());
+    ASSERT_TRUE(yt.valid());
+    EXPECT_EQ(xt.my_pe(), me % xrange);
+    EXPECT_EQ(yt.my_pe(), me / xrange);
+    const int row = me / xrange;
+    EXPECT_EQ(xt.n_pes(), std::min(xrange, n - row * xrange));
+    EXPECT_EQ(yt.n_pes(), (n - me % xrange + xrange - 1) / xrange);
+    EXPECT_EQ(xt.world_pe(0), row * xrange);
+    EXPECT_EQ(yt.world_pe(0), me % xrange);
+    // Sum of world PE numbers over each team, by atomics into member 0 and a team barrier.
+    auto* sums = rt.allocate_array<std::int64_t>(2);
+    sums[0] = sums[1] = 0;
+    rt.barrier_all();
+    rt.atomic_add(&sums[0], std::int64_t(me), xt.world_pe(0));
+    rt.atomic_add(&sums[1], std::int64_t(me), yt.world_pe(0));
+    rt.barrier(xt);
+    rt.barrier(yt);
+    rt.barrier_all();
+    if (xt.my_pe() == 0) {
+      std::int64_t want = 0;
+      for (int k = 0; k < xt.n_pes(); ++k) want += xt.world_pe(k);
+      EXPECT_EQ(sums[0], want);
+    }
+    if (yt.my_pe() == 0) {
+      std::int64_t want = 0;
+      for (int k = 0; k < yt.n_pes(); ++k) want += yt.world_pe(k);
+      EXPECT_EQ(sums[1], want);
+    }
+    rt.barrier_all();
+    rt.destroy(xt);
+    rt.destroy(yt);
+    rt.free(sums);
+  });
+}
+
+// Creating and destroying teams many times reuses slots; syncs keep working (counts carry over).
+TEST_P(TeamTest, ManyTeamsReuseSlots) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int n = rt.n_pes();
+    for (int round = 0; round < 100; ++round) {
+      const int start = round % n;
+      const int size = (n - start);
+      Team t = rt.split_strided(rt.team_world(), start, 1, size);
+      if (t.valid()) {
+        for (int k = 0; k <= round % 3; ++k) rt.sync(t);
+        rt.destroy(t);
+      }
+    }
+    rt.barrier_all();
+  });
+}
+
+SYMMETRA_INSTANTIATE_PES(TeamTest);
+
+}  // namespace
+}  // namespace symmetra::testing
