@@ -1,0 +1,49 @@
+// A PE program that fails in a chosen way, for fault_test (run under symrun).
+//   fault_prog <case>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "symmetra/runtime.hpp"
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  const std::string c = argv[1];
+  auto rt = symmetra::Runtime::init();
+  const int me = rt->my_pe();
+  auto* buf = rt->allocate_array<long>(16);
+  long local[4] = {1, 2, 3, 4};
+  rt->barrier_all();
+  if (c == "exit_early") {
+    if (me == 1) std::_Exit(3);
+    rt->barrier_all();  // the others wait here for PE 1, which never comes
+  } else if (c == "killed") {
+    if (me == 1) raise(SIGKILL);
+    rt->barrier_all();
+  } else if (c == "bad_pe") {
+    if (me == 0) rt->put(buf, local, 4, 5);
+  } else if (c == "not_symmetric") {
+    if (me == 0) rt->put(local, local, 4, 1);
+  } else if (c == "past_end") {
+    // The last 8 bytes of the heap are inside it; 16 bytes from there are not.
+    std::byte* end = rt->device_context().heap_base + rt->heap_size();
+    if (me == 0) rt->getmem(local, end - 8, 16, 1);
+  } else if (c == "misaligned") {
+    if (me == 0) rt->atomic_add(reinterpret_cast<long*>(reinterpret_cast<char*>(buf) + 4), 1L, 1);
+  } else if (c == "wait_timeout") {
+    if (me == 0) rt->wait_until(buf, symmetra::Cmp::kGe, 1L);
+  } else if (c == "peer_fails_while_waiting") {
+    if (me == 1) rt->put(buf, local, 4, 7);  // fails: PE 7 does not exist
+    rt->barrier_all();                       // PE 0 waits here and must stop, not hang
+  } else {
+    std::fprintf(stderr, "unknown case %s\n", c.c_str());
+    return 2;
+  }
+  rt->barrier_all();
+  rt->finalize();
+  return 0;
+}

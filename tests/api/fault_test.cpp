@@ -1,0 +1,106 @@
+// Faults: a PE that dies makes symrun and the other PEs stop promptly with its name; each bad
+// argument stops the job with "[pe N] op: what was wrong"; a lost message times out with a
+// diagnostic instead of hanging.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int status;
+  std::string output;
+  double seconds;
+};
+
+Outcome run(const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + " SYMMETRA_CHECK=1 " SYMRUN_PATH " " + args + " 2>&1";
+  const auto t0 = std::chrono::steady_clock::now();
+  FILE* f = popen(cmd.c_str(), "r");
+  Outcome o{-1, {}, 0};
+  if (f == nullptr) return o;
+  std::array<char, 4096> buf;
+  std::size_t got;
+  while ((got = fread(buf.data(), 1, buf.size(), f)) > 0) o.output.append(buf.data(), got);
+  const int st = pclose(f);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return o;
+}
+
+Outcome fault(const std::string& which, int n = 2, const std::string& env = "SYMMETRA_TIMEOUT_S=30") {
+  return run("-n " + std::to_string(n) + " " FAULT_PROG_PATH " " + which, env);
+}
+
+bool has(const Outcome& o, const std::string& text) { return o.output.find(text) != std::string::npos; }
+
+TEST(SymrunFault, PeExitingEarlyEndsTheJobWithItsName) {
+  const Outcome o = fault("exit_early", 4);
+  EXPECT_EQ(o.status, 3) << o.output;
+  EXPECT_TRUE(has(o, "PE 1 exited with status 3")) << o.output;
+  EXPECT_LT(o.seconds, 15.0) << "the other PEs were not ended promptly";
+}
+
+TEST(SymrunFault, PeKilledBySignalIsNamed) {
+  const Outcome o = fault("killed", 3);
+  EXPECT_EQ(o.status, 128 + 9) << o.output;
+  EXPECT_TRUE(has(o, "PE 1 was killed by signal 9")) << o.output;
+  EXPECT_LT(o.seconds, 15.0);
+}
+
+TEST(SymrunFault, AllPesSucceedingReturnsZero) {
+  const Outcome o = run("-n 3 --tag-output sh -c 'echo hello'");
+  EXPECT_EQ(o.status, 0) << o.output;
+  for (int pe = 0; pe < 3; ++pe) EXPECT_TRUE(has(o, "[pe " + std::to_string(pe) + "] hello")) << o.output;
+  EXPECT_EQ(run("-np 2 true").status, 0);
+  EXPECT_EQ(run("-n 2 sh -c 'exit 5'").status, 5);
+  EXPECT_NE(run("-n 0 true").status, 0);  // usage error
+}
+
+TEST(ArgumentChecks, PeOutOfRange) {
+  const Outcome o = fault("bad_pe");
+  EXPECT_NE(o.status, 0);
+  EXPECT_TRUE(has(o, "[pe 0] put: PE 5 is out of range [0, 2)")) << o.output;
+}
+
+TEST(ArgumentChecks, AddressNotInHeap) {
+  const Outcome o = fault("not_symmetric");
+  EXPECT_NE(o.status, 0);
+  EXPECT_TRUE(has(o, "[pe 0] put: address 0x")) << o.output;
+  EXPECT_TRUE(has(o, "is not in the symmetric heap")) << o.output;
+}
+
+TEST(ArgumentChecks, RangePastTheEnd) {
+  const Outcome o = fault("past_end");
+  EXPECT_NE(o.status, 0);
+  EXPECT_TRUE(has(o, "[pe 0] get: range 0x")) << o.output;
+  EXPECT_TRUE(has(o, "runs past the end of the symmetric heap")) << o.output;
+}
+
+TEST(ArgumentChecks, MisalignedAtomic) {
+  const Outcome o = fault("misaligned");
+  EXPECT_NE(o.status, 0);
+  EXPECT_TRUE(has(o, "[pe 0] atomic_add: address 0x")) << o.output;
+  EXPECT_TRUE(has(o, "is not aligned to 8 bytes")) << o.output;
+}
+
+TEST(Waits, LostMessageTimesOutWithDiagnostic) {
+  const Outcome o = fault("wait_timeout", 2, "SYMMETRA_TIMEOUT_S=1");
+  EXPECT_NE(o.status, 0);
+  EXPECT_TRUE(has(o, "[pe 0] wait_until: timed out after 1 s waiting for 0x")) << o.output;
+  EXPECT_TRUE(has(o, ">= 1, seen 0")) << o.output;
+  EXPECT_LT(o.seconds, 15.0);
+}
+
+TEST(Waits, PeerFailureStopsWaitersPromptly) {
+  const Outcome o = fault("peer_fails_while_waiting", 3, "SYMMETRA_TIMEOUT_S=60");
+  EXPECT_NE(o.status, 0);
+  EXPECT_TRUE(has(o, "[pe 1] put: PE 7 is out of range [0, 3)")) << o.output;
+  EXPECT_LT(o.seconds, 20.0) << "waiters hung until the timeout";
+}
+
+}  // namespace
