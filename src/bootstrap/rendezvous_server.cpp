@@ -110,6 +110,7 @@ Status RendezvousServer::serve() {
   std::vector<Pending> pending(n_);
   std::vector<bool> gone(n_, false);
   int arrived = 0, left = 0;
+  // Clients that left are skipped (fd -1) by abort_all and reply.
   while (left < n_ && !stop_.load()) {
     std::vector<pollfd> polls;
     for (int r = 0; r < n_; ++r)
@@ -137,12 +138,24 @@ Status RendezvousServer::serve() {
       if (h.op == WireOp::kBye) {
         gone[r] = true;
         ++left;
-        continue;
+        close(clients_[r]);
+        clients_[r] = -1;
+      } else {
+        pending[r].has = true;
+        pending[r].op = h.op;
+        pending[r].fd = fd;
+        ++arrived;
       }
-      pending[r].has = true;
-      pending[r].op = h.op;
-      pending[r].fd = fd;
-      if (++arrived == n_) {
+      // A collective that a departed PE will never join can never complete.
+      if (left > 0 && arrived > 0) {
+        int who = 0;
+        while (!gone[who]) ++who;
+        const std::string why = "PE " + std::to_string(who) +
+                                " left the job while other PEs wait in a bootstrap collective";
+        abort_all(why);
+        return Status::fail(why);
+      }
+      if (arrived == n_) {
         arrived = 0;
         st = reply(pending);
         if (!st.ok()) {

@@ -17,13 +17,18 @@ int timeout_ms_from_env();  // src/core/config.cpp
 
 namespace {
 
+Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const std::string& address, int rank,
+                                                     int size, bool host_server, int timeout_ms,
+                                                     const std::string& launcher);
+
 class SocketBootstrap final : public Bootstrap {
  public:
-  SocketBootstrap(int fd, int rank, int size, int timeout_ms,
+  SocketBootstrap(std::string address, int fd, int rank, int size, int timeout_ms,
                   std::unique_ptr<RendezvousServer> server, std::thread server_thread)
-      : fd_(fd), rank_(rank), size_(size), timeout_ms_(timeout_ms), server_(std::move(server)),
-        server_thread_(std::move(server_thread)) {}
+      : address_(std::move(address)), fd_(fd), rank_(rank), size_(size), timeout_ms_(timeout_ms),
+        server_(std::move(server)), server_thread_(std::move(server_thread)) {}
   ~SocketBootstrap() override {
+    local_.reset();
     finalize();
     if (server_thread_.joinable()) {
       server_->stop();
@@ -49,6 +54,18 @@ class SocketBootstrap final : public Bootstrap {
   }
 
   Status allgather_fds(int fd, std::vector<int>* out) override {
+    // fds travel only over Unix sockets: a TCP job (torchrun) opens a per-host Unix channel,
+    // named from its TCP address, hosted by PE 0. (Every PE sits on one host until the UCX
+    // transport exists; the Runtime checks that before it gets here.)
+    if (address_.rfind("tcp:", 0) == 0) {
+      if (!local_) {
+        std::string name = "unix:symmetra-fds-" + address_.substr(4);
+        auto local = connect_bootstrap(name, rank_, size_, rank_ == 0, timeout_ms_, "fd exchange");
+        SYMMETRA_TRY(local);
+        local_ = std::move(local.value());
+      }
+      return local_->allgather_fds(fd, out);
+    }
     WireHeader h;
     h.op = WireOp::kFds;
     h.rank = rank_;
@@ -89,6 +106,8 @@ class SocketBootstrap final : public Bootstrap {
     return {};
   }
 
+  std::string address_;
+  std::unique_ptr<Bootstrap> local_;  // Unix channel for fds when address_ is TCP
   int fd_;
   int rank_;
   int size_;
@@ -96,6 +115,36 @@ class SocketBootstrap final : public Bootstrap {
   std::unique_ptr<RendezvousServer> server_;
   std::thread server_thread_;
 };
+
+// Joins the rendezvous at `address` (hosting it first when `host_server`).
+Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const std::string& address, int rank,
+                                                     int size, bool host_server, int timeout_ms,
+                                                     const std::string& launcher) {
+  std::unique_ptr<RendezvousServer> server;
+  std::thread server_thread;
+  if (host_server) {
+    auto lfd = listen_on(address, size + 16);
+    if (!lfd.ok())
+      return Status::fail("[pe " + std::to_string(rank) + "] cannot host the rendezvous for " +
+                          launcher + ": " + lfd.status().message());
+    server = std::make_unique<RendezvousServer>(lfd.value(), size, timeout_ms);
+    server_thread = std::thread([s = server.get()] { (void)s->serve(); });
+  }
+  auto fd = connect_to(address, timeout_ms);
+  if (!fd.ok()) {
+    if (server) {
+      server->stop();
+      server_thread.join();
+    }
+    return Status::fail("[pe " + std::to_string(rank) + "] " + fd.status().message());
+  }
+  WireHeader h;
+  h.rank = rank;
+  SYMMETRA_TRY(send_all(fd.value(), &h, sizeof(h)));
+  return std::unique_ptr<Bootstrap>(new SocketBootstrap(address, fd.value(), rank, size,
+                                                        timeout_ms, std::move(server),
+                                                        std::move(server_thread)));
+}
 
 }  // namespace
 
@@ -108,30 +157,7 @@ Result<std::unique_ptr<Bootstrap>> bootstrap_from_env() {
     auto job = std::make_shared<ThreadJob>(1, timeout_ms);
     return std::unique_ptr<Bootstrap>(new ThreadBootstrap(job, 0));
   }
-  std::unique_ptr<RendezvousServer> server;
-  std::thread server_thread;
-  if (li.host_server) {
-    auto lfd = listen_on(li.address, li.size + 16);
-    if (!lfd.ok())
-      return Status::fail("[pe 0] cannot host the rendezvous for " + li.launcher + ": " +
-                          lfd.status().message());
-    server = std::make_unique<RendezvousServer>(lfd.value(), li.size, timeout_ms);
-    server_thread = std::thread([s = server.get()] { (void)s->serve(); });
-  }
-  auto fd = connect_to(li.address, timeout_ms);
-  if (!fd.ok()) {
-    if (server) {
-      server->stop();
-      server_thread.join();
-    }
-    return Status::fail("[pe " + std::to_string(li.rank) + "] " + fd.status().message());
-  }
-  WireHeader h;
-  h.rank = li.rank;
-  SYMMETRA_TRY(send_all(fd.value(), &h, sizeof(h)));
-  return std::unique_ptr<Bootstrap>(new SocketBootstrap(fd.value(), li.rank, li.size, timeout_ms,
-                                                        std::move(server),
-                                                        std::move(server_thread)));
+  return connect_bootstrap(li.address, li.rank, li.size, li.host_server, timeout_ms, li.launcher);
 }
 
 }  // namespace symmetra::detail

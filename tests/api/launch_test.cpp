@@ -1,0 +1,115 @@
+// PEs started by each launcher's environment: symrun, Open MPI / PMI (mpirun), Slurm (srun) and
+// torchrun (TCP rendezvous). The launchers' variables are set here as those launchers set them;
+// a real mpirun run follows where Open MPI is installed (tools/setup installs it).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Forks n PEs running launch_prog with env(rank); returns how many printed "ring ok" and exited 0.
+int run_with_env(int n, const std::function<std::map<std::string, std::string>(int)>& env) {
+  std::vector<pid_t> pids;
+  for (int r = 0; r < n; ++r) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      for (const char* v : {"SYMMETRA_RANK", "SYMMETRA_SIZE", "SYMMETRA_BOOTSTRAP"}) unsetenv(v);
+      for (const auto& [k, v] : env(r)) setenv(k.c_str(), v.c_str(), 1);
+      setenv("SYMMETRA_TIMEOUT_S", "30", 1);
+      execl(LAUNCH_PROG_PATH, LAUNCH_PROG_PATH, static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  int ok = 0;
+  for (pid_t p : pids) {
+    int status = 0;
+    waitpid(p, &status, 0);
+    ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  return ok;
+}
+
+// getpid() inside the lambdas would run in each child: take the parent's once.
+TEST(Launchers, OpenMpiEnvironment) {
+  const int n = 4;
+  const std::string job = "test-" + std::to_string(getpid());
+  EXPECT_EQ(run_with_env(n, [&](int r) {
+              return std::map<std::string, std::string>{
+                  {"OMPI_COMM_WORLD_RANK", std::to_string(r)}, {"OMPI_COMM_WORLD_SIZE", std::to_string(n)},
+                  {"OMPI_MCA_ess_base_jobid", job}};
+            }),
+            n);
+}
+
+TEST(Launchers, PmiEnvironment) {
+  const int n = 3;
+  // PMI_RANK without a job id: the PEs meet by their common parent's pid (this test).
+  EXPECT_EQ(run_with_env(n, [&](int r) {
+              return std::map<std::string, std::string>{{"PMI_RANK", std::to_string(r)},
+                                                        {"PMI_SIZE", std::to_string(n)}};
+            }),
+            n);
+}
+
+TEST(Launchers, SlurmEnvironment) {
+  const int n = 3;
+  const std::string job = std::to_string(getpid());
+  EXPECT_EQ(run_with_env(n, [&](int r) {
+              return std::map<std::string, std::string>{
+                  {"SLURM_PROCID", std::to_string(r)}, {"SLURM_NTASKS", std::to_string(n)},
+                  {"SLURM_JOB_ID", job}, {"SLURM_STEP_ID", "0"}};
+            }),
+            n);
+}
+
+TEST(Launchers, TorchrunEnvironmentOverTcp) {
+  const int n = 4;
+  const int port = 20000 + getpid() % 20000;
+  EXPECT_EQ(run_with_env(n, [&](int r) {
+              return std::map<std::string, std::string>{
+                  {"RANK", std::to_string(r)}, {"WORLD_SIZE", std::to_string(n)},
+                  {"LOCAL_RANK", std::to_string(r)}, {"MASTER_ADDR", "127.0.0.1"},
+                  {"MASTER_PORT", std::to_string(port)}};
+            }),
+            n);
+}
+
+TEST(Launchers, Symrun) {
+  const std::string cmd = std::string(SYMRUN_PATH) + " -n 5 " LAUNCH_PROG_PATH " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string out;
+  std::array<char, 1024> buf;
+  std::size_t got;
+  while ((got = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), got);
+  EXPECT_EQ(pclose(f), 0) << out;
+  for (int pe = 0; pe < 5; ++pe)
+    EXPECT_NE(out.find("pe " + std::to_string(pe) + " of 5: ring ok"), std::string::npos) << out;
+}
+
+TEST(Launchers, RealMpirun) {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "mpirun is not installed (tools/setup installs Open MPI)";
+  const std::string cmd =
+      "mpirun --allow-run-as-root --oversubscribe -n 3 " LAUNCH_PROG_PATH " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string out;
+  std::array<char, 1024> buf;
+  std::size_t got;
+  while ((got = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), got);
+  EXPECT_EQ(pclose(f), 0) << out;
+  for (int pe = 0; pe < 3; ++pe)
+    EXPECT_NE(out.find("pe " + std::to_string(pe) + " of 3: ring ok"), std::string::npos) << out;
+}
+
+}  // namespace

@@ -1,0 +1,76 @@
+#include "heap/allocator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+namespace symmetra::detail {
+namespace {
+
+TEST(Allocator, FirstFitAlignmentAndReuse) {
+  Allocator a(4096, 4096 + 1024);
+  auto x = a.allocate(100, 16);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(*x, 4096u);
+  EXPECT_EQ(a.block_size(*x), 112u);  // 16-byte granules
+  auto y = a.allocate(10, 256);
+  ASSERT_TRUE(y);
+  EXPECT_EQ(*y % 256, 0u);
+  EXPECT_FALSE(a.allocate(2000, 16));
+  EXPECT_TRUE(a.free(*x));
+  EXPECT_FALSE(a.free(*x));  // double free is reported
+  auto z = a.allocate(50, 16);
+  ASSERT_TRUE(z);
+  EXPECT_EQ(*z, 4096u);  // the hole is reused
+  EXPECT_FALSE(a.allocate(0, 16));
+  EXPECT_FALSE(a.allocate(8, 3));  // not a power of two
+}
+
+TEST(Allocator, MergesNeighboursAndGrows) {
+  Allocator a(0, 1000 * 16);
+  std::vector<std::uint64_t> blocks;
+  for (int i = 0; i < 1000; ++i) blocks.push_back(*a.allocate(16, 16));
+  EXPECT_FALSE(a.allocate(16, 16));
+  EXPECT_EQ(a.free_bytes(), 0u);
+  for (int i = 0; i < 1000; i += 2) a.free(blocks[i]);
+  for (int i = 1; i < 1000; i += 2) a.free(blocks[i]);
+  EXPECT_EQ(a.largest_free(), 16000u);  // fully merged
+  EXPECT_EQ(a.used_bytes(), 0u);
+  auto big = a.allocate(16000, 16);
+  ASSERT_TRUE(big);
+  EXPECT_EQ(a.shortfall(100, 16), 112u);
+  a.grow(16000 + 4096);
+  EXPECT_TRUE(a.allocate(100, 16));
+}
+
+// Random allocate/free against a reference of live intervals: blocks never overlap, stay in
+// range, and freeing everything restores one free run.
+TEST(Allocator, RandomNeverOverlaps) {
+  std::mt19937_64 rng(std::random_device{}());
+  Allocator a(64, 64 + (1 << 20));
+  std::map<std::uint64_t, std::uint64_t> live;
+  for (int step = 0; step < 20000; ++step) {
+    if (live.empty() || rng() % 3 != 0) {
+      const std::uint64_t bytes = 1 + rng() % 5000, align = std::uint64_t{1} << (rng() % 10);
+      auto at = a.allocate(bytes, align);
+      if (!at) continue;
+      ASSERT_EQ(*at % align, 0u);
+      ASSERT_GE(*at, 64u);
+      ASSERT_LE(*at + bytes, 64u + (1 << 20));
+      auto next = live.lower_bound(*at);
+      if (next != live.end()) ASSERT_LE(*at + bytes, next->first);
+      if (next != live.begin()) ASSERT_LE(std::prev(next)->first + std::prev(next)->second, *at);
+      live[*at] = a.block_size(*at);
+    } else {
+      auto it = std::next(live.begin(), static_cast<long>(rng() % live.size()));
+      ASSERT_TRUE(a.free(it->first));
+      live.erase(it);
+    }
+  }
+  for (auto& [off, size] : live) ASSERT_TRUE(a.free(off));
+  EXPECT_EQ(a.largest_free(), 1u << 20);
+}
+
+}  // namespace
+}  // namespace symmetra::detail
