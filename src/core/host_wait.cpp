@@ -90,12 +90,43 @@ void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...) {
   host_fatal(ctx, op, msg);
 }
 
-HostWaiter::HostWaiter(const Context& ctx)
+// A waiter registers (waiter count and watched range) only once it is about to sleep: spinning
+// waiters leave the header's cache line alone, so writers that check it do not bounce it.
+// The watched range only widens while someone waits, and is cleared by the last waiter to leave.
+// A waiter whose range a leaving one cleared concurrently still re-checks every kSleepNs, so a
+// race there costs latency, never a lost wake-up.
+HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi)
     : ctx_(ctx), h_(my_header(ctx)), start_ns_(now_ns()) {
-  AtomicRef<std::uint32_t>(h_->waiters).fetch_add(1, kSeqCst);
+  const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
+  auto a = reinterpret_cast<std::uintptr_t>(lo), b = reinterpret_cast<std::uintptr_t>(hi);
+  if (a >= base && b <= base + ctx.heap_bytes && a < b) {
+    lo_ = a - base;
+    hi_ = b - base;
+  }
 }
 
-HostWaiter::~HostWaiter() { AtomicRef<std::uint32_t>(h_->waiters).fetch_sub(1, kSeqCst); }
+void HostWaiter::register_waiter() {
+  registered_ = true;
+  AtomicRef<std::uint64_t> wlo(h_->watch_lo), whi(h_->watch_hi);
+  if (AtomicRef<std::uint32_t>(h_->waiters).fetch_add(1, kSeqCst) == 0) {
+    wlo.store(lo_, kSeqCst);
+    whi.store(hi_, kSeqCst);
+    return;
+  }
+  std::uint64_t cur = wlo.load(kSeqCst);
+  while (lo_ < cur && !wlo.compare_exchange_weak(cur, lo_, kSeqCst)) {
+  }
+  cur = whi.load(kSeqCst);
+  while (hi_ > cur && !whi.compare_exchange_weak(cur, hi_, kSeqCst)) {
+  }
+}
+
+HostWaiter::~HostWaiter() {
+  if (registered_ && AtomicRef<std::uint32_t>(h_->waiters).fetch_sub(1, kSeqCst) == 1) {
+    AtomicRef<std::uint64_t>(h_->watch_hi).store(0, kSeqCst);
+    AtomicRef<std::uint64_t>(h_->watch_lo).store(0, kSeqCst);
+  }
+}
 
 std::uint32_t HostWaiter::doorbell() const { return atomic_load(&h_->doorbell, kSeqCst); }
 
@@ -113,6 +144,8 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
   }
   if (steps_ <= kSpinSteps + kYieldSteps) {
     sched_yield();
+  } else if (!registered_) {
+    register_waiter();  // the caller re-reads the doorbell and re-checks before we sleep
   } else {
     futex_wait(&h_->doorbell, seen_doorbell, kSleepNs);
   }

@@ -28,10 +28,10 @@ SYMMETRA_INLINE auto amo(const Context& ctx, const char* op, T* dest, int pe, Fn
   AtomicRef<T> ref(*amo_target(ctx, op, dest, pe));
   if constexpr (std::is_void_v<decltype(fn(ref))>) {
     fn(ref);
-    notify(ctx, pe);
+    notify(ctx, pe, dest, sizeof(T));
   } else {
     auto old = fn(ref);
-    notify(ctx, pe);
+    notify(ctx, pe, dest, sizeof(T));
     return old;
   }
 }

@@ -23,7 +23,12 @@ struct alignas(64) HeapHeader {
   std::uint32_t waiters;
   std::int32_t abort_pe;  // 0: running; p + 1: PE p failed and the job is stopping
   std::uint32_t magic;
-  std::uint32_t pad0[12];
+  // Heap offsets [watch_lo, watch_hi) that sleeping waiters wait on: a writer rings the doorbell
+  // only when its store falls inside, so data traffic to a PE that waits on something else
+  // costs no system call.
+  std::uint64_t watch_lo;
+  std::uint64_t watch_hi;
+  std::uint32_t pad0[8];
   // Per team slot: this PE's count of sync calls (written only by this PE).
   std::uint64_t team_seq[kMaxTeams];
   // Per team slot and dissemination round: the latest sync count a partner announced.

@@ -31,7 +31,8 @@ void host_wake(HeapHeader* h);
 // Stops the job with a message if another PE failed.
 class HostWaiter {
  public:
-  explicit HostWaiter(const Context& ctx);
+  // Registers as a waiter on this PE's words in [lo, hi).
+  HostWaiter(const Context& ctx, const void* lo, const void* hi);
   ~HostWaiter();
   HostWaiter(const HostWaiter&) = delete;
   HostWaiter& operator=(const HostWaiter&) = delete;
@@ -41,10 +42,14 @@ class HostWaiter {
   bool park(std::uint32_t seen_doorbell);
 
  private:
+  void register_waiter();
+
   const Context& ctx_;
   HeapHeader* h_;
   std::uint64_t start_ns_;
+  std::uint64_t lo_ = 0, hi_ = ~std::uint64_t{0};  // heap offsets watched; all if not in the heap
   std::uint32_t steps_ = 0;
+  bool registered_ = false;
 };
 
 }  // namespace symmetra::device::detail

@@ -23,7 +23,7 @@ SYMMETRA_INLINE void putmem(Group g, const Context& ctx, void* dest, const void*
   detail::check_remote(ctx, "put", dest, bytes, pe);
   detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
   g.sync();
-  if (g.thread_rank() == 0) detail::notify(ctx, pe);
+  if (g.thread_rank() == 0) detail::notify(ctx, pe, dest, bytes);
 }
 
 template <class Group>
@@ -77,7 +77,7 @@ SYMMETRA_INLINE void p(const Context& ctx, T* dest, T value, int pe) {
   } else {
     *remote = value;
   }
-  detail::notify(ctx, pe);
+  detail::notify(ctx, pe, dest, sizeof(T));
 }
 
 template <class T>
@@ -104,7 +104,8 @@ SYMMETRA_INLINE void iput(Group grp, const Context& ctx, T* dest, const T* src,
   for (std::size_t i = grp.thread_rank(); i < n; i += grp.size())
     remote[static_cast<std::ptrdiff_t>(i) * dst_stride] = src[static_cast<std::ptrdiff_t>(i) * src_stride];
   grp.sync();
-  if (grp.thread_rank() == 0) detail::notify(ctx, pe);
+  if (grp.thread_rank() == 0)
+    detail::notify(ctx, pe, dest, static_cast<std::size_t>(n) * sizeof(T) * (dst_stride < 0 ? 1 : dst_stride));
 }
 
 template <class Group, class T>

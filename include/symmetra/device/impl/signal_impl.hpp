@@ -26,7 +26,7 @@ SYMMETRA_INLINE void putmem_signal(Group g, const Context& ctx, void* dest, cons
     } else {
       s.store(value, detail::kRelease);
     }
-    detail::notify(ctx, pe);
+    detail::notify(ctx, pe, sig, sizeof(*sig));
   }
 }
 

@@ -30,7 +30,7 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
     const int to = team_pe(t, (t.my_rank + dist) % t.size);
     HeapHeader* peer = peer_header(ctx, to);
     atomic_store(&peer->team_sync[t.slot][round], seq, kRelease);
-    notify(ctx, to);
+    notify(ctx, to, &me->team_sync[t.slot][round], sizeof(seq));
     wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq);
   }
 }

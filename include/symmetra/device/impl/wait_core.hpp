@@ -31,15 +31,20 @@ SYMMETRA_INLINE bool compare(T a, Cmp cmp, T b) {
   return false;
 }
 
-// Tells PE `pe` that its memory changed. Call after the store (data or flag) it may wait on.
-SYMMETRA_INLINE void notify(const Context& ctx, int pe) {
+// Tells PE `pe` that `bytes` at symmetric `addr` changed. Call after the store it may wait on.
+SYMMETRA_INLINE void notify(const Context& ctx, int pe, const void* addr, std::size_t bytes) {
 #if SYMMETRA_DEVICE_PASS
   (void)ctx;
   (void)pe;  // GPU waiters poll; nothing to ring.
+  (void)addr;
+  (void)bytes;
 #else
   HeapHeader* h = peer_header(ctx, pe);
   fence_seq_cst();
-  if (atomic_load(&h->waiters, kRelaxed) != 0) host_wake(h);
+  if (atomic_load(&h->waiters, kRelaxed) == 0) return;
+  const auto off = static_cast<std::uint64_t>(static_cast<const std::byte*>(addr) - ctx.heap_base);
+  if (off < atomic_load(&h->watch_hi, kRelaxed) && off + bytes > atomic_load(&h->watch_lo, kRelaxed))
+    host_wake(h);
 #endif
 }
 
@@ -51,13 +56,16 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 }
 #endif
 
-// Waits until pred() holds. `describe(buf, n)` words the condition for the timeout message
-// ("0x... >= 5, seen 3"). Threads: the calling thread. Ordering: pred() should read with acquire.
+// Waits until pred() holds; pred() reads the words in [lo, hi). `describe(buf, n)` words the
+// condition for the timeout message ("0x... >= 5, seen 3").
+// Threads: the calling thread. Ordering: pred() should read with acquire.
 template <class Pred, class Describe>
-SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, Pred&& pred,
-                              Describe&& describe) {
+SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo, const void* hi,
+                              Pred&& pred, Describe&& describe) {
   if (pred()) return;
 #if SYMMETRA_DEVICE_PASS
+  (void)lo;
+  (void)hi;
   const std::uint64_t start = global_ns();
   unsigned sleep_ns = 32;
   while (!pred()) {
@@ -72,7 +80,7 @@ SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, Pred&& pred,
     }
   }
 #else
-  HostWaiter waiter(ctx);
+  HostWaiter waiter(ctx, lo, hi);
   for (;;) {
     const std::uint32_t bell = waiter.doorbell();
     if (pred()) return;
@@ -108,7 +116,7 @@ template <class T>
 SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, Cmp cmp, T value) {
   T seen{};
   wait_for(
-      ctx, op,
+      ctx, op, ivar, ivar + 1,
       [&] {
         seen = atomic_load(ivar, kAcquire);
         return compare(seen, cmp, value);

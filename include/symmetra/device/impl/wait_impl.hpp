@@ -72,7 +72,7 @@ template <class T, class Value>
 SYMMETRA_INLINE void wait_all(const Context& ctx, const T* ivars, std::size_t n,
                               const int* status, Cmp cmp, Value v) {
   wait_for(
-      ctx, "wait_until_all", [&] { return scan_all(ivars, n, status, cmp, v); },
+      ctx, "wait_until_all", ivars, ivars + n, [&] { return scan_all(ivars, n, status, cmp, v); },
       [&](char* b, unsigned m) { describe_set(b, m, ivars, n, "all"); });
 }
 
@@ -82,7 +82,7 @@ SYMMETRA_INLINE std::size_t wait_any(const Context& ctx, const T* ivars, std::si
   if (none_included(n, status)) return kNoIndex;
   std::size_t found = kNoIndex;
   wait_for(
-      ctx, "wait_until_any",
+      ctx, "wait_until_any", ivars, ivars + n,
       [&] { return (found = scan_any(ivars, n, status, cmp, v)) != kNoIndex; },
       [&](char* b, unsigned m) { describe_set(b, m, ivars, n, "any"); });
   return found;
@@ -94,7 +94,7 @@ SYMMETRA_INLINE std::size_t wait_some(const Context& ctx, const T* ivars, std::s
   if (none_included(n, status)) return 0;
   std::size_t count = 0;
   wait_for(
-      ctx, "wait_until_some",
+      ctx, "wait_until_some", ivars, ivars + n,
       [&] { return (count = scan_some(ivars, n, indices, status, cmp, v)) != 0; },
       [&](char* b, unsigned m) { describe_set(b, m, ivars, n, "some"); });
   return count;

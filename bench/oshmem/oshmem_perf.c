@@ -1,0 +1,161 @@
+/* oshmem_perf: the measurements of symmetra-perf written in plain OpenSHMEM 1.4+, so that any
+ * implementation (Open MPI's OSHMEM via oshcc, Symmetra via symcc) runs the same source.
+ * Output: JSON lines with the same keys as symmetra-perf; backend from argv[1] (default oshmem).
+ *   oshrun -n 4 ./oshmem_perf [backend] [--quick]
+ * Results are printed and flushed before shmem_finalize. */
+#include <shmem.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char* backend = "oshmem";
+static int npes;
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static void emit(const char* op, size_t bytes, int pes, double* us, int n, int bandwidth) {
+  qsort(us, (size_t)n, sizeof(double), cmp_double);
+  double p50 = us[n / 2], p99 = us[(n * 99 / 100) < n - 1 ? n * 99 / 100 : n - 1];
+  printf("{\"op\":\"%s\",\"bytes\":%zu,\"pes\":%d,\"form\":\"host\",\"backend\":\"%s\","
+         "\"p50_us\":%.4f,\"p99_us\":%.4f,\"GBps\":%.4f}\n",
+         op, bytes, pes, backend, p50, p99, bandwidth ? bytes / (p50 * 1e3) : 0.0);
+  fflush(stdout);
+}
+
+enum { kPutLat, kPutBw, kGetLat, kGetBw, kP, kFadd, kBarrier };
+
+static char* buf;
+static char* local;
+static long* word;
+static long* pset_sync;
+
+static void op_once(int op, size_t bytes) {
+  switch (op) {
+    case kPutLat: shmem_putmem(buf, local, bytes, 1); shmem_quiet(); break;
+    case kPutBw: shmem_putmem_nbi(buf, local, bytes, 1); break;
+    case kGetLat: shmem_getmem(local, buf, bytes, 1); break;
+    case kGetBw: shmem_getmem_nbi(local, buf, bytes, 1); break;
+    case kP: shmem_long_p(word, 1, 1); shmem_quiet(); break;
+    case kFadd: (void)shmem_long_atomic_fetch_add(word, 1, 1); break;
+  }
+}
+
+static void measure(const char* name, int op, size_t bytes, int batches, int per, int bandwidth) {
+  double us[64];
+  for (int i = 0; i < per; ++i) op_once(op, bytes);
+  for (int b = 0; b < batches; ++b) {
+    double t0 = now_us();
+    for (int i = 0; i < per; ++i) op_once(op, bytes);
+    if (op == kPutBw || op == kGetBw) shmem_quiet();
+    us[b] = (now_us() - t0) / per;
+  }
+  emit(name, bytes, npes, us, batches, bandwidth);
+}
+
+int main(int argc, char** argv) {
+  int quick = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    else backend = argv[i];
+  }
+  shmem_init();
+  int me = shmem_my_pe();
+  npes = shmem_n_pes();
+  size_t max_bytes = quick ? (1u << 20) : (4u << 20);
+  int batches = quick ? 5 : 21;
+  buf = shmem_malloc(max_bytes);
+  local = malloc(max_bytes);
+  for (size_t i = 0; i < max_bytes; ++i) local[i] = (char)(i * 7 + 1);
+  word = shmem_malloc(sizeof(long));
+  shmem_barrier_all();
+  for (size_t bytes = 8; bytes <= max_bytes; bytes *= 2) {
+    size_t per = (1u << 22) / bytes;
+    per = per < 4 ? 4 : per > 2000 ? 2000 : per;
+    if (quick) per /= 4;
+    if (me == 0) {
+      measure("put_lat", kPutLat, bytes, batches, (int)per, 0);
+      measure("put_bw", kPutBw, bytes, batches, (int)per, 1);
+      measure("get_lat", kGetLat, bytes, batches, (int)per, 0);
+      measure("get_bw", kGetBw, bytes, batches, (int)per, 1);
+    }
+    shmem_barrier_all();
+  }
+  int per = quick ? 200 : 2000;
+  if (me == 0) {
+    measure("p_lat", kP, 8, batches, per, 0);
+    measure("fetch_add_lat", kFadd, 8, batches, per, 0);
+  }
+  shmem_barrier_all();
+  /* put_signal ping-pong emulated with put + fence + p on a flag (OpenSHMEM 1.4 has no
+     put_signal in every implementation), waited with shmem_wait_until. */
+  {
+    static uint64_t flag = 0;
+    static long data = 0;
+    long value = 42;
+    int rounds = batches * per / 4;
+    double* rtt = malloc(sizeof(double) * (size_t)rounds);
+    if (me <= 1) {
+      int other = 1 - me;
+      for (int i = 1; i <= rounds; ++i) {
+        double t0 = now_us();
+        if (me == 0) {
+          shmem_long_put(&data, &value, 1, other);
+          shmem_fence();
+          shmem_uint64_p(&flag, (uint64_t)i, other);
+          shmem_uint64_wait_until(&flag, SHMEM_CMP_GE, (uint64_t)i);
+        } else {
+          shmem_uint64_wait_until(&flag, SHMEM_CMP_GE, (uint64_t)i);
+          shmem_long_put(&data, &value, 1, other);
+          shmem_fence();
+          shmem_uint64_p(&flag, (uint64_t)i, other);
+        }
+        rtt[i - 1] = now_us() - t0;
+      }
+      if (me == 0) emit("put_signal_pingpong", 8, npes, rtt + rounds / 10, rounds - rounds / 10, 0);
+    }
+    free(rtt);
+  }
+  shmem_barrier_all();
+  /* Barrier latency on the first k PEs (active-set barrier: the form every OSHMEM has). */
+  pset_sync = shmem_malloc(sizeof(long) * SHMEM_BARRIER_SYNC_SIZE);
+  for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i) pset_sync[i] = SHMEM_SYNC_VALUE;
+  shmem_barrier_all();
+  for (int k = 2; k <= npes; k = (k * 2 > npes && k != npes) ? npes : k * 2) {
+    if (me < k && (k & (k - 1)) == 0) {
+      int log = 0;
+      while ((1 << log) < k) ++log;
+      double us[64];
+      int bper = quick ? 100 : 500;
+      for (int b = 0; b < batches; ++b) {
+        double t0 = now_us();
+        for (int i = 0; i < bper; ++i) shmem_barrier(0, 0, k, pset_sync);
+        us[b] = (now_us() - t0) / bper;
+      }
+      if (me == 0) emit("barrier", 0, k, us, batches, 0);
+    } else if (me < k) {
+      double us[64];
+      int bper = quick ? 100 : 500;
+      for (int b = 0; b < batches; ++b) {
+        double t0 = now_us();
+        for (int i = 0; i < bper; ++i) shmem_barrier_all();
+        us[b] = (now_us() - t0) / bper;
+      }
+      if (me == 0) emit("barrier", 0, k, us, batches, 0);
+    }
+    shmem_barrier_all();
+  }
+  fflush(stdout);
+  shmem_finalize();
+  return 0;
+}

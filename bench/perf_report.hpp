@@ -1,0 +1,57 @@
+// Result rows of the benchmarks: JSON lines as they are measured, and a table at the end
+// (DESIGN §5: keys op, bytes, pes, form, backend, p50_us, p99_us, GBps).
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace symmetra::bench {
+
+struct Row {
+  std::string op;
+  std::size_t bytes;
+  int pes;
+  std::string form;
+  std::string backend;
+  double p50_us;
+  double p99_us;
+  double gbps;  // 0 where bandwidth means nothing (latency rows)
+};
+
+// Median and 99th percentile of per-operation times in microseconds.
+inline void percentiles(std::vector<double> us, double* p50, double* p99) {
+  std::sort(us.begin(), us.end());
+  *p50 = us[us.size() / 2];
+  *p99 = us[std::min(us.size() - 1, us.size() * 99 / 100)];
+}
+
+class Report {
+ public:
+  void add(Row r) {
+    std::printf(
+        "{\"op\":\"%s\",\"bytes\":%zu,\"pes\":%d,\"form\":\"%s\",\"backend\":\"%s\","
+        "\"p50_us\":%.4f,\"p99_us\":%.4f,\"GBps\":%.4f}\n",
+        r.op.c_str(), r.bytes, r.pes, r.form.c_str(), r.backend.c_str(), r.p50_us, r.p99_us, r.gbps);
+    std::fflush(stdout);
+    rows_.push_back(std::move(r));
+  }
+  void table() const {
+    std::printf("\n%-22s %10s %5s %10s %10s %9s\n", "op", "bytes", "pes", "p50 us", "p99 us", "GB/s");
+    for (const Row& r : rows_) {
+      std::printf("%-22s %10zu %5d %10.3f %10.3f ", r.op.c_str(), r.bytes, r.pes, r.p50_us, r.p99_us);
+      if (r.gbps > 0) {
+        std::printf("%9.2f\n", r.gbps);
+      } else {
+        std::printf("%9s\n", "-");
+      }
+    }
+    std::fflush(stdout);
+  }
+
+ private:
+  std::vector<Row> rows_;
+};
+
+}  // namespace symmetra::bench

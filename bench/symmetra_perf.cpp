@@ -1,0 +1,162 @@
+// symmetra-perf: point-to-point and synchronization costs on CPU PEs.
+//
+//   symrun -n 4 symmetra-perf [--quick] [--max-bytes N]
+//
+// PE 0 measures against PE 1 (put/get latency and bandwidth 8 B - 4 MiB, p, put_signal
+// ping-pong, fetch_add); barrier latency is measured on teams of 2, 4, ... n PEs. Times come
+// from steady_clock around batches of operations after a warm-up; rows report the median and
+// 99th percentile over batches. bench/oshmem/oshmem_perf.c measures the same with OpenSHMEM.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "perf_report.hpp"
+#include "symmetra/runtime.hpp"
+
+namespace {
+
+using symmetra::Runtime;
+using symmetra::bench::Report;
+using symmetra::bench::Row;
+
+double now_us() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct Options {
+  bool quick = false;
+  std::size_t max_bytes = 4u << 20;
+};
+
+// Runs `op` `per_batch` times per sample; returns per-operation times of `batches` samples.
+std::vector<double> sample(int batches, int per_batch, const std::function<void()>& op) {
+  for (int i = 0; i < per_batch; ++i) op();  // warm-up
+  std::vector<double> us;
+  for (int b = 0; b < batches; ++b) {
+    const double t0 = now_us();
+    for (int i = 0; i < per_batch; ++i) op();
+    us.push_back((now_us() - t0) / per_batch);
+  }
+  return us;
+}
+
+void add(Report& report, Runtime& rt, const char* op, std::size_t bytes, std::vector<double> us,
+         bool bandwidth) {
+  double p50, p99;
+  symmetra::bench::percentiles(std::move(us), &p50, &p99);
+  report.add(Row{op, bytes, rt.n_pes(), "host", "symmetra-cpu", p50, p99,
+                 bandwidth ? bytes / (p50 * 1e3) : 0});
+}
+
+void rma_sweep(Runtime& rt, Report& report, const Options& o) {
+  auto* buf = static_cast<char*>(rt.allocate(o.max_bytes));
+  std::vector<char> local(o.max_bytes);
+  for (std::size_t i = 0; i < o.max_bytes; ++i) local[i] = static_cast<char>(i * 7 + 1);
+  rt.barrier_all();
+  const int batches = o.quick ? 5 : 21;
+  for (std::size_t bytes = 8; bytes <= o.max_bytes; bytes *= 2) {
+    const int per = static_cast<int>(std::clamp<std::size_t>((std::size_t{1} << 22) / bytes, 4, 2000) / (o.quick ? 4 : 1));
+    if (rt.my_pe() == 0) {
+      add(report, rt, "put_lat", bytes, sample(batches, per, [&] { rt.putmem(buf, local.data(), bytes, 1); rt.quiet(); }), false);
+      add(report, rt, "put_bw", bytes, sample(batches, per, [&] { rt.putmem_nbi(buf, local.data(), bytes, 1); }), true);
+      add(report, rt, "get_lat", bytes, sample(batches, per, [&] { rt.getmem(local.data(), buf, bytes, 1); }), false);
+      add(report, rt, "get_bw", bytes, sample(batches, per, [&] { rt.getmem_nbi(local.data(), buf, bytes, 1); }), true);
+      rt.quiet();
+    }
+    rt.barrier_all();
+  }
+  rt.free(buf);
+}
+
+void small_ops(Runtime& rt, Report& report, const Options& o) {
+  auto* word = rt.allocate_array<long>(1);
+  auto* sig = rt.allocate_array<std::uint64_t>(1);
+  auto* data = rt.allocate_array<long>(1);
+  *word = 0;
+  *sig = 0;
+  rt.barrier_all();
+  const int batches = o.quick ? 5 : 21, per = o.quick ? 200 : 2000;
+  if (rt.my_pe() == 0) {
+    add(report, rt, "p_lat", 8, sample(batches, per, [&] { rt.p(word, 1L, 1); rt.quiet(); }), false);
+    add(report, rt, "fetch_add_lat", 8, sample(batches, per, [&] { (void)rt.atomic_fetch_add(word, 1L, 1); }), false);
+  }
+  rt.barrier_all();
+  // put_signal ping-pong between PEs 0 and 1: round-trip time.
+  const int rounds = batches * per / 4;
+  const long value = 42;
+  std::vector<double> rtt;
+  if (rt.my_pe() <= 1) {
+    const int other = 1 - rt.my_pe();
+    std::uint64_t expect = 0;
+    for (int i = 0; i < rounds; ++i) {
+      const double t0 = now_us();
+      if (rt.my_pe() == 0) {
+        rt.put_signal(data, &value, 1, sig, ++expect, symmetra::SignalOp::kSet, other);
+        rt.signal_wait_until(sig, symmetra::Cmp::kGe, expect);
+      } else {
+        rt.signal_wait_until(sig, symmetra::Cmp::kGe, ++expect);
+        rt.put_signal(data, &value, 1, sig, expect, symmetra::SignalOp::kSet, other);
+      }
+      rtt.push_back(now_us() - t0);
+    }
+    if (rt.my_pe() == 0) {
+      rtt.erase(rtt.begin(), rtt.begin() + rounds / 10);  // warm-up
+      add(report, rt, "put_signal_pingpong", 8, rtt, false);
+    }
+  }
+  rt.barrier_all();
+  rt.free(data);
+  rt.free(sig);
+  rt.free(word);
+}
+
+void barriers(Runtime& rt, Report& report, const Options& o) {
+  const int batches = o.quick ? 5 : 21, per = o.quick ? 100 : 500;
+  for (int k = 2; k <= rt.n_pes(); k = (k * 2 > rt.n_pes() && k != rt.n_pes()) ? rt.n_pes() : k * 2) {
+    symmetra::Team team = rt.split_strided(rt.team_world(), 0, 1, k);
+    if (team.valid()) {
+      auto us = sample(batches, per, [&] { rt.barrier(team); });
+      if (rt.my_pe() == 0) {
+        double p50, p99;
+        symmetra::bench::percentiles(us, &p50, &p99);
+        report.add(Row{"barrier", 0, k, "host", "symmetra-cpu", p50, p99, 0});
+      }
+      rt.destroy(team);
+    }
+    rt.barrier_all();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      o.quick = true;
+      o.max_bytes = 1u << 20;
+    } else if (std::strcmp(argv[i], "--max-bytes") == 0 && i + 1 < argc) {
+      o.max_bytes = std::strtoull(argv[++i], nullptr, 10);
+    } else {
+      std::fprintf(stderr, "usage: symmetra-perf [--quick] [--max-bytes N]\n");
+      return 2;
+    }
+  }
+  auto rt = symmetra::Runtime::init();
+  if (rt->n_pes() < 2) {
+    std::fprintf(stderr, "symmetra-perf needs at least 2 PEs: symrun -n 4 symmetra-perf\n");
+    return 2;
+  }
+  Report report;
+  rma_sweep(*rt, report, o);
+  small_ops(*rt, report, o);
+  barriers(*rt, report, o);
+  if (rt->my_pe() == 0) report.table();
+  rt->finalize();
+  return 0;
+}
