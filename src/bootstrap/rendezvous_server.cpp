@@ -80,7 +80,7 @@ Status RendezvousServer::reply(std::vector<Pending>& pending) {
   h.op = op;
   if (op == WireOp::kAllgather) {
     std::vector<char> all(len * n_);
-    for (int r = 0; r < n_; ++r) std::memcpy(all.data() + r * len, pending[r].data.data(), len);
+    for (int r = 0; r < n_ && len > 0; ++r) std::memcpy(all.data() + r * len, pending[r].data.data(), len);
     h.len = all.size();
     for (int fd : clients_) {
       SYMMETRA_TRY(send_all(fd, &h, sizeof(h)));

@@ -188,7 +188,7 @@ Status recv_fds(int fd, int* fds, std::size_t max, std::size_t* got, void* buf, 
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
       *got = std::min((c->cmsg_len - CMSG_LEN(0)) / sizeof(int), max);
-      std::memcpy(fds, CMSG_DATA(c), sizeof(int) * *got);
+      if (*got > 0) std::memcpy(fds, CMSG_DATA(c), sizeof(int) * *got);
     }
   }
   if (msg.msg_flags & MSG_CTRUNC) return Status::fail("recvmsg: more fds than expected");

@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
   } else if (c == "misaligned") {
     if (me == 0) rt->atomic_add(reinterpret_cast<long*>(reinterpret_cast<char*>(buf) + 4), 1L, 1);
   } else if (c == "wait_timeout") {
+    // The others stay out of waits (which would time out too) until symrun ends them.
     if (me == 0) rt->wait_until(buf, symmetra::Cmp::kGe, 1L);
+    sleep(30);
   } else if (c == "peer_fails_while_waiting") {
     if (me == 1) rt->put(buf, local, 4, 7);  // fails: PE 7 does not exist
     rt->barrier_all();                       // PE 0 waits here and must stop, not hang
