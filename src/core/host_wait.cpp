@@ -28,7 +28,9 @@ using symmetra::detail::atomic_load;
 using symmetra::detail::kSeqCst;
 
 constexpr std::uint32_t kSpinSteps = 64;
-constexpr std::uint32_t kYieldSteps = 32;
+// Yield (letting another PE of an oversubscribed core run) for this long before sleeping: a
+// futex sleep and wake-up costs microseconds, which short waits such as barriers should not pay.
+constexpr std::uint64_t kYieldNs = 100'000;
 constexpr long kSleepNs = 2'000'000;  // re-check the deadline and the abort flag this often
 
 std::uint64_t now_ns() {
@@ -142,14 +144,15 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
     throw symmetra::Error("[pe " + std::to_string(ctx_.my_pe) + "] stopping: PE " +
                           std::to_string(failed - 1) + " failed (see its message)");
   }
-  if (steps_ <= kSpinSteps + kYieldSteps) {
+  const std::uint64_t waited = now_ns() - start_ns_;
+  if (waited < kYieldNs) {
     sched_yield();
   } else if (!registered_) {
     register_waiter();  // the caller re-reads the doorbell and re-checks before we sleep
   } else {
     futex_wait(&h_->doorbell, seen_doorbell, kSleepNs);
   }
-  return now_ns() - start_ns_ <= ctx_.timeout_ns;
+  return waited <= ctx_.timeout_ns;
 }
 
 }  // namespace symmetra::device::detail
