@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "symmetra/device.hpp"
+#include "symmetra/stream.hpp"
 #include "symmetra/error.hpp"
 #include "symmetra/team.hpp"
 #include "symmetra/types.hpp"
@@ -27,15 +28,26 @@ namespace detail {
 class Bootstrap;
 class SymmetricHeap;
 class Allocator;
+class GpuState;
 struct Config;
 }  // namespace detail
+
+// Where the symmetric heap lives. kAuto reads SYMMETRA_BACKEND (cpu | cuda), default cpu.
+enum class Backend { kAuto, kCpu, kCuda };
+
+struct RuntimeOptions {
+  Backend backend = Backend::kAuto;
+  // GPU backend: the device of this PE; -1 picks SYMMETRA_DEVICE, else the PE's local index
+  // modulo the number of devices.
+  int device = -1;
+};
 
 class Runtime {
  public:
   // Joins the job described by the launcher's environment (a job of one PE if none).
-  static std::unique_ptr<Runtime> init();
+  static std::unique_ptr<Runtime> init(const RuntimeOptions& options = {});
   // Used by launch_threads and tests: joins through an existing bootstrap.
-  explicit Runtime(std::unique_ptr<detail::Bootstrap> bootstrap);
+  explicit Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOptions& options = {});
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -47,8 +59,12 @@ class Runtime {
 
   int my_pe() const { return ctx_.my_pe; }
   int n_pes() const { return ctx_.n_pes; }
-  // The context device code takes by value. Refresh after allocate (growth) or team changes.
-  const device::Context& device_context() const { return ctx_; }
+  // The context device code takes by value: CPU threads on the CPU backend, kernels on the GPU
+  // backend. Take a fresh copy after allocate (the heap may grow) or team changes.
+  const device::Context& device_context() const;
+  bool on_gpu() const { return gpu_ != nullptr; }
+  // The CUDA device of this PE, -1 on the CPU backend.
+  int device() const;
 
   // --- Symmetric memory (collective over the world; include a barrier, as OpenSHMEM's do) ---
   // Same `bytes` on every PE, else symmetra::Error naming both sizes and PEs. Never returns
@@ -71,7 +87,7 @@ class Runtime {
   bool pe_accessible(int pe) const { return pe >= 0 && pe < n_pes() && pe_index_[pe] >= 0; }
   // PE `pe`'s copy of symmetric `p` for direct loads and stores, or null if not reachable.
   template <class T>
-  T* ptr(T* p, int pe) const { return device::ptr(ctx_, p, pe); }
+  T* ptr(T* p, int pe) const { return device::ptr(data_view(), p, pe); }
 
   // --- Teams ---
   Team team_world() { return Team(this, device::kTeamWorld); }
@@ -85,11 +101,14 @@ class Runtime {
   void destroy(Team& team);
   const device::TeamDesc& team_desc(int handle) const { return teams_[handle]; }
 
-  // --- RMA (device/rma.hpp) ---
+  // --- RMA (device/rma.hpp). On the GPU backend: copies through the copy engine, complete on
+  //     return. ---
   void putmem(void* dest, const void* src, std::size_t bytes, int pe) {
+    if (gpu_) return gpu_put(dest, src, bytes, pe, "put");
     device::putmem(device::ThreadGroup{}, ctx_, dest, src, bytes, pe);
   }
   void getmem(void* dest, const void* src, std::size_t bytes, int pe) {
+    if (gpu_) return gpu_get(dest, src, bytes, pe, "get");
     device::getmem(device::ThreadGroup{}, ctx_, dest, src, bytes, pe);
   }
   void putmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) { putmem(dest, src, bytes, pe); }
@@ -103,41 +122,84 @@ class Runtime {
   template <class T>
   void get_nbi(T* dest, const T* src, std::size_t n, int pe) { get(dest, src, n, pe); }
   template <class T>
-  void p(T* dest, T value, int pe) { device::p(ctx_, dest, value, pe); }
+  void p(T* dest, T value, int pe) {
+    if (gpu_) return gpu_put(dest, &value, sizeof(T), pe, "p");
+    device::p(ctx_, dest, value, pe);
+  }
   template <class T>
-  T g(const T* src, int pe) { return device::g(ctx_, src, pe); }
+  T g(const T* src, int pe) {
+    if (gpu_) {
+      T v;
+      gpu_get(&v, src, sizeof(T), pe, "g");
+      return v;
+    }
+    return device::g(ctx_, src, pe);
+  }
   template <class T>
   void iput(T* dest, const T* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
             std::size_t n, int pe) {
+    if (gpu_) return gpu_strided(dest, src, sizeof(T), dst_stride, src_stride, n, pe, true);
     device::iput(device::ThreadGroup{}, ctx_, dest, src, dst_stride, src_stride, n, pe);
   }
   template <class T>
   void iget(T* dest, const T* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
             std::size_t n, int pe) {
+    if (gpu_) return gpu_strided(dest, src, sizeof(T), dst_stride, src_stride, n, pe, false);
     device::iget(device::ThreadGroup{}, ctx_, dest, src, dst_stride, src_stride, n, pe);
   }
 
-  // --- Atomics (device/amo.hpp) ---
-  template <class T> T atomic_fetch(const T* dest, int pe) { return device::atomic_fetch(ctx_, dest, pe); }
-  template <class T> void atomic_set(T* dest, T v, int pe) { device::atomic_set(ctx_, dest, v, pe); }
-  template <class T> T atomic_swap(T* dest, T v, int pe) { return device::atomic_swap(ctx_, dest, v, pe); }
-  template <class T> T atomic_compare_swap(T* dest, T cond, T v, int pe) {
-    return device::atomic_compare_swap(ctx_, dest, cond, v, pe);
+  // --- Atomics (device/amo.hpp). On the GPU backend each is a one-thread kernel. ---
+  template <class T> T atomic_fetch(const T* dest, int pe) {
+    return gpu_ ? amo(AmoOp::kFetch, const_cast<T*>(dest), T{}, T{}, pe) : device::atomic_fetch(ctx_, dest, pe);
   }
-  template <class T> T atomic_fetch_inc(T* dest, int pe) { return device::atomic_fetch_inc(ctx_, dest, pe); }
-  template <class T> void atomic_inc(T* dest, int pe) { device::atomic_inc(ctx_, dest, pe); }
-  template <class T> T atomic_fetch_add(T* dest, T v, int pe) { return device::atomic_fetch_add(ctx_, dest, v, pe); }
-  template <class T> void atomic_add(T* dest, T v, int pe) { device::atomic_add(ctx_, dest, v, pe); }
-  template <class T> T atomic_fetch_and(T* dest, T v, int pe) { return device::atomic_fetch_and(ctx_, dest, v, pe); }
-  template <class T> void atomic_and(T* dest, T v, int pe) { device::atomic_and(ctx_, dest, v, pe); }
-  template <class T> T atomic_fetch_or(T* dest, T v, int pe) { return device::atomic_fetch_or(ctx_, dest, v, pe); }
-  template <class T> void atomic_or(T* dest, T v, int pe) { device::atomic_or(ctx_, dest, v, pe); }
-  template <class T> T atomic_fetch_xor(T* dest, T v, int pe) { return device::atomic_fetch_xor(ctx_, dest, v, pe); }
-  template <class T> void atomic_xor(T* dest, T v, int pe) { device::atomic_xor(ctx_, dest, v, pe); }
+  template <class T> void atomic_set(T* dest, T v, int pe) {
+    if (gpu_) (void)amo(AmoOp::kSet, dest, v, T{}, pe); else device::atomic_set(ctx_, dest, v, pe);
+  }
+  template <class T> T atomic_swap(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kSwap, dest, v, T{}, pe) : device::atomic_swap(ctx_, dest, v, pe);
+  }
+  template <class T> T atomic_compare_swap(T* dest, T cond, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kCompareSwap, dest, v, cond, pe) : device::atomic_compare_swap(ctx_, dest, cond, v, pe);
+  }
+  template <class T> T atomic_fetch_inc(T* dest, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe) : device::atomic_fetch_inc(ctx_, dest, pe);
+  }
+  template <class T> void atomic_inc(T* dest, int pe) {
+    if (gpu_) (void)amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe); else device::atomic_inc(ctx_, dest, pe);
+  }
+  template <class T> T atomic_fetch_add(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchAdd, dest, v, T{}, pe) : device::atomic_fetch_add(ctx_, dest, v, pe);
+  }
+  template <class T> void atomic_add(T* dest, T v, int pe) {
+    if (gpu_) (void)amo(AmoOp::kFetchAdd, dest, v, T{}, pe); else device::atomic_add(ctx_, dest, v, pe);
+  }
+  template <class T> T atomic_fetch_and(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchAnd, dest, v, T{}, pe) : device::atomic_fetch_and(ctx_, dest, v, pe);
+  }
+  template <class T> void atomic_and(T* dest, T v, int pe) {
+    if (gpu_) (void)amo(AmoOp::kFetchAnd, dest, v, T{}, pe); else device::atomic_and(ctx_, dest, v, pe);
+  }
+  template <class T> T atomic_fetch_or(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchOr, dest, v, T{}, pe) : device::atomic_fetch_or(ctx_, dest, v, pe);
+  }
+  template <class T> void atomic_or(T* dest, T v, int pe) {
+    if (gpu_) (void)amo(AmoOp::kFetchOr, dest, v, T{}, pe); else device::atomic_or(ctx_, dest, v, pe);
+  }
+  template <class T> T atomic_fetch_xor(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchXor, dest, v, T{}, pe) : device::atomic_fetch_xor(ctx_, dest, v, pe);
+  }
+  template <class T> void atomic_xor(T* dest, T v, int pe) {
+    if (gpu_) (void)amo(AmoOp::kFetchXor, dest, v, T{}, pe); else device::atomic_xor(ctx_, dest, v, pe);
+  }
 
   // --- Signals (device/signal.hpp) ---
   void putmem_signal(void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
                      std::uint64_t value, SignalOp op, int pe) {
+    if (gpu_) {
+      gpu_put(dest, src, bytes, pe, "put_signal");
+      (void)amo(op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig, value, std::uint64_t{0}, pe);
+      return;
+    }
     device::putmem_signal(device::ThreadGroup{}, ctx_, dest, src, bytes, sig, value, op, pe);
   }
   void putmem_signal_nbi(void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
@@ -154,70 +216,184 @@ class Runtime {
                       std::uint64_t value, SignalOp op, int pe) {
     putmem_signal(dest, src, n * sizeof(T), sig, value, op, pe);
   }
-  std::uint64_t signal_fetch(const std::uint64_t* sig) { return device::signal_fetch(ctx_, sig); }
+  std::uint64_t signal_fetch(const std::uint64_t* sig) {
+    return gpu_ ? g(sig, my_pe()) : device::signal_fetch(ctx_, sig);
+  }
   std::uint64_t signal_wait_until(const std::uint64_t* sig, Cmp cmp, std::uint64_t value) {
-    return device::signal_wait_until(ctx_, sig, cmp, value);
+    if (!gpu_) return device::signal_wait_until(ctx_, sig, cmp, value);
+    std::uint64_t seen = 0;
+    poll_gpu("signal_wait_until", sig, 1, [&](const std::uint64_t* w) {
+      seen = *w;
+      return device::test(ctx_, w, cmp, value);
+    });
+    return seen;
   }
 
-  // --- Point-to-point synchronization (device/wait.hpp) ---
+  // --- Point-to-point synchronization (device/wait.hpp). The GPU backend polls device memory
+  //     from the host with copies, bounded like every wait. ---
   template <class T> void wait_until(const T* ivar, Cmp cmp, T value) {
-    device::wait_until(ctx_, ivar, cmp, value);
+    if (!gpu_) return device::wait_until(ctx_, ivar, cmp, value);
+    poll_gpu("wait_until", ivar, 1, [&](const T* w) { return device::test(ctx_, w, cmp, value); });
   }
   template <class T> void wait_until_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
-    device::wait_until_all(ctx_, ivars, n, status, cmp, value);
+    if (!gpu_) return device::wait_until_all(ctx_, ivars, n, status, cmp, value);
+    poll_gpu("wait_until_all", ivars, n, [&](const T* w) { return device::test_all(ctx_, w, n, status, cmp, value); });
   }
   template <class T> std::size_t wait_until_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
-    return device::wait_until_any(ctx_, ivars, n, status, cmp, value);
+    if (!gpu_) return device::wait_until_any(ctx_, ivars, n, status, cmp, value);
+    if (device::detail::none_included(n, status)) return device::kNoIndex;
+    std::size_t found = device::kNoIndex;
+    poll_gpu("wait_until_any", ivars, n, [&](const T* w) {
+      return (found = device::test_any(ctx_, w, n, status, cmp, value)) != device::kNoIndex;
+    });
+    return found;
   }
   template <class T> std::size_t wait_until_some(const T* ivars, std::size_t n, std::size_t* indices,
                                                  const int* status, Cmp cmp, T value) {
-    return device::wait_until_some(ctx_, ivars, n, indices, status, cmp, value);
+    if (!gpu_) return device::wait_until_some(ctx_, ivars, n, indices, status, cmp, value);
+    if (device::detail::none_included(n, status)) return 0;
+    std::size_t count = 0;
+    poll_gpu("wait_until_some", ivars, n, [&](const T* w) {
+      return (count = device::test_some(ctx_, w, n, indices, status, cmp, value)) != 0;
+    });
+    return count;
   }
   template <class T> void wait_until_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
                                                 const T* values) {
-    device::wait_until_all_vector(ctx_, ivars, n, status, cmp, values);
+    if (!gpu_) return device::wait_until_all_vector(ctx_, ivars, n, status, cmp, values);
+    poll_gpu("wait_until_all_vector", ivars, n,
+             [&](const T* w) { return device::test_all_vector(ctx_, w, n, status, cmp, values); });
   }
   template <class T> std::size_t wait_until_any_vector(const T* ivars, std::size_t n, const int* status,
                                                        Cmp cmp, const T* values) {
-    return device::wait_until_any_vector(ctx_, ivars, n, status, cmp, values);
+    if (!gpu_) return device::wait_until_any_vector(ctx_, ivars, n, status, cmp, values);
+    if (device::detail::none_included(n, status)) return device::kNoIndex;
+    std::size_t found = device::kNoIndex;
+    poll_gpu("wait_until_any_vector", ivars, n, [&](const T* w) {
+      return (found = device::test_any_vector(ctx_, w, n, status, cmp, values)) != device::kNoIndex;
+    });
+    return found;
   }
   template <class T> std::size_t wait_until_some_vector(const T* ivars, std::size_t n, std::size_t* indices,
                                                         const int* status, Cmp cmp, const T* values) {
-    return device::wait_until_some_vector(ctx_, ivars, n, indices, status, cmp, values);
+    if (!gpu_) return device::wait_until_some_vector(ctx_, ivars, n, indices, status, cmp, values);
+    if (device::detail::none_included(n, status)) return 0;
+    std::size_t count = 0;
+    poll_gpu("wait_until_some_vector", ivars, n, [&](const T* w) {
+      return (count = device::test_some_vector(ctx_, w, n, indices, status, cmp, values)) != 0;
+    });
+    return count;
   }
-  template <class T> bool test(const T* ivar, Cmp cmp, T value) { return device::test(ctx_, ivar, cmp, value); }
+  template <class T> bool test(const T* ivar, Cmp cmp, T value) {
+    return device::test(ctx_, local_words(ivar, 1).data(), cmp, value);
+  }
   template <class T> bool test_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
-    return device::test_all(ctx_, ivars, n, status, cmp, value);
+    return device::test_all(ctx_, local_words(ivars, n).data(), n, status, cmp, value);
   }
   template <class T> std::size_t test_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
-    return device::test_any(ctx_, ivars, n, status, cmp, value);
+    return device::test_any(ctx_, local_words(ivars, n).data(), n, status, cmp, value);
   }
   template <class T> std::size_t test_some(const T* ivars, std::size_t n, std::size_t* indices,
                                            const int* status, Cmp cmp, T value) {
-    return device::test_some(ctx_, ivars, n, indices, status, cmp, value);
+    return device::test_some(ctx_, local_words(ivars, n).data(), n, indices, status, cmp, value);
   }
   template <class T> bool test_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
                                           const T* values) {
-    return device::test_all_vector(ctx_, ivars, n, status, cmp, values);
+    return device::test_all_vector(ctx_, local_words(ivars, n).data(), n, status, cmp, values);
   }
   template <class T> std::size_t test_any_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
                                                  const T* values) {
-    return device::test_any_vector(ctx_, ivars, n, status, cmp, values);
+    return device::test_any_vector(ctx_, local_words(ivars, n).data(), n, status, cmp, values);
   }
   template <class T> std::size_t test_some_vector(const T* ivars, std::size_t n, std::size_t* indices,
                                                   const int* status, Cmp cmp, const T* values) {
-    return device::test_some_vector(ctx_, ivars, n, indices, status, cmp, values);
+    return device::test_some_vector(ctx_, local_words(ivars, n).data(), n, indices, status, cmp, values);
   }
 
+  // --- Stream-ordered forms (GPU backend; DESIGN §1.6). Enqueued on `stream`, no SMs where the
+  //     hardware allows it, capturable in CUDA graphs. Ordering: as the host forms, in stream
+  //     order; complete when the stream reaches them. ---
+  // Copies by the copy engine.
+  void putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream);
+  void getmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream);
+  // kSet: a stream memory write (cuStreamWriteValue64); kAdd: a one-thread kernel.
+  void signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe, Stream stream);
+  // Data then signal, in stream order.
+  void putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
+                               std::uint64_t value, SignalOp op, int pe, Stream stream);
+  // Holds the stream until `*sig <cmp> value` on this PE: cuStreamWaitValue64 for kEq, kGe, kGt;
+  // a polling one-thread kernel for the others. Bounded like every wait.
+  void signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint64_t value, Stream stream);
+  // Completes this stream's earlier stream-ordered operations (stream order already does).
+  void quiet_on_stream(Stream stream);
+  // quiet_on_stream, then a barrier over all PEs run by a one-thread kernel on `stream`.
+  void barrier_all_on_stream(Stream stream);
+
   // --- Ordering and team synchronization (device/sync.hpp) ---
-  void fence() { device::fence(ctx_); }
-  void quiet() { device::quiet(ctx_); }
-  void barrier_all() { device::barrier_all(device::ThreadGroup{}, ctx_); }
+  // Host synchronization runs on the host-memory control words, on either backend.
+  void fence() { quiet(); }
+  void quiet() {
+    if (gpu_) gpu_quiet();
+    device::quiet(ctx_);
+  }
+  void barrier_all() {
+    quiet();
+    device::sync_all(device::ThreadGroup{}, ctx_);
+  }
   void sync_all() { device::sync_all(device::ThreadGroup{}, ctx_); }
-  void barrier(const Team& team) { device::barrier(device::ThreadGroup{}, ctx_, checked(team, "barrier")); }
+  void barrier(const Team& team) {
+    quiet();
+    device::sync(device::ThreadGroup{}, ctx_, checked(team, "barrier"));
+  }
   void sync(const Team& team) { device::sync(device::ThreadGroup{}, ctx_, checked(team, "sync")); }
 
  private:
+  enum class AmoOp : int { kFetch, kSet, kSwap, kCompareSwap, kFetchAdd, kFetchAnd, kFetchOr, kFetchXor };
+  // The GPU backend's host-initiated operations (src/transport/cuda/gpu_host_ops.cu; they end the
+  // job with a message on a CUDA error, like every data-path call).
+  void gpu_put(void* dest, const void* src, std::size_t bytes, int pe, const char* op);
+  void gpu_get(void* dest, const void* src, std::size_t bytes, int pe, const char* op);
+  void gpu_strided(void* dest, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
+                   std::ptrdiff_t src_stride, std::size_t n, int pe, bool put);
+  void gpu_quiet();
+  // Runs one atomic in a one-thread kernel; returns the old value (instantiated for 32- and
+  // 64-bit integers, float and double).
+  template <class T>
+  T gpu_amo(AmoOp op, T* dest, T value, T cond, int pe);
+  template <class T>
+  T amo(AmoOp op, T* dest, T value, T cond, int pe) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "GPU atomics act on 32- or 64-bit words");
+    return gpu_amo(op, dest, value, cond, pe);
+  }
+  // Polls n words of this PE's GPU memory from the host until `done(copy)` holds.
+  void gpu_poll_step(const char* op, const void* ivars, std::size_t bytes, void* copy,
+                     std::uint64_t start_ns, std::uint64_t step);
+  template <class T, class Done>
+  void poll_gpu(const char* op, const T* ivars, std::size_t n, Done&& done) {
+    std::vector<T> copy(n);
+    const std::uint64_t start = now_ns();
+    for (std::uint64_t step = 0;; ++step) {
+      gpu_poll_step(op, ivars, n * sizeof(T), copy.data(), start, step);
+      if (done(static_cast<const T*>(copy.data()))) return;
+    }
+  }
+  // This PE's words for a test: themselves on the CPU, a host copy on the GPU backend.
+  template <class T>
+  struct Words {
+    std::vector<T> copy;
+    const T* words;
+    const T* data() const { return words; }
+  };
+  template <class T>
+  Words<T> local_words(const T* ivars, std::size_t n) {
+    if (!gpu_) return {{}, ivars};
+    Words<T> w{std::vector<T>(n), nullptr};
+    gpu_get(w.copy.data(), ivars, n * sizeof(T), my_pe(), "test");
+    w.words = w.copy.data();  // a moved vector keeps its buffer
+    return w;
+  }
+  static std::uint64_t now_ns();
+
   [[noreturn]] void fail(const std::string& what) const;
   int checked(const Team& team, const char* op) const;
   // Collective over `team`: every member contributes `value`; returns all, in team order.
@@ -225,7 +401,12 @@ class Runtime {
   void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op);
   int create_team(int parent, int start, int stride, int size, const char* op);
   void refresh_context();
+  // The data heap's context with host-readable tables (equals ctx_ on the CPU backend).
+  const device::Context& data_view() const;
+  std::byte* data_base() const;
+  std::size_t data_size() const;
 
+  std::unique_ptr<detail::GpuState> gpu_;  // GPU backend: the data heap lives on the device
   std::unique_ptr<detail::Config> config_;
   std::unique_ptr<detail::Bootstrap> bootstrap_;
   std::unique_ptr<detail::SymmetricHeap> heap_;

@@ -61,7 +61,8 @@ void futex_wake_all(std::uint32_t* word) {
 }  // namespace
 
 void host_mark_abort(const Context& ctx, int failed_pe) {
-  if (ctx.heap_base == nullptr || ctx.pe_index == nullptr) return;
+  // A GPU heap is not host memory; its PEs learn of the failure from the launcher instead.
+  if (ctx.heap_base == nullptr || ctx.pe_index == nullptr || (ctx.flags & Context::kDeviceHeap)) return;
   for (int pe = 0; pe < ctx.n_pes; ++pe) {
     if (ctx.pe_index[pe] < 0) continue;
     HeapHeader* h = peer_header(ctx, pe);

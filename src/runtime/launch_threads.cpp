@@ -12,6 +12,10 @@
 namespace symmetra {
 
 void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn) {
+  launch_threads(n_pes, RuntimeOptions{}, fn);
+}
+
+void launch_threads(int n_pes, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn) {
   if (n_pes < 1) throw Error("launch_threads: need at least one PE, got " + std::to_string(n_pes));
   auto job = std::make_shared<detail::ThreadJob>(n_pes, detail::timeout_ms_from_env());
   std::mutex m;
@@ -22,7 +26,7 @@ void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn) {
     threads.emplace_back([&, pe] {
       std::unique_ptr<Runtime> rt;
       try {
-        rt = std::make_unique<Runtime>(std::make_unique<detail::ThreadBootstrap>(job, pe));
+        rt = std::make_unique<Runtime>(std::make_unique<detail::ThreadBootstrap>(job, pe), options);
         fn(*rt);
         rt->finalize();
       } catch (...) {

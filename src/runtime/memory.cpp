@@ -6,6 +6,7 @@
 #include "../core/config.hpp"
 #include "../heap/allocator.hpp"
 #include "../heap/symmetric_heap.hpp"
+#include "gpu_state.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
@@ -27,23 +28,27 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
   auto offset = allocator_->allocate(bytes, alignment);
   if (!offset) {
     const std::uint64_t want = allocator_->end() + allocator_->shortfall(bytes, alignment);
-    const std::uint64_t limit = heap_->stride();
+    const std::uint64_t limit = gpu_ ? gpu_->heap_stride() : heap_->stride();
     if (want > limit)
       fail(std::string(op) + ": cannot allocate " + std::to_string(bytes) +
            " bytes: the symmetric heap has " + std::to_string(allocator_->free_bytes()) +
-           " bytes free of " + std::to_string(heap_->size()) + " and may grow to " +
+           " bytes free of " + std::to_string(data_size()) + " and may grow to " +
            std::to_string(limit) +
            "; raise SYMMETRA_SYMMETRIC_SIZE (initial size) or SYMMETRA_MAX_SYMMETRIC_SIZE");
     // Grow geometrically so that many small allocations do not each remap the heap.
-    const std::uint64_t target = std::min(limit, std::max(want, heap_->size() * 2));
-    heap_->grow(target).or_throw();
-    allocator_->grow(heap_->size());
+    const std::uint64_t target = std::min(limit, std::max<std::uint64_t>(want, data_size() * 2));
+    if (gpu_) {
+      gpu_->grow(target).or_throw();
+    } else {
+      heap_->grow(target).or_throw();
+    }
+    allocator_->grow(data_size());
     refresh_context();
     offset = allocator_->allocate(bytes, alignment);
     if (!offset) fail(std::string(op) + ": internal error: no block after growing the heap");
   }
   barrier_all();
-  return heap_->base() + *offset;
+  return data_base() + *offset;
 }
 
 void* Runtime::allocate(std::size_t bytes) { return allocate_aligned(16, bytes, "allocate"); }
@@ -55,7 +60,13 @@ void* Runtime::align(std::size_t alignment, std::size_t bytes) {
 void* Runtime::calloc(std::size_t count, std::size_t size) {
   if (size != 0 && count > SIZE_MAX / size) fail("calloc: count * size overflows");
   void* p = allocate_aligned(16, count * size, "calloc");
-  if (p != nullptr) std::memset(p, 0, count * size);
+  if (p != nullptr) {
+    if (gpu_) {
+      gpu_->memset(p, 0, count * size).or_throw();
+    } else {
+      std::memset(p, 0, count * size);
+    }
+  }
   barrier_all();  // nobody writes into a peer's block before the peer zeroed it
   return p;
 }
@@ -63,12 +74,18 @@ void* Runtime::calloc(std::size_t count, std::size_t size) {
 void* Runtime::reallocate(void* p, std::size_t bytes) {
   if (p == nullptr) return allocate_aligned(16, bytes, "reallocate");
   if (!is_symmetric(p)) fail("reallocate: address is not in the symmetric heap");
-  const std::uint64_t old_offset = static_cast<std::byte*>(p) - heap_->base();
+  const std::uint64_t old_offset = static_cast<std::byte*>(p) - data_base();
   const std::uint64_t old_size = allocator_->block_size(old_offset);
   if (old_size == 0) fail("reallocate: address is not the start of a symmetric allocation");
   void* q = allocate_aligned(16, bytes, "reallocate");
-  if (q != nullptr)
-    std::memcpy(q, heap_->base() + old_offset, std::min<std::uint64_t>(old_size, bytes));
+  if (q != nullptr) {
+    const std::size_t keep = std::min<std::uint64_t>(old_size, bytes);
+    if (gpu_) {
+      gpu_->copy(q, data_base() + old_offset, keep).or_throw();
+    } else {
+      std::memcpy(q, data_base() + old_offset, keep);
+    }
+  }
   allocator_->free(old_offset);
   barrier_all();
   return q;
@@ -79,7 +96,7 @@ void Runtime::free(void* p) {
   barrier_all();
   if (p == nullptr) return;
   if (!is_symmetric(p) ||
-      !allocator_->free(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - heap_->base())))
+      !allocator_->free(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base())))
     fail("free: address is not the start of a symmetric allocation");
 }
 

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -11,6 +12,7 @@
 #include "../core/config.hpp"
 #include "../heap/allocator.hpp"
 #include "../heap/symmetric_heap.hpp"
+#include "gpu_state.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 
 namespace symmetra {
@@ -27,11 +29,21 @@ std::string host_name() {
 
 }  // namespace
 
-std::unique_ptr<Runtime> Runtime::init() {
-  return std::make_unique<Runtime>(detail::bootstrap_from_env().value_or_throw());
+namespace detail {
+Backend resolve_backend(Backend requested, const std::string& pe) {
+  if (requested != Backend::kAuto) return requested;
+  const char* v = std::getenv("SYMMETRA_BACKEND");
+  if (v == nullptr || *v == '\0' || std::string(v) == "cpu") return Backend::kCpu;
+  if (std::string(v) == "cuda" || std::string(v) == "gpu") return Backend::kCuda;
+  throw Error(pe + "SYMMETRA_BACKEND='" + v + "' is not cpu or cuda");
+}
+}  // namespace detail
+
+std::unique_ptr<Runtime> Runtime::init(const RuntimeOptions& options) {
+  return std::make_unique<Runtime>(detail::bootstrap_from_env().value_or_throw(), options);
 }
 
-Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap)
+Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOptions& options)
     : config_(std::make_unique<detail::Config>(detail::config_from_env().value_or_throw())),
       bootstrap_(std::move(bootstrap)) {
   detail::Bootstrap& bs = *bootstrap_;
@@ -49,10 +61,20 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap)
                   "': PEs on other hosts need the UCX transport, which this build does not have");
   }
   const std::uint64_t header = device::detail::header_bytes(n);
-  const std::uint64_t initial = std::max<std::uint64_t>(config_->symmetric_size + header, 1 << 20);
-  heap_ = detail::SymmetricHeap::create(bs, config_->max_symmetric_size + header, initial)
+  const bool gpu = detail::resolve_backend(options.backend, pe) == Backend::kCuda;
+  // The host-memory heap always exists: host-side synchronization runs on its header. On the
+  // CPU backend it is also the data heap; on the GPU backend it is only that header.
+  const std::uint64_t host_initial =
+      gpu ? header : std::max<std::uint64_t>(config_->symmetric_size + header, 1 << 20);
+  heap_ = detail::SymmetricHeap::create(bs, gpu ? header : config_->max_symmetric_size + header,
+                                        host_initial)
               .value_or_throw();
-  allocator_ = std::make_unique<detail::Allocator>(header, heap_->size());
+  if (gpu) {
+    gpu_ = detail::GpuState::create(bs, options.device, config_->max_symmetric_size + header,
+                                    config_->symmetric_size + header, header)
+               .value_or_throw();
+  }
+  allocator_ = std::make_unique<detail::Allocator>(header, data_size());
   pe_index_.resize(n);
   for (int p = 0; p < n; ++p) pe_index_[p] = p;
   teams_[device::kTeamWorld] = {0, 1, n, bs.rank(), device::kTeamWorld};
@@ -83,6 +105,7 @@ void Runtime::finalize() {
   finalized_ = true;
   barrier_all();
   bootstrap_->barrier().or_throw();
+  gpu_.reset();
   heap_.reset();
   bootstrap_->finalize();
 }
@@ -90,6 +113,7 @@ void Runtime::finalize() {
 void Runtime::abandon() {
   if (finalized_) return;
   finalized_ = true;
+  gpu_.reset();
   heap_.reset();
   bootstrap_->finalize();
 }
@@ -99,19 +123,35 @@ void Runtime::refresh_context() {
   ctx_.heap_bytes = heap_->size();
   ctx_.pe_index = pe_index_.data();
   ctx_.teams = teams_.data();
+  if (gpu_) gpu_->refresh(ctx_).or_throw();
+}
+
+const device::Context& Runtime::device_context() const {
+  return gpu_ ? gpu_->device_context() : ctx_;
+}
+
+const device::Context& Runtime::data_view() const { return gpu_ ? gpu_->host_view() : ctx_; }
+std::byte* Runtime::data_base() const { return data_view().heap_base; }
+std::size_t Runtime::data_size() const { return gpu_ ? gpu_->heap_size() : heap_->size(); }
+int Runtime::device() const { return gpu_ ? gpu_->device() : -1; }
+
+std::uint64_t Runtime::now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
 }
 
 void Runtime::fail(const std::string& what) const {
   throw Error("[pe " + std::to_string(my_pe()) + "] " + what);
 }
 
-std::size_t Runtime::heap_size() const { return heap_->size(); }
+std::size_t Runtime::heap_size() const { return data_size(); }
 std::size_t Runtime::heap_used() const { return allocator_->used_bytes(); }
 
 bool Runtime::is_symmetric(const void* p) const {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const auto lo = reinterpret_cast<std::uintptr_t>(heap_->base());
-  return a >= lo && a < lo + heap_->size();
+  const auto lo = reinterpret_cast<std::uintptr_t>(data_base());
+  return a >= lo && a < lo + data_size();
 }
 
 }  // namespace symmetra

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "symmetra/device/impl/heap_header.hpp"
+#include "gpu_state.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
@@ -59,9 +60,18 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
   std::uint64_t seq = 0;
   for (int r = 0; r < par.size; ++r)
     if (is_member(r)) seq = std::max(seq, seqs[r]);
+  // The GPU heap header keeps its own device-side counts for the slot: agree on those too.
+  std::uint64_t gseq = 0;
+  if (gpu_) {
+    const auto gseqs = team_allgather(parent, gpu_->team_seq(slot).value_or_throw());
+    for (int r = 0; r < par.size; ++r)
+      if (is_member(r)) gseq = std::max(gseq, gseqs[r]);
+  }
   if (!member) return -1;
+  if (gpu_) gpu_->set_team_seq(slot, gseq).or_throw();
   hd::my_header(ctx_)->team_seq[slot] = seq;
   teams_[slot] = {par.start + start * par.stride, par.stride * stride, size, rel / stride, slot};
+  refresh_context();  // the GPU backend's device-side team table
   return slot;
 }
 
@@ -96,6 +106,7 @@ void Runtime::destroy(Team& team) {
     fail("destroy: the predefined teams cannot be destroyed");
   barrier(team);  // nobody still syncs on the slot's words
   teams_[h] = device::TeamDesc{};
+  refresh_context();
   team = Team();
 }
 

@@ -17,7 +17,8 @@
 namespace symmetra::testing {
 
 std::string pe_config_name(const PeConfig& c) {
-  return std::to_string(c.n_pes) + (c.mode == Mode::kThreads ? "_threads" : "_processes");
+  return std::to_string(c.n_pes) + (c.mode == Mode::kThreads ? "_threads" : "_processes") +
+         (c.backend == Backend::kCuda ? "_cuda" : "");
 }
 
 std::vector<PeConfig> standard_configs() {
@@ -42,7 +43,7 @@ std::uint64_t run_seed() {
 
 namespace {
 
-void run_processes(int n, const std::function<void(Runtime&)>& fn, int timeout_s) {
+void run_processes(int n, Backend backend, const std::function<void(Runtime&)>& fn, int timeout_s) {
   static int counter = 0;
   const std::string address = "unix:symmetra-test-" + std::to_string(getpid()) + "-" +
                               std::to_string(++counter);
@@ -60,7 +61,7 @@ void run_processes(int n, const std::function<void(Runtime&)>& fn, int timeout_s
       setenv("SYMMETRA_BOOTSTRAP", address.c_str(), 1);
       int code = 0;
       try {
-        auto rt = Runtime::init();
+        auto rt = Runtime::init(RuntimeOptions{backend, -1});
         fn(*rt);
         rt->finalize();
         code = ::testing::Test::HasFailure() ? 1 : 0;
@@ -110,11 +111,11 @@ void run_processes(int n, const std::function<void(Runtime&)>& fn, int timeout_s
 
 void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int timeout_s) {
   if (cfg.mode == Mode::kProcesses) {
-    run_processes(cfg.n_pes, fn, timeout_s);
+    run_processes(cfg.n_pes, cfg.backend, fn, timeout_s);
     return;
   }
   try {
-    launch_threads(cfg.n_pes, fn);
+    launch_threads(cfg.n_pes, RuntimeOptions{cfg.backend, -1}, fn);
   } catch (const std::exception& e) {
     ADD_FAILURE() << "PE threads failed: " << e.what();
   }

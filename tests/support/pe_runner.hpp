@@ -22,10 +22,12 @@ enum class Mode { kThreads, kProcesses };
 struct PeConfig {
   int n_pes;
   Mode mode;
+  Backend backend = Backend::kCpu;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const PeConfig& c) {
-  return os << c.n_pes << (c.mode == Mode::kThreads ? "_threads" : "_processes");
+  return os << c.n_pes << (c.mode == Mode::kThreads ? "_threads" : "_processes")
+            << (c.backend == Backend::kCuda ? "_cuda" : "");
 }
 
 // Test-name suffix for INSTANTIATE_TEST_SUITE_P.

@@ -42,6 +42,8 @@ struct Context {
   std::uint32_t flags = 0;          // kCheckArgs ...
 
   static constexpr std::uint32_t kCheckArgs = 1u;
+  // The heaps are device memory: host code must not load or store through heap_base.
+  static constexpr std::uint32_t kDeviceHeap = 2u;
 
   // Translates a symmetric address of this PE into PE `pe`'s copy. Threads: any.
   template <class T>

@@ -1,0 +1,252 @@
+// The GPU backend: device heap and tables (GpuState), and the Runtime's host-initiated
+// operations on device memory (runtime.hpp: gpu_put, gpu_get, gpu_amo, ...).
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "../../runtime/gpu_state.hpp"
+#include "cuda_heap.hpp"
+#include "driver.hpp"
+#include "symmetra/device.hpp"
+#include "symmetra/device/impl/heap_header.hpp"
+
+namespace symmetra {
+namespace detail {
+
+struct GpuState::Impl {
+  std::unique_ptr<CudaHeap> heap;
+  std::int32_t* d_pe_index = nullptr;
+  device::TeamDesc* d_teams = nullptr;
+  std::uint64_t* d_result = nullptr;  // one word for host-initiated atomics
+  cudaStream_t stream = nullptr;
+  int n_pes = 0;
+};
+
+namespace {
+
+Result<int> pick_device(const Bootstrap& bs, int requested) {
+  int count = 0;
+  SYMMETRA_CUDA(cudaGetDeviceCount(&count));
+  int dev = requested;
+  if (dev < 0) {
+    const char* env = std::getenv("SYMMETRA_DEVICE");
+    dev = (env != nullptr && *env != '\0') ? std::atoi(env) : bs.rank() % count;
+  }
+  if (dev < 0 || dev >= count)
+    return Status::fail("[pe " + std::to_string(bs.rank()) + "] device " + std::to_string(dev) +
+                        " does not exist (" + std::to_string(count) + " CUDA devices)");
+  return dev;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, std::uint64_t stride,
+                                                   std::uint64_t initial, std::uint64_t header_bytes) {
+  auto drv = cuda_driver();
+  if (!drv.ok()) return Status::fail("[pe " + std::to_string(bs.rank()) + "] " + drv.status().message());
+  auto dev = pick_device(bs, device);
+  SYMMETRA_TRY(dev);
+  SYMMETRA_CUDA(cudaSetDevice(dev.value()));
+  SYMMETRA_CUDA(cudaFree(nullptr));  // make the primary context current in this thread
+  std::unique_ptr<GpuState> g(new GpuState());
+  g->impl_ = std::make_unique<Impl>();
+  Impl& im = *g->impl_;
+  auto heap = CudaHeap::create(bs, dev.value(), stride, initial);
+  SYMMETRA_TRY(heap);
+  im.heap = std::move(heap.value());
+  im.n_pes = bs.size();
+  SYMMETRA_CUDA(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
+  g->stream_ = reinterpret_cast<Stream>(im.stream);
+  SYMMETRA_CUDA(cudaMalloc(&im.d_pe_index, sizeof(std::int32_t) * bs.size()));
+  SYMMETRA_CUDA(cudaMalloc(&im.d_teams, sizeof(device::TeamDesc) * device::kMaxTeams));
+  SYMMETRA_CUDA(cudaMalloc(&im.d_result, sizeof(std::uint64_t)));
+  // Device memory starts undefined: zero this PE's header before anyone syncs on it.
+  SYMMETRA_CUDA(cudaMemset(im.heap->base(), 0, header_bytes));
+  SYMMETRA_CUDA(cudaDeviceSynchronize());
+  SYMMETRA_TRY(bs.barrier());
+  return std::move(g);
+}
+
+GpuState::~GpuState() {
+  if (!impl_) return;
+  cudaStreamSynchronize(impl_->stream);
+  cudaStreamDestroy(impl_->stream);
+  cudaFree(impl_->d_pe_index);
+  cudaFree(impl_->d_teams);
+  cudaFree(impl_->d_result);
+  impl_->heap.reset();
+}
+
+std::uint64_t GpuState::heap_size() const { return impl_->heap->size(); }
+std::uint64_t GpuState::heap_stride() const { return impl_->heap->stride(); }
+int GpuState::device() const { return impl_->heap->device(); }
+
+Status GpuState::refresh(const device::Context& control) {
+  Impl& im = *impl_;
+  pe_index_.assign(control.pe_index, control.pe_index + control.n_pes);
+  teams_.assign(control.teams, control.teams + device::kMaxTeams);
+  hctx_ = control;
+  hctx_.heap_base = im.heap->base();
+  hctx_.stride = im.heap->stride();
+  hctx_.heap_bytes = im.heap->size();
+  hctx_.my_index = im.heap->index();
+  hctx_.flags |= device::Context::kDeviceHeap;
+  hctx_.pe_index = pe_index_.data();
+  hctx_.teams = teams_.data();
+  dctx_ = hctx_;
+  dctx_.pe_index = im.d_pe_index;
+  dctx_.teams = im.d_teams;
+  SYMMETRA_CUDA(cudaMemcpy(im.d_pe_index, pe_index_.data(), sizeof(std::int32_t) * pe_index_.size(),
+                           cudaMemcpyHostToDevice));
+  SYMMETRA_CUDA(cudaMemcpy(im.d_teams, teams_.data(), sizeof(device::TeamDesc) * teams_.size(),
+                           cudaMemcpyHostToDevice));
+  return {};
+}
+
+Status GpuState::grow(std::uint64_t new_size) {
+  SYMMETRA_TRY(impl_->heap->grow(new_size));
+  hctx_.heap_bytes = dctx_.heap_bytes = impl_->heap->size();
+  return {};
+}
+
+Status GpuState::memset(void* p, int value, std::size_t bytes) {
+  SYMMETRA_CUDA(cudaMemsetAsync(p, value, bytes, impl_->stream));
+  SYMMETRA_CUDA(cudaStreamSynchronize(impl_->stream));
+  return {};
+}
+
+Status GpuState::copy(void* dst, const void* src, std::size_t bytes) {
+  SYMMETRA_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, impl_->stream));
+  SYMMETRA_CUDA(cudaStreamSynchronize(impl_->stream));
+  return {};
+}
+
+Result<std::uint64_t> GpuState::team_seq(int slot) {
+  auto* h = reinterpret_cast<device::detail::HeapHeader*>(impl_->heap->base());
+  std::uint64_t v = 0;
+  SYMMETRA_TRY(copy(&v, &h->team_seq[slot], sizeof(v)));
+  return v;
+}
+
+Status GpuState::set_team_seq(int slot, std::uint64_t seq) {
+  auto* h = reinterpret_cast<device::detail::HeapHeader*>(impl_->heap->base());
+  return copy(&h->team_seq[slot], &seq, sizeof(seq));
+}
+
+}  // namespace detail
+
+namespace {
+
+// Ends the job when a CUDA call of a data-path operation fails (data-path calls return nothing).
+void check(const device::Context& ctx, const char* op, cudaError_t rc, const char* call) {
+  if (rc != cudaSuccess)
+    device::detail::host_fatalf(ctx, op, "%s failed: %s (%s)", call, cudaGetErrorString(rc),
+                                cudaGetErrorName(rc));
+}
+
+template <class T>
+__global__ void amo_kernel(device::Context ctx, int op, T* dest, T value, T cond, int pe, T* result) {
+  T old{};
+  switch (op) {
+    case 0: old = device::atomic_fetch(ctx, dest, pe); break;
+    case 1: device::atomic_set(ctx, dest, value, pe); break;
+    case 2: old = device::atomic_swap(ctx, dest, value, pe); break;
+    case 3: old = device::atomic_compare_swap(ctx, dest, cond, value, pe); break;
+    case 4: old = device::atomic_fetch_add(ctx, dest, value, pe); break;
+    case 5:
+      if constexpr (std::is_integral_v<T>) old = device::atomic_fetch_and(ctx, dest, value, pe);
+      break;
+    case 6:
+      if constexpr (std::is_integral_v<T>) old = device::atomic_fetch_or(ctx, dest, value, pe);
+      break;
+    case 7:
+      if constexpr (std::is_integral_v<T>) old = device::atomic_fetch_xor(ctx, dest, value, pe);
+      break;
+  }
+  *result = old;
+}
+
+}  // namespace
+
+void Runtime::gpu_put(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
+  const device::Context& v = gpu_->host_view();
+  device::detail::check_remote(v, op, dest, bytes, pe);
+  auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
+  check(ctx_, op, cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+void Runtime::gpu_get(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
+  const device::Context& v = gpu_->host_view();
+  device::detail::check_remote(v, op, src, bytes, pe);
+  auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
+  check(ctx_, op, cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+void Runtime::gpu_strided(void* dest, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
+                          std::ptrdiff_t src_stride, std::size_t n, int pe, bool put) {
+  if (n == 0) return;
+  const char* op = put ? "iput" : "iget";
+  const device::Context& v = gpu_->host_view();
+  if (dst_stride < 1 || src_stride < 1)
+    device::detail::host_fatalf(ctx_, op, "strides must be positive (got %td and %td)", dst_stride, src_stride);
+  const void* sym = put ? dest : src;
+  const std::ptrdiff_t sym_stride = put ? dst_stride : src_stride;
+  device::detail::check_remote(v, op, sym, elem, pe);
+  device::detail::check_remote(v, op, static_cast<const char*>(sym) + (n - 1) * sym_stride * elem, elem, pe);
+  void* d = put ? v.peer(dest, pe) : dest;
+  const void* s = put ? src : v.peer(src, pe);
+  auto st = reinterpret_cast<cudaStream_t>(gpu_->stream());
+  check(ctx_, op, cudaMemcpy2DAsync(d, dst_stride * elem, s, src_stride * elem, elem, n, cudaMemcpyDefault, st),
+        "cudaMemcpy2DAsync");
+  check(ctx_, op, cudaStreamSynchronize(st), "cudaStreamSynchronize");
+}
+
+void Runtime::gpu_quiet() {
+  check(ctx_, "quiet", cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(gpu_->stream())),
+        "cudaStreamSynchronize");
+}
+
+void Runtime::gpu_poll_step(const char* op, const void* ivars, std::size_t bytes, void* copy,
+                            std::uint64_t start_ns, std::uint64_t step) {
+  if (step > 0) {
+    if (now_ns() - start_ns > ctx_.timeout_ns)
+      device::detail::host_fatalf(ctx_, op, "timed out after %llu s waiting on GPU memory at %p "
+                                  "(SYMMETRA_TIMEOUT_S sets the bound)",
+                                  static_cast<unsigned long long>(ctx_.timeout_ns / 1000000000ull), ivars);
+    if (step > 64) usleep(step > 1024 ? 100 : 10);
+  }
+  auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
+  check(ctx_, op, cudaMemcpyAsync(copy, ivars, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+template <class T>
+T Runtime::gpu_amo(AmoOp op, T* dest, T value, T cond, int pe) {
+  const device::Context& v = gpu_->host_view();
+  device::detail::check_remote(v, "atomic", dest, sizeof(T), pe);
+  device::detail::check_aligned(v, "atomic", dest, sizeof(T));
+  auto& im = gpu_->impl();
+  auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
+  T* result = reinterpret_cast<T*>(im.d_result);
+  amo_kernel<T><<<1, 1, 0, s>>>(gpu_->device_context(), static_cast<int>(op), dest, value, cond, pe, result);
+  check(ctx_, "atomic", cudaGetLastError(), "amo_kernel launch");
+  T old{};
+  check(ctx_, "atomic", cudaMemcpyAsync(&old, result, sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync");
+  check(ctx_, "atomic", cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  return old;
+}
+
+#define SYMMETRA_GPU_AMO(T) template T Runtime::gpu_amo<T>(AmoOp, T*, T, T, int);
+SYMMETRA_GPU_AMO(int)
+SYMMETRA_GPU_AMO(unsigned)
+SYMMETRA_GPU_AMO(long)
+SYMMETRA_GPU_AMO(unsigned long)
+SYMMETRA_GPU_AMO(long long)
+SYMMETRA_GPU_AMO(unsigned long long)
+SYMMETRA_GPU_AMO(float)
+SYMMETRA_GPU_AMO(double)
+
+}  // namespace symmetra

@@ -1,0 +1,122 @@
+// The stream-ordered API (runtime.hpp, "Stream-ordered forms"): copies by the copy engine,
+// signals by stream memory operations where the hardware has them, one-thread kernels where it
+// does not. Every call only enqueues work; all of it is capturable in a CUDA graph.
+#include "../../runtime/gpu_state.hpp"
+#include "driver.hpp"
+#include "symmetra/device.hpp"
+
+namespace symmetra {
+namespace {
+
+cudaStream_t cu(Stream s) { return reinterpret_cast<cudaStream_t>(s); }
+
+void check(const device::Context& ctx, const char* op, cudaError_t rc, const char* call) {
+  if (rc != cudaSuccess)
+    device::detail::host_fatalf(ctx, op, "%s failed: %s (%s)", call, cudaGetErrorString(rc),
+                                cudaGetErrorName(rc));
+}
+
+void check_cu(const device::Context& ctx, const char* op, CUresult rc, const char* call) {
+  if (rc == CUDA_SUCCESS) return;
+  auto drv = detail::cuda_driver();
+  device::detail::host_fatalf(ctx, op, "%s", drv.ok() ? detail::cu_error(*drv.value(), call, rc).c_str() : call);
+}
+
+__global__ void signal_add_kernel(device::Context ctx, std::uint64_t* sig, std::uint64_t value, int pe) {
+  device::atomic_add(ctx, sig, value, pe);
+}
+
+__global__ void signal_wait_kernel(device::Context ctx, std::uint64_t* sig, Cmp cmp, std::uint64_t value) {
+  (void)device::signal_wait_until(ctx, sig, cmp, value);
+}
+
+__global__ void barrier_all_kernel(device::Context ctx) {
+  device::barrier_all(device::ThreadGroup{}, ctx);
+}
+
+}  // namespace
+
+void Runtime::putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream) {
+  if (!gpu_) fail("putmem_on_stream needs the CUDA backend");
+  const device::Context& v = gpu_->host_view();
+  device::detail::check_remote(v, "putmem_on_stream", dest, bytes, pe);
+  check(ctx_, "putmem_on_stream",
+        cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, cu(stream)), "cudaMemcpyAsync");
+}
+
+void Runtime::getmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream) {
+  if (!gpu_) fail("getmem_on_stream needs the CUDA backend");
+  const device::Context& v = gpu_->host_view();
+  device::detail::check_remote(v, "getmem_on_stream", src, bytes, pe);
+  check(ctx_, "getmem_on_stream",
+        cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, cu(stream)), "cudaMemcpyAsync");
+}
+
+void Runtime::signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe,
+                                  Stream stream) {
+  if (!gpu_) fail("signal_op_on_stream needs the CUDA backend");
+  const device::Context& v = gpu_->host_view();
+  device::detail::check_remote(v, "signal_op_on_stream", sig, sizeof(*sig), pe);
+  if (op == SignalOp::kSet) {
+    // The default write carries a memory barrier: earlier stream work is visible first.
+    const detail::Driver* drv = detail::cuda_driver().value();
+    check_cu(ctx_, "signal_op_on_stream",
+             drv->stream_write_value64(reinterpret_cast<CUstream>(stream),
+                                       reinterpret_cast<CUdeviceptr>(v.peer(sig, pe)), value,
+                                       CU_STREAM_WRITE_VALUE_DEFAULT),
+             "cuStreamWriteValue64");
+    return;
+  }
+  signal_add_kernel<<<1, 1, 0, cu(stream)>>>(gpu_->device_context(), sig, value, pe);
+  check(ctx_, "signal_op_on_stream", cudaGetLastError(), "signal_add_kernel launch");
+}
+
+void Runtime::putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes,
+                                      std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe,
+                                      Stream stream) {
+  putmem_on_stream(dest, src, bytes, pe, stream);
+  signal_op_on_stream(sig, value, op, pe, stream);
+}
+
+void Runtime::signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint64_t value, Stream stream) {
+  if (!gpu_) fail("signal_wait_until_on_stream needs the CUDA backend");
+  const device::Context& v = gpu_->host_view();
+  device::detail::check_remote(v, "signal_wait_until_on_stream", sig, sizeof(*sig), my_pe());
+  unsigned flags = 0;
+  std::uint64_t target = value;
+  bool mem_op = true;
+  switch (cmp) {
+    case Cmp::kEq: flags = CU_STREAM_WAIT_VALUE_EQ; break;
+    case Cmp::kGe: flags = CU_STREAM_WAIT_VALUE_GEQ; break;
+    case Cmp::kGt: flags = CU_STREAM_WAIT_VALUE_GEQ; target = value + 1; break;
+    default: mem_op = false;
+  }
+  // GEQ compares wrap-around distances, as sequence numbers want; it cannot express kGt at the
+  // top of the range, so that case polls in a kernel like kNe, kLt and kLe.
+  if (cmp == Cmp::kGt && value == ~std::uint64_t{0}) mem_op = false;
+  if (mem_op) {
+    const detail::Driver* drv = detail::cuda_driver().value();
+    check_cu(ctx_, "signal_wait_until_on_stream",
+             drv->stream_wait_value64(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(sig),
+                                      target, flags),
+             "cuStreamWaitValue64");
+    return;
+  }
+  signal_wait_kernel<<<1, 1, 0, cu(stream)>>>(gpu_->device_context(), sig, cmp, value);
+  check(ctx_, "signal_wait_until_on_stream", cudaGetLastError(), "signal_wait_kernel launch");
+}
+
+void Runtime::quiet_on_stream(Stream stream) {
+  // Copies and stream memory operations complete in stream order, and kernels that issued
+  // device-side puts are complete when the stream moves past them: nothing to add.
+  (void)stream;
+  if (!gpu_) fail("quiet_on_stream needs the CUDA backend");
+}
+
+void Runtime::barrier_all_on_stream(Stream stream) {
+  if (!gpu_) fail("barrier_all_on_stream needs the CUDA backend");
+  barrier_all_kernel<<<1, 1, 0, cu(stream)>>>(gpu_->device_context());
+  check(ctx_, "barrier_all_on_stream", cudaGetLastError(), "barrier_all_kernel launch");
+}
+
+}  // namespace symmetra
