@@ -1,0 +1,296 @@
+// symmetra-gpu-perf: device-initiated and stream-ordered costs on one GPU, 2 PEs as threads,
+// each measured side by side with a raw baseline written here (ratios in one run).
+//
+//   symmetra-gpu-perf [--quick]
+//
+// Rows: put_signal ping-pong vs a raw flag ping-pong kernel; block put bandwidth vs cudaMemcpy
+// device-to-device (64 MiB - 1 GiB); on-stream signal ping-pong vs raw cuStreamWriteValue64 /
+// cuStreamWaitValue64; p / put latency and bandwidth 8 B - 1 MiB with thread, warp and block
+// groups. Times come from CUDA events around whole loops after a warm-up; medians of 5 runs.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "perf_report.hpp"
+#include "symmetra/device.hpp"
+#include "symmetra/launch.hpp"
+
+namespace sd = symmetra::device;
+using symmetra::bench::Report;
+using symmetra::bench::Row;
+
+#define CK(call)                                                                          \
+  do {                                                                                    \
+    cudaError_t rc_ = (call);                                                             \
+    if (rc_ != cudaSuccess) {                                                             \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(rc_)); \
+      std::exit(1);                                                                       \
+    }                                                                                     \
+  } while (0)
+
+namespace {
+
+bool g_quick = false;
+
+// Median of `runs` timings of `body` (ms), each bracketed by events on `s`.
+float time_ms(cudaStream_t s, int runs, const std::function<void()>& body) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  body();  // warm-up
+  CK(cudaStreamSynchronize(s));
+  std::vector<float> ms;
+  for (int r = 0; r < runs; ++r) {
+    CK(cudaEventRecord(a, s));
+    body();
+    CK(cudaEventRecord(b, s));
+    CK(cudaEventSynchronize(b));
+    float t = 0;
+    CK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms[ms.size() / 2];
+}
+
+void add(Report& r, const char* op, std::size_t bytes, const char* form, const char* backend,
+         double us, double gbps) {
+  r.add(Row{op, bytes, 2, form, backend, us, us, gbps});
+}
+
+// --- ping-pong kernels: PE 0 starts, PE 1 answers; `iters` round trips -------------------------
+__global__ void symmetra_pingpong(sd::Context ctx, std::uint64_t* data, std::uint64_t* sig, int iters) {
+  const int other = 1 - ctx.my_pe;
+  const std::uint64_t v = 7;
+  for (int i = 1; i <= iters; ++i) {
+    if (ctx.my_pe == 0) {
+      sd::put_signal(sd::ThreadGroup{}, ctx, data, &v, 1, sig, static_cast<std::uint64_t>(i), symmetra::SignalOp::kSet, other);
+      sd::signal_wait_until(ctx, sig, symmetra::Cmp::kGe, static_cast<std::uint64_t>(i));
+    } else {
+      sd::signal_wait_until(ctx, sig, symmetra::Cmp::kGe, static_cast<std::uint64_t>(i));
+      sd::put_signal(sd::ThreadGroup{}, ctx, data, &v, 1, sig, static_cast<std::uint64_t>(i), symmetra::SignalOp::kSet, other);
+    }
+  }
+}
+
+// The baseline: the same exchange with volatile flags and a system fence, nothing else.
+__global__ void raw_pingpong(volatile std::uint64_t* mine, volatile std::uint64_t* theirs,
+                             volatile std::uint64_t* their_data, int me, int iters) {
+  for (int i = 1; i <= iters; ++i) {
+    if (me == 0) {
+      *their_data = 7;
+      __threadfence_system();
+      *theirs = i;
+      while (*mine < static_cast<std::uint64_t>(i)) {
+      }
+    } else {
+      while (*mine < static_cast<std::uint64_t>(i)) {
+      }
+      *their_data = 7;
+      __threadfence_system();
+      *theirs = i;
+    }
+  }
+}
+
+template <class Group>
+__global__ void put_loop(sd::Context ctx, void* dst, const void* src, std::size_t bytes, int pe, int iters, bool quiet) {
+  for (int i = 0; i < iters; ++i) {
+    sd::putmem(Group{}, ctx, dst, src, bytes, pe);
+    if (quiet) sd::quiet(ctx);
+  }
+}
+
+__global__ void p_loop(sd::Context ctx, std::uint64_t* dst, int pe, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    sd::p(ctx, dst, static_cast<std::uint64_t>(i), pe);
+    sd::quiet(ctx);
+  }
+}
+
+// Many blocks, each putting its slice with the block group.
+__global__ void block_put(sd::Context ctx, char* dst, const char* src, std::size_t bytes, int pe) {
+  const std::size_t per = (bytes / gridDim.x + 15) & ~std::size_t{15};
+  const std::size_t lo = per * blockIdx.x;
+  if (lo >= bytes) return;
+  sd::putmem(sd::BlockGroup{}, ctx, dst + lo, src + lo, per < bytes - lo ? per : bytes - lo, pe);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) g_quick |= std::strcmp(argv[i], "--quick") == 0;
+  const std::size_t max_bw = g_quick ? (256u << 20) : (1u << 30);
+  setenv("SYMMETRA_SYMMETRIC_SIZE", std::to_string(max_bw + (64u << 20)).c_str(), 0);
+  setenv("SYMMETRA_MAX_SYMMETRIC_SIZE", std::to_string(2 * max_bw + (64u << 20)).c_str(), 0);
+  Report report;
+  const int runs = 5;
+  // Host threads of the two PEs meet here to start timed kernels together.
+  std::atomic<int> arrived{0};
+  auto meet = [&](int round) {
+    arrived.fetch_add(1);
+    while (arrived.load() < 2 * round) std::this_thread::yield();
+  };
+  int round = 0;
+  symmetra::launch_threads(2, symmetra::RuntimeOptions{symmetra::Backend::kCuda, -1}, [&](symmetra::Runtime& rt) {
+    const int me = rt.my_pe();
+    int my_round = 0;
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const sd::Context ctx = rt.device_context();
+    auto* sig = rt.allocate_array<std::uint64_t>(4);
+    auto* data = rt.allocate_array<std::uint64_t>(4);
+    const int pp_iters = g_quick ? 2000 : 20000;
+
+    // 1. put_signal ping-pong vs raw flags.
+    {
+      double us_sym = 0, us_raw = 0;
+      std::uint64_t* raw = nullptr;  // PE 0 allocates; both use it (one process)
+      static std::uint64_t* shared_raw = nullptr;
+      if (me == 0) {
+        CK(cudaMalloc(&raw, 4 * sizeof(std::uint64_t)));
+        shared_raw = raw;
+      }
+      for (int rep = 0; rep < 2; ++rep) {
+        CK(cudaMemset(sig, 0, 4 * sizeof(std::uint64_t)));
+        CK(cudaDeviceSynchronize());
+        rt.barrier_all();
+        raw = shared_raw;
+        cudaEvent_t a, b;
+        CK(cudaEventCreate(&a));
+        CK(cudaEventCreate(&b));
+        if (rep == 0) {
+          CK(cudaEventRecord(a, s));
+          symmetra_pingpong<<<1, 1, 0, s>>>(ctx, data, sig, pp_iters);
+        } else {
+          if (me == 0) CK(cudaMemset(raw, 0, 4 * sizeof(std::uint64_t)));
+          CK(cudaDeviceSynchronize());
+          rt.barrier_all();
+          CK(cudaEventRecord(a, s));
+          raw_pingpong<<<1, 1, 0, s>>>(raw + me, raw + (1 - me), raw + 2 + (1 - me), me, pp_iters);
+        }
+        CK(cudaEventRecord(b, s));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        (rep == 0 ? us_sym : us_raw) = ms * 1e3 / pp_iters;
+        rt.barrier_all();
+      }
+      if (me == 0) {
+        add(report, "put_signal_pingpong_rtt", 8, "device", "symmetra", us_sym, 0);
+        add(report, "put_signal_pingpong_rtt", 8, "device", "raw_flags", us_raw, 0);
+        CK(cudaFree(raw));
+      }
+    }
+
+    // 2. Block put bandwidth vs cudaMemcpy device-to-device (PE 0 -> PE 1 on the same GPU).
+    {
+      auto* dst = static_cast<char*>(rt.allocate(max_bw));
+      char* src = nullptr;
+      CK(cudaMalloc(&src, max_bw));
+      CK(cudaMemset(src, 1, max_bw));
+      CK(cudaDeviceSynchronize());
+      rt.barrier_all();
+      if (me == 0) {
+        int sms = 0;
+        CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        for (std::size_t bytes = 64u << 20; bytes <= max_bw; bytes *= 4) {
+          const float sym = time_ms(s, runs, [&] { block_put<<<sms * 4, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
+          char* peer = rt.ptr(dst, 1);
+          const float copy = time_ms(s, runs, [&] { CK(cudaMemcpyAsync(peer, src, bytes, cudaMemcpyDeviceToDevice, s)); });
+          add(report, "block_put_bw", bytes, "device", "symmetra", sym * 1e3, bytes / (sym * 1e6));
+          add(report, "block_put_bw", bytes, "device", "cudaMemcpy", copy * 1e3, bytes / (copy * 1e6));
+        }
+      }
+      rt.barrier_all();
+      CK(cudaFree(src));
+      rt.free(dst);
+    }
+
+    // 3. On-stream signal ping-pong vs raw stream memory operations.
+    {
+      const int iters = g_quick ? 500 : 2000;
+      CUstream cs = reinterpret_cast<CUstream>(s);
+      symmetra::Stream st = reinterpret_cast<symmetra::Stream>(s);
+      for (int rep = 0; rep < 2; ++rep) {
+        CK(cudaMemset(sig, 0, 4 * sizeof(std::uint64_t)));
+        CK(cudaDeviceSynchronize());
+        rt.barrier_all();
+        meet(++my_round);
+        cudaEvent_t a, b;
+        CK(cudaEventCreate(&a));
+        CK(cudaEventCreate(&b));
+        CK(cudaEventRecord(a, s));
+        for (int i = 1; i <= iters; ++i) {
+          const std::uint64_t v = static_cast<std::uint64_t>(i);
+          if (rep == 0) {
+            if (me == 0) rt.signal_op_on_stream(&sig[0], v, symmetra::SignalOp::kSet, 1, st);
+            rt.signal_wait_until_on_stream(&sig[0], symmetra::Cmp::kGe, v, st);
+            if (me == 1) rt.signal_op_on_stream(&sig[0], v, symmetra::SignalOp::kSet, 0, st);
+          } else {
+            auto mine = reinterpret_cast<CUdeviceptr>(&sig[1]);
+            auto theirs = reinterpret_cast<CUdeviceptr>(rt.ptr(&sig[1], 1 - me));
+            if (me == 0) cuStreamWriteValue64(cs, theirs, v, CU_STREAM_WRITE_VALUE_DEFAULT);
+            cuStreamWaitValue64(cs, mine, v, CU_STREAM_WAIT_VALUE_GEQ);
+            if (me == 1) cuStreamWriteValue64(cs, theirs, v, CU_STREAM_WRITE_VALUE_DEFAULT);
+          }
+        }
+        CK(cudaEventRecord(b, s));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (me == 0)
+          add(report, "stream_signal_pingpong_rtt", 8, "stream", rep == 0 ? "symmetra" : "raw_stream_memops",
+              ms * 1e3 / iters, 0);
+        rt.barrier_all();
+      }
+    }
+
+    // 4. p and put latency / bandwidth, thread / warp / block, PE 0 -> PE 1 and PE 0 -> itself.
+    {
+      const std::size_t max = 1u << 20;
+      auto* dst = static_cast<char*>(rt.allocate(max));
+      char* src = nullptr;
+      CK(cudaMalloc(&src, max));
+      CK(cudaMemset(src, 3, max));
+      CK(cudaDeviceSynchronize());
+      rt.barrier_all();
+      if (me == 0) {
+        for (int target : {1, 0}) {
+          const char* backend = target == 1 ? "symmetra_peer" : "symmetra_self";
+          const int iters = g_quick ? 200 : 1000;
+          const float pm = time_ms(s, runs, [&] { p_loop<<<1, 1, 0, s>>>(ctx, reinterpret_cast<std::uint64_t*>(dst), target, iters); });
+          add(report, "p_lat", 8, "thread", backend, pm * 1e3 / iters, 0);
+          for (std::size_t bytes = 8; bytes <= max; bytes *= (g_quick ? 16 : 4)) {
+            const int it = static_cast<int>(std::clamp<std::size_t>((64u << 20) / bytes, 20, iters));
+            const float t1 = time_ms(s, runs, [&] { put_loop<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, dst, src, bytes, target, it, true); });
+            const float t2 = time_ms(s, runs, [&] { put_loop<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, dst, src, bytes, target, it, true); });
+            const float t3 = time_ms(s, runs, [&] { put_loop<sd::BlockGroup><<<1, 1024, 0, s>>>(ctx, dst, src, bytes, target, it, true); });
+            add(report, "put_lat", bytes, "thread", backend, t1 * 1e3 / it, bytes / (t1 * 1e6 / it));
+            add(report, "put_lat", bytes, "warp", backend, t2 * 1e3 / it, bytes / (t2 * 1e6 / it));
+            add(report, "put_lat", bytes, "block", backend, t3 * 1e3 / it, bytes / (t3 * 1e6 / it));
+          }
+        }
+      }
+      rt.barrier_all();
+      CK(cudaFree(src));
+      rt.free(dst);
+    }
+    (void)round;
+    rt.barrier_all();
+    CK(cudaStreamDestroy(s));
+  });
+  report.table();
+  return 0;
+}

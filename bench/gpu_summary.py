@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Ratios of the GPU benchmark rows against their baselines (tools/gpu-check).
+
+    gpu_summary.py gpu_perf.jsonl [nvshmem.jsonl]
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    rows = []
+    if path and os.path.exists(path):
+        with open(path) as f:
+            rows = [json.loads(l) for l in f if l.startswith("{")]
+    return rows
+
+
+def pick(rows, op, backend, bytes_=None, form=None):
+    for r in rows:
+        if r["op"] == op and r["backend"] == backend and (bytes_ is None or r["bytes"] == bytes_) \
+                and (form is None or r["form"] == form):
+            return r
+    return None
+
+
+def main():
+    sym = load(sys.argv[1])
+    nv = load(sys.argv[2] if len(sys.argv) > 2 else None)
+    print(f"\n{'measure':<44} {'symmetra':>12} {'baseline':>12} {'ratio':>7}  target")
+    def line(name, a, b, unit, target):
+        if a is None or b is None:
+            print(f"{name:<44} {'-':>12} {'-':>12} {'-':>7}  {target}")
+            return
+        print(f"{name:<44} {a:>10.3f}{unit:>2} {b:>10.3f}{unit:>2} {a / b:>7.2f}  {target}")
+    a, b = pick(sym, "put_signal_pingpong_rtt", "symmetra"), pick(sym, "put_signal_pingpong_rtt", "raw_flags")
+    line("put_signal ping-pong RTT vs raw flags", a and a["p50_us"], b and b["p50_us"], "us", "<= 1.15")
+    for r in [r for r in sym if r["op"] == "block_put_bw" and r["backend"] == "symmetra"]:
+        c = pick(sym, "block_put_bw", "cudaMemcpy", r["bytes"])
+        line(f"block put GB/s vs cudaMemcpy, {r['bytes'] >> 20} MiB", r["GBps"], c and c["GBps"], "", ">= 0.90")
+    a, b = pick(sym, "stream_signal_pingpong_rtt", "symmetra"), pick(sym, "stream_signal_pingpong_rtt", "raw_stream_memops")
+    line("on-stream signal ping-pong RTT vs raw memops", a and a["p50_us"], b and b["p50_us"], "us", "<= 1.10")
+    for form in ("thread", "warp", "block"):
+        for size in (8, 4096, 1 << 20):
+            a, b = pick(sym, "put_lat", "symmetra_self", size, form), pick(nv, "put_lat", "nvshmem_self", size, form)
+            line(f"put+quiet to self {form} {size} B vs NVSHMEM", a and a["p50_us"], b and b["p50_us"], "us", "compare")
+    a, b = pick(sym, "p_lat", "symmetra_self"), pick(nv, "p_lat", "nvshmem_self")
+    line("p+quiet to self vs NVSHMEM", a and a["p50_us"], b and b["p50_us"], "us", "compare")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
