@@ -207,6 +207,8 @@ int main(int argc, char** argv) {
         CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
         for (std::size_t bytes = 64u << 20; bytes <= max_bw; bytes *= 4) {
           const float sym = time_ms(s, runs, [&] { block_put<<<sms * 4, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
+          const float wave = time_ms(s, runs, [&] { block_put<<<sms * 2, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
+          add(report, "block_put_bw", bytes, "device", "symmetra_1wave", wave * 1e3, bytes / (wave * 1e6));
           char* peer = rt.ptr(dst, 1);
           const float copy = time_ms(s, runs, [&] { CK(cudaMemcpyAsync(peer, src, bytes, cudaMemcpyDeviceToDevice, s)); });
           add(report, "block_put_bw", bytes, "device", "symmetra", sym * 1e3, bytes / (sym * 1e6));

@@ -18,7 +18,8 @@ namespace hd = device::detail;
 std::vector<std::uint64_t> Runtime::team_allgather(int team, std::uint64_t value) {
   const device::TeamDesc t = teams_[team];
   std::uint64_t* row = hd::scratch(hd::my_header(ctx_), t.slot, n_pes());
-  for (int k = 0; k < t.size; ++k) p(&row[t.my_rank], value, hd::team_pe(t, k));
+  // The scratch row is in the host-memory header on either backend: store through ctx_.
+  for (int k = 0; k < t.size; ++k) device::p(ctx_, &row[t.my_rank], value, hd::team_pe(t, k));
   barrier(Team(this, team));
   std::vector<std::uint64_t> all(row, row + t.size);
   barrier(Team(this, team));  // nobody refills the row before everyone read it

@@ -61,11 +61,31 @@ SYMMETRA_INLINE void fence_seq_cst() {
 #endif
 }
 
+// Loads a word that a wait polls: acquire on the host (free on x86, and visible to TSan);
+// relaxed on the GPU, where an acquire load per poll costs a system-scope fence, and
+// acquire_after_poll() supplies the ordering once the condition holds.
+template <class T>
+SYMMETRA_INLINE T poll_load(const T* p) {
+#if SYMMETRA_DEVICE_PASS
+  return AtomicRef<T>(*const_cast<T*>(p)).load(kRelaxed);
+#else
+  return AtomicRef<T>(*const_cast<T*>(p)).load(kAcquire);
+#endif
+}
+
+SYMMETRA_INLINE void acquire_after_poll() {
+#if SYMMETRA_DEVICE_PASS
+  cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_system);
+#endif
+}
+
 }  // namespace symmetra::detail
 
 // The device API's machinery spells these unqualified.
 namespace symmetra::device::detail {
+using symmetra::detail::acquire_after_poll;
 using symmetra::detail::AtomicRef;
+using symmetra::detail::poll_load;
 using symmetra::detail::atomic_load;
 using symmetra::detail::atomic_store;
 using symmetra::detail::fence_seq_cst;

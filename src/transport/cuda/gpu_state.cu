@@ -14,6 +14,9 @@
 namespace symmetra {
 namespace detail {
 
+Status preload_stream_kernels();  // stream_ops.cu
+Status preload_amo_kernels();     // below
+
 struct GpuState::Impl {
   std::unique_ptr<CudaHeap> heap;
   std::int32_t* d_pe_index = nullptr;
@@ -61,6 +64,8 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
   SYMMETRA_CUDA(cudaMalloc(&im.d_pe_index, sizeof(std::int32_t) * bs.size()));
   SYMMETRA_CUDA(cudaMalloc(&im.d_teams, sizeof(device::TeamDesc) * device::kMaxTeams));
   SYMMETRA_CUDA(cudaMalloc(&im.d_result, sizeof(std::uint64_t)));
+  SYMMETRA_TRY(preload_stream_kernels());
+  SYMMETRA_TRY(preload_amo_kernels());
   // Device memory starts undefined: zero this PE's header before anyone syncs on it.
   SYMMETRA_CUDA(cudaMemset(im.heap->base(), 0, header_bytes));
   SYMMETRA_CUDA(cudaDeviceSynchronize());
@@ -238,6 +243,23 @@ T Runtime::gpu_amo(AmoOp op, T* dest, T value, T cond, int pe) {
   check(ctx_, "atomic", cudaStreamSynchronize(s), "cudaStreamSynchronize");
   return old;
 }
+
+namespace detail {
+Status preload_amo_kernels() {  // see preload_stream_kernels
+  cudaFuncAttributes a;
+#define SYMMETRA_PRELOAD(T) SYMMETRA_CUDA(cudaFuncGetAttributes(&a, amo_kernel<T>));
+  SYMMETRA_PRELOAD(int)
+  SYMMETRA_PRELOAD(unsigned)
+  SYMMETRA_PRELOAD(long)
+  SYMMETRA_PRELOAD(unsigned long)
+  SYMMETRA_PRELOAD(long long)
+  SYMMETRA_PRELOAD(unsigned long long)
+  SYMMETRA_PRELOAD(float)
+  SYMMETRA_PRELOAD(double)
+#undef SYMMETRA_PRELOAD
+  return {};
+}
+}  // namespace detail
 
 #define SYMMETRA_GPU_AMO(T) template T Runtime::gpu_amo<T>(AmoOp, T*, T, T, int);
 SYMMETRA_GPU_AMO(int)

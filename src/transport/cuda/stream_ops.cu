@@ -36,6 +36,19 @@ __global__ void barrier_all_kernel(device::Context ctx) {
 
 }  // namespace
 
+namespace detail {
+// Loads the stream API's kernels now. With lazy module loading (CUDA's default) a kernel's first
+// launch may wait for running kernels, and these kernels wait for each other across PEs: loading
+// them at a first launch could deadlock. NCCL and NVSHMEM load theirs at init for the same reason.
+Status preload_stream_kernels() {
+  cudaFuncAttributes a;
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, signal_add_kernel));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, signal_wait_kernel));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, barrier_all_kernel));
+  return {};
+}
+}  // namespace detail
+
 void Runtime::putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream) {
   if (!gpu_) fail("putmem_on_stream needs the CUDA backend");
   const device::Context& v = gpu_->host_view();
@@ -59,7 +72,7 @@ void Runtime::signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, Signa
   device::detail::check_remote(v, "signal_op_on_stream", sig, sizeof(*sig), pe);
   if (op == SignalOp::kSet) {
     // The default write carries a memory barrier: earlier stream work is visible first.
-    const detail::Driver* drv = detail::cuda_driver().value();
+    static const detail::Driver* drv = detail::cuda_driver().value();  // loaded by GpuState
     check_cu(ctx_, "signal_op_on_stream",
              drv->stream_write_value64(reinterpret_cast<CUstream>(stream),
                                        reinterpret_cast<CUdeviceptr>(v.peer(sig, pe)), value,
@@ -95,7 +108,7 @@ void Runtime::signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint
   // top of the range, so that case polls in a kernel like kNe, kLt and kLe.
   if (cmp == Cmp::kGt && value == ~std::uint64_t{0}) mem_op = false;
   if (mem_op) {
-    const detail::Driver* drv = detail::cuda_driver().value();
+    static const detail::Driver* drv = detail::cuda_driver().value();
     check_cu(ctx_, "signal_wait_until_on_stream",
              drv->stream_wait_value64(reinterpret_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(sig),
                                       target, flags),

@@ -15,15 +15,38 @@ SYMMETRA_INLINE void group_copy(Group g, void* dst, const void* src, std::size_t
 #if SYMMETRA_DEVICE_PASS
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
-  const int r = g.thread_rank();
-  const int n = g.size();
+  const std::size_t r = static_cast<std::size_t>(g.thread_rank());
+  const std::size_t n = static_cast<std::size_t>(g.size());
+  const auto align = (reinterpret_cast<std::uintptr_t>(d) | reinterpret_cast<std::uintptr_t>(s));
   std::size_t done = 0;
-  if (((reinterpret_cast<std::uintptr_t>(d) | reinterpret_cast<std::uintptr_t>(s)) & 15) == 0) {
+  if ((align & 15) == 0) {
+    // 16-byte accesses, four in flight per thread before the first store.
     const std::size_t vecs = bytes / 16;
     auto* dv = reinterpret_cast<int4*>(d);
     const auto* sv = reinterpret_cast<const int4*>(s);
-    for (std::size_t i = r; i < vecs; i += n) dv[i] = sv[i];
+    std::size_t i = r;
+    for (; i + 3 * n < vecs; i += 4 * n) {
+      const int4 a = sv[i], b = sv[i + n], c = sv[i + 2 * n], e = sv[i + 3 * n];
+      dv[i] = a;
+      dv[i + n] = b;
+      dv[i + 2 * n] = c;
+      dv[i + 3 * n] = e;
+    }
+    for (; i < vecs; i += n) dv[i] = sv[i];
     done = vecs * 16;
+  }
+  if ((align & 7) == 0) {  // what 16-byte vectors left, or all of an 8-byte aligned copy
+    const std::size_t words = (bytes - done) / 8;
+    auto* dw = reinterpret_cast<unsigned long long*>(d + done);
+    const auto* sw = reinterpret_cast<const unsigned long long*>(s + done);
+    for (std::size_t i = r; i < words; i += n) dw[i] = sw[i];
+    done += words * 8;
+  } else if ((align & 3) == 0) {
+    const std::size_t words = (bytes - done) / 4;
+    auto* dw = reinterpret_cast<unsigned*>(d + done);
+    const auto* sw = reinterpret_cast<const unsigned*>(s + done);
+    for (std::size_t i = r; i < words; i += n) dw[i] = sw[i];
+    done += words * 4;
   }
   for (std::size_t i = done + r; i < bytes; i += n) d[i] = s[i];
 #else

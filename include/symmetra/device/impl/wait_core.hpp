@@ -56,16 +56,16 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 }
 #endif
 
-// Waits until pred() holds; pred() reads the words in [lo, hi). `describe(buf, n)` words the
-// condition for the timeout message ("0x... >= 5, seen 3").
-// Threads: the calling thread. Ordering: pred() should read with acquire.
-template <class Pred, class Describe>
-SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo, const void* hi,
-                              Pred&& pred, Describe&& describe) {
-  if (pred()) return;
 #if SYMMETRA_DEVICE_PASS
-  (void)lo;
-  (void)hi;
+// GPU: waits until pred() holds, with no ordering added. Spins first: a waiting GPU thread costs
+// little, and a sleep of even 32 ns adds its whole length to a round trip of about 1.5 us; backs
+// off only for waits that last, bounded through %globaltimer.
+template <class Pred, class Describe>
+__device__ __forceinline__ void wait_relaxed(const Context& ctx, const char* op, Pred&& pred,
+                                             Describe&& describe) {
+  constexpr int kSpins = 4096;
+  for (int i = 0; i < kSpins; ++i)
+    if (pred()) return;
   const std::uint64_t start = global_ns();
   unsigned sleep_ns = 32;
   while (!pred()) {
@@ -79,7 +79,22 @@ SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo
       __trap();
     }
   }
+}
+#endif
+
+// Waits until pred() holds; pred() reads the words in [lo, hi) with poll_load. `describe(buf, n)`
+// words the condition for the timeout message ("0x... >= 5, seen 3").
+// Threads: the calling thread. Ordering: acquire once pred() holds.
+template <class Pred, class Describe>
+SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo, const void* hi,
+                              Pred&& pred, Describe&& describe) {
+#if SYMMETRA_DEVICE_PASS
+  (void)lo;
+  (void)hi;
+  wait_relaxed(ctx, op, pred, describe);
+  acquire_after_poll();
 #else
+  if (pred()) return;
   HostWaiter waiter(ctx, lo, hi);
   for (;;) {
     const std::uint32_t bell = waiter.doorbell();
@@ -115,14 +130,27 @@ SYMMETRA_INLINE void describe_cmp(char* buf, unsigned n, const void* addr, Cmp c
 template <class T>
 SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, Cmp cmp, T value) {
   T seen{};
+#if SYMMETRA_DEVICE_PASS
+  // One word: poll it relaxed, then take the acquire with one acquire load of it (cheaper than
+  // a fence); if that load no longer satisfies the condition, keep waiting.
+  for (;;) {
+    wait_relaxed(ctx, op, [&] {
+      seen = poll_load(ivar);
+      return compare(seen, cmp, value);
+    }, [&](char* buf, unsigned n) { describe_cmp(buf, n, ivar, cmp, value, seen); });
+    seen = atomic_load(ivar, kAcquire);
+    if (compare(seen, cmp, value)) return seen;
+  }
+#else
   wait_for(
       ctx, op, ivar, ivar + 1,
       [&] {
-        seen = atomic_load(ivar, kAcquire);
+        seen = poll_load(ivar);
         return compare(seen, cmp, value);
       },
       [&](char* buf, unsigned n) { describe_cmp(buf, n, ivar, cmp, value, seen); });
   return seen;
+#endif
 }
 
 }  // namespace symmetra::device::detail

@@ -29,7 +29,7 @@ SYMMETRA_INLINE bool included(const int* status, std::size_t i) {
 template <class T, class Value>
 SYMMETRA_INLINE bool scan_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, Value v) {
   for (std::size_t i = 0; i < n; ++i)
-    if (included(status, i) && !compare(atomic_load(&ivars[i], kAcquire), cmp, v(i))) return false;
+    if (included(status, i) && !compare(poll_load(&ivars[i]), cmp, v(i))) return false;
   return true;
 }
 
@@ -37,7 +37,7 @@ template <class T, class Value>
 SYMMETRA_INLINE std::size_t scan_any(const T* ivars, std::size_t n, const int* status, Cmp cmp,
                                      Value v) {
   for (std::size_t i = 0; i < n; ++i)
-    if (included(status, i) && compare(atomic_load(&ivars[i], kAcquire), cmp, v(i))) return i;
+    if (included(status, i) && compare(poll_load(&ivars[i]), cmp, v(i))) return i;
   return kNoIndex;
 }
 
@@ -46,7 +46,7 @@ SYMMETRA_INLINE std::size_t scan_some(const T* ivars, std::size_t n, std::size_t
                                       const int* status, Cmp cmp, Value v) {
   std::size_t count = 0;
   for (std::size_t i = 0; i < n; ++i)
-    if (included(status, i) && compare(atomic_load(&ivars[i], kAcquire), cmp, v(i)))
+    if (included(status, i) && compare(poll_load(&ivars[i]), cmp, v(i)))
       indices[count++] = i;
   return count;
 }
@@ -141,40 +141,56 @@ SYMMETRA_INLINE std::size_t wait_until_some_vector(const Context& ctx, const T* 
   return detail::wait_some(ctx, ivars, n, indices, status, cmp, detail::Vector<T>{values});
 }
 
+namespace detail {
+// A test that succeeded orders what follows after the writes it saw (GPU: one fence).
+SYMMETRA_INLINE bool acquired(bool ok) {
+  if (ok) acquire_after_poll();
+  return ok;
+}
+SYMMETRA_INLINE std::size_t acquired_index(std::size_t i) {
+  if (i != kNoIndex) acquire_after_poll();
+  return i;
+}
+SYMMETRA_INLINE std::size_t acquired_count(std::size_t c) {
+  if (c != 0) acquire_after_poll();
+  return c;
+}
+}  // namespace detail
+
 template <class T>
 SYMMETRA_INLINE bool test(const Context&, const T* ivar, Cmp cmp, T value) {
-  return detail::compare(detail::atomic_load(ivar, detail::kAcquire), cmp, value);
+  return detail::acquired(detail::compare(detail::poll_load(ivar), cmp, value));
 }
 template <class T>
 SYMMETRA_INLINE bool test_all(const Context&, const T* ivars, std::size_t n, const int* status,
                               Cmp cmp, T value) {
-  return detail::scan_all(ivars, n, status, cmp, detail::Scalar<T>{value});
+  return detail::acquired(detail::scan_all(ivars, n, status, cmp, detail::Scalar<T>{value}));
 }
 template <class T>
 SYMMETRA_INLINE std::size_t test_any(const Context&, const T* ivars, std::size_t n,
                                      const int* status, Cmp cmp, T value) {
-  return detail::scan_any(ivars, n, status, cmp, detail::Scalar<T>{value});
+  return detail::acquired_index(detail::scan_any(ivars, n, status, cmp, detail::Scalar<T>{value}));
 }
 template <class T>
 SYMMETRA_INLINE std::size_t test_some(const Context&, const T* ivars, std::size_t n,
                                       std::size_t* indices, const int* status, Cmp cmp, T value) {
-  return detail::scan_some(ivars, n, indices, status, cmp, detail::Scalar<T>{value});
+  return detail::acquired_count(detail::scan_some(ivars, n, indices, status, cmp, detail::Scalar<T>{value}));
 }
 template <class T>
 SYMMETRA_INLINE bool test_all_vector(const Context&, const T* ivars, std::size_t n,
                                      const int* status, Cmp cmp, const T* values) {
-  return detail::scan_all(ivars, n, status, cmp, detail::Vector<T>{values});
+  return detail::acquired(detail::scan_all(ivars, n, status, cmp, detail::Vector<T>{values}));
 }
 template <class T>
 SYMMETRA_INLINE std::size_t test_any_vector(const Context&, const T* ivars, std::size_t n,
                                             const int* status, Cmp cmp, const T* values) {
-  return detail::scan_any(ivars, n, status, cmp, detail::Vector<T>{values});
+  return detail::acquired_index(detail::scan_any(ivars, n, status, cmp, detail::Vector<T>{values}));
 }
 template <class T>
 SYMMETRA_INLINE std::size_t test_some_vector(const Context&, const T* ivars, std::size_t n,
                                              std::size_t* indices, const int* status, Cmp cmp,
                                              const T* values) {
-  return detail::scan_some(ivars, n, indices, status, cmp, detail::Vector<T>{values});
+  return detail::acquired_count(detail::scan_some(ivars, n, indices, status, cmp, detail::Vector<T>{values}));
 }
 
 }  // namespace symmetra::device
