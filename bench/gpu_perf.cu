@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include <cuda/atomic>
+
 #include "perf_report.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/launch.hpp"
@@ -104,12 +106,70 @@ __global__ void raw_pingpong(volatile std::uint64_t* mine, volatile std::uint64_
   }
 }
 
+// quiet by one thread of the group, then a group sync: what NVSHMEM's program does too.
+// Ping-pong variants that swap one primitive of the raw kernel for the library's, to see which
+// one costs: kStore 0 = fence + volatile store, 1 = atomic_ref release store (system);
+// kPoll 0 = volatile loads, 1 = atomic_ref relaxed loads (system); kAcq adds a GPU-scope
+// acquire load after the poll.
+template <int kStore, int kPoll, bool kAcq>
+__global__ void variant_pingpong(std::uint64_t* mine, std::uint64_t* theirs, std::uint64_t* their_data, int me, int iters) {
+  auto send = [&](std::uint64_t i) {
+    *reinterpret_cast<volatile std::uint64_t*>(their_data) = 7;
+    if (kStore == 0) {
+      __threadfence_system();
+      *reinterpret_cast<volatile std::uint64_t*>(theirs) = i;
+    } else {
+      cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*theirs).store(i, cuda::std::memory_order_release);
+    }
+  };
+  auto wait = [&](std::uint64_t i) {
+    if (kPoll == 0) {
+      while (*reinterpret_cast<volatile std::uint64_t*>(mine) < i) {
+      }
+    } else {
+      while (cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*mine).load(cuda::std::memory_order_relaxed) < i) {
+      }
+    }
+    if (kAcq) (void)cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*mine).load(cuda::std::memory_order_acquire);
+  };
+  for (int i = 1; i <= iters; ++i) {
+    if (me == 0) {
+      send(i);
+      wait(i);
+    } else {
+      wait(i);
+      send(i);
+    }
+  }
+}
+
 template <class Group>
 __global__ void put_loop(sd::Context ctx, void* dst, const void* src, std::size_t bytes, int pe, int iters, bool quiet) {
+  Group g;
   for (int i = 0; i < iters; ++i) {
-    sd::putmem(Group{}, ctx, dst, src, bytes, pe);
-    if (quiet) sd::quiet(ctx);
+    sd::putmem(g, ctx, dst, src, bytes, pe);
+    if (quiet && g.thread_rank() == 0) sd::quiet(ctx);
+    g.sync();
   }
+}
+
+// Candidate bulk-copy loops for the block put, measured against the library's (raw kernels).
+template <int kUnroll, bool kStreaming>
+__global__ void raw_copy(int4* dst, const int4* src, std::size_t vecs) {
+  const std::size_t per = (vecs + gridDim.x - 1) / gridDim.x;
+  const std::size_t lo = per * blockIdx.x, hi = lo + per < vecs ? lo + per : vecs;
+  const std::size_t n = blockDim.x;
+  std::size_t i = lo + threadIdx.x;
+  for (; i + (kUnroll - 1) * n < hi; i += kUnroll * n) {
+    int4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = src[i + u * n];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (kStreaming) __stcs(&dst[i + u * n], v[u]); else dst[i + u * n] = v[u];
+    }
+  }
+  for (; i < hi; i += n) dst[i] = src[i];
 }
 
 __global__ void p_loop(sd::Context ctx, std::uint64_t* dst, int pe, int iters) {
@@ -156,17 +216,22 @@ int main(int argc, char** argv) {
     // 1. put_signal ping-pong vs raw flags.
     {
       double us_sym = 0, us_raw = 0;
-      std::uint64_t* raw = nullptr;  // PE 0 allocates; both use it (one process)
-      static std::uint64_t* shared_raw = nullptr;
-      if (me == 0) {
-        CK(cudaMalloc(&raw, 4 * sizeof(std::uint64_t)));
-        shared_raw = raw;
-      }
-      for (int rep = 0; rep < 2; ++rep) {
+      // Each PE's flag and data word in its own allocation, as on two GPUs: [0] flag, [1] data.
+      static std::uint64_t* own[2] = {nullptr, nullptr};
+      CK(cudaMalloc(&own[me], 256));
+      const char* variant_names[] = {"var_release_store", "var_relaxed_poll", "var_acquire_after",
+                                     "var_all_three", "raw_flags_on_heap", "raw_flags_one_line"};
+      double us_var[6] = {0, 0, 0, 0, 0, 0};
+      std::uint64_t* line = own[0];  // PE 0's buffer holds both flags for the one-line variant
+      // Two passes over every variant; only the second is kept, so that none pays the warm-up
+      // (first launches, clocks ramping) that the first kernel measured would otherwise carry.
+      for (int step = 0; step < 16; ++step) {
+        const int rep = step % 8;
         CK(cudaMemset(sig, 0, 4 * sizeof(std::uint64_t)));
+        CK(cudaMemset(own[me], 0, 256));
         CK(cudaDeviceSynchronize());
         rt.barrier_all();
-        raw = shared_raw;
+        line = own[0];
         cudaEvent_t a, b;
         CK(cudaEventCreate(&a));
         CK(cudaEventCreate(&b));
@@ -174,23 +239,45 @@ int main(int argc, char** argv) {
           CK(cudaEventRecord(a, s));
           symmetra_pingpong<<<1, 1, 0, s>>>(ctx, data, sig, pp_iters);
         } else {
-          if (me == 0) CK(cudaMemset(raw, 0, 4 * sizeof(std::uint64_t)));
-          CK(cudaDeviceSynchronize());
-          rt.barrier_all();
           CK(cudaEventRecord(a, s));
-          raw_pingpong<<<1, 1, 0, s>>>(raw + me, raw + (1 - me), raw + 2 + (1 - me), me, pp_iters);
+          std::uint64_t *m = own[me], *t = own[1 - me], *d = own[1 - me] + 1;
+          if (rep == 6) {  // the raw kernel on symmetric-heap words
+            m = &sig[2];
+            t = rt.ptr(&sig[2], 1 - me);
+            d = rt.ptr(&data[2], 1 - me);
+          }
+          if (rep == 7) {  // both flags in one cache line of one allocation
+            m = line + me;
+            t = line + (1 - me);
+            d = line + 2 + (1 - me);
+          }
+          if (rep >= 6) raw_pingpong<<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
+          if (rep == 1) raw_pingpong<<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
+          if (rep == 2) variant_pingpong<1, 0, false><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
+          if (rep == 3) variant_pingpong<0, 1, false><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
+          if (rep == 4) variant_pingpong<0, 0, true><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
+          if (rep == 5) variant_pingpong<1, 1, true><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
         }
         CK(cudaEventRecord(b, s));
         CK(cudaEventSynchronize(b));
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, a, b));
-        (rep == 0 ? us_sym : us_raw) = ms * 1e3 / pp_iters;
+        const double us = ms * 1e3 / pp_iters;
+        if (step < 8) {
+        } else if (rep == 0) {
+          us_sym = us;
+        } else if (rep == 1) {
+          us_raw = us;
+        } else {
+          us_var[rep - 2] = us;
+        }
         rt.barrier_all();
       }
+      CK(cudaFree(own[me]));
       if (me == 0) {
         add(report, "put_signal_pingpong_rtt", 8, "device", "symmetra", us_sym, 0);
         add(report, "put_signal_pingpong_rtt", 8, "device", "raw_flags", us_raw, 0);
-        CK(cudaFree(raw));
+        for (int v = 0; v < 6; ++v) add(report, "put_signal_pingpong_rtt", 8, "device", variant_names[v], us_var[v], 0);
       }
     }
 
@@ -209,6 +296,17 @@ int main(int argc, char** argv) {
           const float sym = time_ms(s, runs, [&] { block_put<<<sms * 4, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
           const float wave = time_ms(s, runs, [&] { block_put<<<sms * 2, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
           add(report, "block_put_bw", bytes, "device", "symmetra_1wave", wave * 1e3, bytes / (wave * 1e6));
+          int4* pd = reinterpret_cast<int4*>(rt.ptr(dst, 1));
+          const int4* ps = reinterpret_cast<const int4*>(src);
+          const std::size_t vecs = bytes / 16;
+          const float u4 = time_ms(s, runs, [&] { raw_copy<4, false><<<sms * 4, 1024, 0, s>>>(pd, ps, vecs); });
+          const float u8 = time_ms(s, runs, [&] { raw_copy<8, false><<<sms * 2, 1024, 0, s>>>(pd, ps, vecs); });
+          const float cs = time_ms(s, runs, [&] { raw_copy<4, true><<<sms * 4, 1024, 0, s>>>(pd, ps, vecs); });
+          const float c8 = time_ms(s, runs, [&] { raw_copy<8, true><<<sms * 2, 512, 0, s>>>(pd, ps, vecs); });
+          add(report, "block_put_bw", bytes, "device", "raw_unroll4", u4 * 1e3, bytes / (u4 * 1e6));
+          add(report, "block_put_bw", bytes, "device", "raw_unroll8", u8 * 1e3, bytes / (u8 * 1e6));
+          add(report, "block_put_bw", bytes, "device", "raw_unroll4_stcs", cs * 1e3, bytes / (cs * 1e6));
+          add(report, "block_put_bw", bytes, "device", "raw_unroll8_stcs_512", c8 * 1e3, bytes / (c8 * 1e6));
           char* peer = rt.ptr(dst, 1);
           const float copy = time_ms(s, runs, [&] { CK(cudaMemcpyAsync(peer, src, bytes, cudaMemcpyDeviceToDevice, s)); });
           add(report, "block_put_bw", bytes, "device", "symmetra", sym * 1e3, bytes / (sym * 1e6));

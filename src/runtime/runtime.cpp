@@ -84,7 +84,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   ctx_.my_index = heap_->index();
   ctx_.stride = heap_->stride();
   ctx_.timeout_ns = config_->timeout_ns;
-  ctx_.flags = config_->check ? device::Context::kCheckArgs : 0;
+  ctx_.flags = (config_->check ? device::Context::kCheckArgs : 0) | device::Context::kIdentityIndex;
   refresh_context();
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();

@@ -73,9 +73,23 @@ SYMMETRA_INLINE T poll_load(const T* p) {
 #endif
 }
 
+// The words a PE waits on are in its own memory, and so is the data their writers ordered
+// before them (puts target the receiver's memory): remote writers' stores reach this GPU's L2,
+// so an acquire at GPU scope (which drops stale L1 lines) is enough, and costs far less than a
+// system-scope one. Writers still release at system scope.
 SYMMETRA_INLINE void acquire_after_poll() {
 #if SYMMETRA_DEVICE_PASS
-  cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_system);
+  cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
+#endif
+}
+
+// The acquire load that ends a one-word wait; GPU scope for the reason above.
+template <class T>
+SYMMETRA_INLINE T acquire_load_local(const T* p) {
+#if SYMMETRA_DEVICE_PASS
+  return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(p)).load(kAcquire);
+#else
+  return AtomicRef<T>(*const_cast<T*>(p)).load(kAcquire);
 #endif
 }
 
@@ -84,6 +98,7 @@ SYMMETRA_INLINE void acquire_after_poll() {
 // The device API's machinery spells these unqualified.
 namespace symmetra::device::detail {
 using symmetra::detail::acquire_after_poll;
+using symmetra::detail::acquire_load_local;
 using symmetra::detail::AtomicRef;
 using symmetra::detail::poll_load;
 using symmetra::detail::atomic_load;

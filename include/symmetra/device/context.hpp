@@ -44,11 +44,19 @@ struct Context {
   static constexpr std::uint32_t kCheckArgs = 1u;
   // The heaps are device memory: host code must not load or store through heap_base.
   static constexpr std::uint32_t kDeviceHeap = 2u;
+  // pe_index[pe] == pe for every PE (all PEs on one host, mapped in PE order): peer() needs no
+  // table load. On the GPU that load misses L1 after every system-scope fence and costs a
+  // microsecond per ping-pong hop.
+  static constexpr std::uint32_t kIdentityIndex = 4u;
+
+  SYMMETRA_INLINE int index_of(int pe) const {
+    return (flags & kIdentityIndex) ? pe : pe_index[pe];
+  }
 
   // Translates a symmetric address of this PE into PE `pe`'s copy. Threads: any.
   template <class T>
   SYMMETRA_INLINE T* peer(T* p, int pe) const {
-    const auto delta = static_cast<std::int64_t>(pe_index[pe] - my_index) *
+    const auto delta = static_cast<std::int64_t>(index_of(pe) - my_index) *
                        static_cast<std::int64_t>(stride);
     return reinterpret_cast<T*>(reinterpret_cast<std::byte*>(const_cast<std::remove_cv_t<T>*>(p)) + delta);
   }

@@ -138,7 +138,7 @@ SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, 
       seen = poll_load(ivar);
       return compare(seen, cmp, value);
     }, [&](char* buf, unsigned n) { describe_cmp(buf, n, ivar, cmp, value, seen); });
-    seen = atomic_load(ivar, kAcquire);
+    seen = acquire_load_local(ivar);
     if (compare(seen, cmp, value)) return seen;
   }
 #else
