@@ -41,7 +41,7 @@ def main():
     a, b = pick(sym, "stream_signal_pingpong_rtt", "symmetra"), pick(sym, "stream_signal_pingpong_rtt", "raw_stream_memops")
     line("on-stream signal ping-pong RTT vs raw memops", a and a["p50_us"], b and b["p50_us"], "us", "<= 1.10")
     for form in ("thread", "warp", "block"):
-        for size in (8, 4096, 1 << 20):
+        for size in (8, 8192, 524288):
             a, b = pick(sym, "put_lat", "symmetra_self", size, form), pick(nv, "put_lat", "nvshmem_self", size, form)
             line(f"put+quiet to self {form} {size} B vs NVSHMEM", a and a["p50_us"], b and b["p50_us"], "us", "compare")
     a, b = pick(sym, "p_lat", "symmetra_self"), pick(nv, "p_lat", "nvshmem_self")

@@ -8,6 +8,7 @@
 
 #include "gpu_support.cuh"
 #include "support/pe_runner.hpp"
+#include "symmetra/collective_launch.cuh"
 #include "symmetra/device.hpp"
 
 namespace symmetra::testing {
@@ -216,6 +217,44 @@ std::vector<PeConfig> gpu_configs() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Gpu, DeviceApiTest, ::testing::ValuesIn(gpu_configs()), PeConfigName());
+
+}  // namespace
+}  // namespace symmetra::testing
+
+namespace symmetra::testing {
+namespace {
+
+// Every block of the grid increments a counter and waits until all have: only correct when all
+// blocks are resident, which collective_launch guarantees (or refuses to launch).
+__global__ void grid_rendezvous(unsigned* arrived, unsigned total, unsigned* done) {
+  if (threadIdx.x == 0) {
+    atomicAdd(arrived, 1u);
+    while (atomicAdd(arrived, 0u) < total) {
+    }
+    atomicAdd(done, 1u);
+  }
+}
+
+TEST(CollectiveLaunch, FittingGridRunsAndOversizedGridIsRefused) {
+  unsigned* words = nullptr;
+  CK(cudaMalloc(&words, 2 * sizeof(unsigned)));
+  CK(cudaMemset(words, 0, 2 * sizeof(unsigned)));
+  const int fit = max_resident_blocks(grid_rendezvous, 256, 0);
+  ASSERT_GT(fit, 0);
+  collective_launch(grid_rendezvous, dim3(fit), dim3(256), 0, nullptr, words, static_cast<unsigned>(fit), words + 1);
+  CK(cudaDeviceSynchronize());
+  unsigned done = 0;
+  CK(cudaMemcpy(&done, words + 1, sizeof(done), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(done, static_cast<unsigned>(fit));
+  try {
+    collective_launch(grid_rendezvous, dim3(fit + 1), dim3(256), 0, nullptr, words, 0u, words + 1);
+    ADD_FAILURE() << "an oversized grid was launched";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit on the GPU at once"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at most " + std::to_string(fit)), std::string::npos) << e.what();
+  }
+  CK(cudaFree(words));
+}
 
 }  // namespace
 }  // namespace symmetra::testing
