@@ -2,41 +2,25 @@
 // argument stops the job with "[pe N] op: what was wrong"; a lost message times out with a
 // diagnostic instead of hanging.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <chrono>
-#include <cstdio>
 #include <string>
+
+#include "support/command.hpp"
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string output;
-  double seconds;
-};
+using symmetra::testing::CommandResult;
+using Outcome = CommandResult;
 
 Outcome run(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " SYMMETRA_CHECK=1 " SYMRUN_PATH " " + args + " 2>&1";
-  const auto t0 = std::chrono::steady_clock::now();
-  FILE* f = popen(cmd.c_str(), "r");
-  Outcome o{-1, {}, 0};
-  if (f == nullptr) return o;
-  std::array<char, 4096> buf;
-  std::size_t got;
-  while ((got = fread(buf.data(), 1, buf.size(), f)) > 0) o.output.append(buf.data(), got);
-  const int st = pclose(f);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return o;
+  return symmetra::testing::run_command(env + " SYMMETRA_CHECK=1 " SYMRUN_PATH " " + args);
 }
 
 Outcome fault(const std::string& which, int n = 2, const std::string& env = "SYMMETRA_TIMEOUT_S=30") {
   return run("-n " + std::to_string(n) + " " FAULT_PROG_PATH " " + which, env);
 }
 
-bool has(const Outcome& o, const std::string& text) { return o.output.find(text) != std::string::npos; }
+bool has(const Outcome& o, const std::string& text) { return o.has(text); }
 
 TEST(SymrunFault, PeExitingEarlyEndsTheJobWithItsName) {
   const Outcome o = fault("exit_early", 4);

@@ -5,13 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "support/command.hpp"
 
 namespace {
 
@@ -83,33 +84,23 @@ TEST(Launchers, TorchrunEnvironmentOverTcp) {
             n);
 }
 
+// Every PE of an n-PE run printed its "ring ok" line and the run succeeded.
+void expect_ring_ok(const symmetra::testing::CommandResult& r, int n) {
+  EXPECT_EQ(r.status, 0) << r.output;
+  for (int pe = 0; pe < n; ++pe)
+    EXPECT_TRUE(r.has("pe " + std::to_string(pe) + " of " + std::to_string(n) + ": ring ok")) << r.output;
+}
+
 TEST(Launchers, Symrun) {
-  const std::string cmd = std::string(SYMRUN_PATH) + " -n 5 " LAUNCH_PROG_PATH " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string out;
-  std::array<char, 1024> buf;
-  std::size_t got;
-  while ((got = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), got);
-  EXPECT_EQ(pclose(f), 0) << out;
-  for (int pe = 0; pe < 5; ++pe)
-    EXPECT_NE(out.find("pe " + std::to_string(pe) + " of 5: ring ok"), std::string::npos) << out;
+  expect_ring_ok(symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n 5 " LAUNCH_PROG_PATH), 5);
 }
 
 TEST(Launchers, RealMpirun) {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "mpirun is not installed (tools/setup installs Open MPI)";
-  const std::string cmd =
-      "mpirun --allow-run-as-root --oversubscribe -n 3 " LAUNCH_PROG_PATH " 2>&1";
-  FILE* f = popen(cmd.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string out;
-  std::array<char, 1024> buf;
-  std::size_t got;
-  while ((got = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), got);
-  EXPECT_EQ(pclose(f), 0) << out;
-  for (int pe = 0; pe < 3; ++pe)
-    EXPECT_NE(out.find("pe " + std::to_string(pe) + " of 3: ring ok"), std::string::npos) << out;
+  expect_ring_ok(symmetra::testing::run_command(
+                     "mpirun --allow-run-as-root --oversubscribe -n 3 " LAUNCH_PROG_PATH),
+                 3);
 }
 
 }  // namespace

@@ -212,10 +212,6 @@ TEST_P(DeviceApiTest, PutSignalRingWithDeviceBarriers) {
   });
 }
 
-std::vector<PeConfig> gpu_configs() {
-  return {{2, Mode::kThreads, Backend::kCuda}, {4, Mode::kThreads, Backend::kCuda}};
-}
-
 INSTANTIATE_TEST_SUITE_P(Gpu, DeviceApiTest, ::testing::ValuesIn(gpu_configs()), PeConfigName());
 
 }  // namespace

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
+
+#include "support/pe_runner.hpp"
 
 #define CK(call)                                                                        \
   do {                                                                                  \
@@ -32,5 +35,10 @@ struct PeStream {
   ~PeStream() { cudaStreamDestroy(s); }
   operator cudaStream_t() const { return s; }
 };
+
+// The PE layouts of the gpu tests: 2 and 4 PEs as threads sharing the GPU(s).
+inline std::vector<PeConfig> gpu_configs() {
+  return {{2, Mode::kThreads, Backend::kCuda}, {4, Mode::kThreads, Backend::kCuda}};
+}
 
 }  // namespace symmetra::testing

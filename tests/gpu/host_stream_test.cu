@@ -198,10 +198,6 @@ TEST_P(GpuHostTest, GraphReplaysPutSignalWait1000Times) {
   });
 }
 
-std::vector<PeConfig> gpu_configs() {
-  return {{2, Mode::kThreads, Backend::kCuda}, {4, Mode::kThreads, Backend::kCuda}};
-}
-
 INSTANTIATE_TEST_SUITE_P(Gpu, GpuHostTest, ::testing::ValuesIn(gpu_configs()), PeConfigName());
 
 }  // namespace
