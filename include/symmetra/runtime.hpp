@@ -111,14 +111,17 @@ class Runtime {
     if (gpu_) return gpu_get(dest, src, bytes, pe, "get");
     device::getmem(device::ThreadGroup{}, ctx_, dest, src, bytes, pe);
   }
-  void putmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) { putmem(dest, src, bytes, pe); }
+  void putmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
+    if (gpu_) return gpu_put(dest, src, bytes, pe, "put_nbi");
+    device::putmem_nbi(device::ThreadGroup{}, ctx_, dest, src, bytes, pe);
+  }
   void getmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) { getmem(dest, src, bytes, pe); }
   template <class T>
   void put(T* dest, const T* src, std::size_t n, int pe) { putmem(dest, src, n * sizeof(T), pe); }
   template <class T>
   void get(T* dest, const T* src, std::size_t n, int pe) { getmem(dest, src, n * sizeof(T), pe); }
   template <class T>
-  void put_nbi(T* dest, const T* src, std::size_t n, int pe) { put(dest, src, n, pe); }
+  void put_nbi(T* dest, const T* src, std::size_t n, int pe) { putmem_nbi(dest, src, n * sizeof(T), pe); }
   template <class T>
   void get_nbi(T* dest, const T* src, std::size_t n, int pe) { get(dest, src, n, pe); }
   template <class T>

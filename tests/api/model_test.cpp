@@ -78,8 +78,10 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
     std::vector<std::vector<std::uint64_t>> model(n, std::vector<std::uint64_t>(L.words()));
     for (int p = 0; p < n; ++p)
       for (int w = 0; w < L.words(); ++w) model[p][w] = (static_cast<std::uint64_t>(p) << 48) + w * 3 + 1;
-    for (int w = 0; w < L.words(); ++w) mem[w] = model[me][w];
+    // Through the host API on this PE, so the same test runs on either backend.
+    rt.put(mem, model[me].data(), L.words(), me);
     rt.barrier_all();
+    std::vector<std::uint64_t> image(L.words());  // this PE's memory, read back each epoch
     std::vector<std::mt19937_64> streams;
     for (int p = 0; p < n; ++p) streams.emplace_back(run_seed() * 31 + static_cast<std::uint64_t>(p));
     std::uint64_t ops_done = 0;
@@ -210,9 +212,10 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
         }
       }
       rt.barrier_all();
+      rt.get(image.data(), mem, L.words(), me);
       for (int w = 0; w < L.words(); ++w)
-        ASSERT_EQ(mem[w], model[me][w]) << "word " << w << " after epoch " << epoch << " (seed "
-                                        << run_seed() << ")";
+        ASSERT_EQ(image[w], model[me][w]) << "word " << w << " after epoch " << epoch << " (seed "
+                                         << run_seed() << ")";
       rt.barrier_all();  // nobody starts the next epoch's writes before everyone checked
     }
     EXPECT_EQ(ops_done, static_cast<std::uint64_t>(kEpochs) * kOpsPerEpoch);
@@ -220,7 +223,15 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
   });
 }
 
+#if defined(SYMMETRA_MODEL_TEST_GPU)
+// The same model on the GPU backend (gpu_model_test, label gpu): 2 and 4 PEs as threads.
+INSTANTIATE_TEST_SUITE_P(Gpu, ModelTest,
+                         ::testing::Values(PeConfig{2, Mode::kThreads, Backend::kCuda},
+                                           PeConfig{4, Mode::kThreads, Backend::kCuda}),
+                         PeConfigName());
+#else
 SYMMETRA_INSTANTIATE_PES(ModelTest);
+#endif
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -44,12 +44,16 @@ SYMMETRA_INLINE void get(Group g, const Context& ctx, T* dest, const T* src, std
   getmem(g, ctx, dest, src, n * sizeof(T), pe);
 }
 
-// Loads and stores complete when issued, so the nbi forms are the blocking ones; quiet() still
-// orders them (docs/memory_model.md).
+// Loads and stores complete when issued, so the nbi forms copy at once. putmem_nbi skips the
+// wake-up (a fence and a load per call): its data is only due at quiet(), and a PE sleeping on
+// those words re-checks within 2 ms, or is woken by the p / atomic / signal that usually follows
+// the quiet (docs/memory_model.md).
 template <class Group>
 SYMMETRA_INLINE void putmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
                                 std::size_t bytes, int pe) {
-  putmem(g, ctx, dest, src, bytes, pe);
+  detail::check_remote(ctx, "put_nbi", dest, bytes, pe);
+  detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
+  g.sync();
 }
 template <class Group>
 SYMMETRA_INLINE void getmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
@@ -59,7 +63,7 @@ SYMMETRA_INLINE void getmem_nbi(Group g, const Context& ctx, void* dest, const v
 template <class Group, class T>
 SYMMETRA_INLINE void put_nbi(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
                              int pe) {
-  putmem(g, ctx, dest, src, n * sizeof(T), pe);
+  putmem_nbi(g, ctx, dest, src, n * sizeof(T), pe);
 }
 template <class Group, class T>
 SYMMETRA_INLINE void get_nbi(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
