@@ -10,12 +10,14 @@
 // calls them in the same order. They throw symmetra::Error naming the PE on failure.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "symmetra/coll.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/stream.hpp"
 #include "symmetra/error.hpp"
@@ -350,7 +352,71 @@ class Runtime {
   }
   void sync(const Team& team) { device::sync(device::ThreadGroup{}, ctx_, checked(team, "sync")); }
 
+  // --- Team collectives (coll/*.hpp). Collective over `team`; same arguments on every member
+  //     (collect: nelems may differ). Host forms on the CPU backend; on the GPU backend call the
+  //     device forms from a kernel (host forms there are not built yet and say so). ---
+  template <class T>
+  void broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root) {
+    coll::broadcast(device::ThreadGroup{}, ctx_, host_team(team, "broadcast"), dest, source, nelems, root);
+  }
+  template <class T>
+  void fcollect(const Team& team, T* dest, const T* source, std::size_t nelems) {
+    coll::fcollect(device::ThreadGroup{}, ctx_, host_team(team, "fcollect"), dest, source, nelems);
+  }
+  // The pull variant: every member reads every block.
+  template <class T>
+  void fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems) {
+    coll::fcollect_read(device::ThreadGroup{}, ctx_, host_team(team, "fcollect"), dest, source, nelems);
+  }
+  template <class T>
+  void collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
+    coll::collect(device::ThreadGroup{}, ctx_, host_team(team, "collect"), dest, source, nelems);
+  }
+  template <class T>
+  void alltoall(const Team& team, T* dest, const T* source, std::size_t nelems) {
+    coll::alltoall(device::ThreadGroup{}, ctx_, host_team(team, "alltoall"), dest, source, nelems);
+  }
+  template <class T>
+  void alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                 std::size_t nelems) {
+    coll::alltoalls(device::ThreadGroup{}, ctx_, host_team(team, "alltoalls"), dest, source, dst, sst, nelems);
+  }
+  // dest may be source (in place): the host form reduces into a temporary first.
+  template <class T>
+  void reduce(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op) {
+    const int h = host_team(team, "reduce");
+    if (!overlaps(dest, nreduce, source, nreduce))
+      return coll::reduce(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
+    std::vector<T> tmp(nreduce);
+    coll::reduce(device::ThreadGroup{}, ctx_, h, tmp.data(), source, nreduce, op);
+    std::copy(tmp.begin(), tmp.end(), dest);
+  }
+  template <class T>
+  void reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op) {
+    const int h = host_team(team, "reduce_scatter");
+    const std::size_t total = nreduce * static_cast<std::size_t>(teams_[h].size);
+    if (!overlaps(dest, nreduce, source, total))
+      return coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
+    std::vector<T> tmp(nreduce);
+    coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, tmp.data(), source, nreduce, op);
+    std::copy(tmp.begin(), tmp.end(), dest);
+  }
+  // Sends nelems of source to team rank `to` and receives into dest from `from` (-1: none), in
+  // chunks of chunk_elems; on_chunk(c, ptr, count) runs as each received chunk lands.
+  template <class T, class OnChunk = coll::NoChunkCallback>
+  void permute(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
+               std::size_t chunk_elems, OnChunk on_chunk = {}) {
+    coll::permute(device::ThreadGroup{}, ctx_, host_team(team, "permute"), dest, source, nelems, to,
+                  from, chunk_elems, on_chunk);
+  }
+
  private:
+  // A team handle for a host-form collective: a member's team, on the CPU backend.
+  int host_team(const Team& team, const char* op) const;
+  template <class T>
+  static bool overlaps(const T* a, std::size_t na, const T* b, std::size_t nb) {
+    return a < b + nb && b < a + na;
+  }
   enum class AmoOp : int { kFetch, kSet, kSwap, kCompareSwap, kFetchAdd, kFetchAnd, kFetchOr, kFetchXor };
   // The GPU backend's host-initiated operations (src/transport/cuda/gpu_host_ops.cu; they end the
   // job with a message on a CUDA error, like every data-path call).

@@ -43,9 +43,9 @@ class GpuState {
   struct Impl;
   Impl& impl() { return *impl_; }
 
-  // The device-side sync count of a team slot in this PE's GPU heap header.
-  Result<std::uint64_t> team_seq(int slot);
-  Status set_team_seq(int slot, std::uint64_t seq);
+  // A 64-bit word of this PE's GPU heap header, by byte offset (team slot counters).
+  Result<std::uint64_t> header_word(std::size_t offset);
+  Status set_header_word(std::size_t offset, std::uint64_t value);
 
  private:
   GpuState() = default;

@@ -23,8 +23,8 @@ Status GpuState::refresh(const device::Context&) { return {}; }
 Status GpuState::grow(std::uint64_t) { return Status::fail("no CUDA support"); }
 Status GpuState::memset(void*, int, std::size_t) { return Status::fail("no CUDA support"); }
 Status GpuState::copy(void*, const void*, std::size_t) { return Status::fail("no CUDA support"); }
-Result<std::uint64_t> GpuState::team_seq(int) { return Status::fail("no CUDA support"); }
-Status GpuState::set_team_seq(int, std::uint64_t) { return Status::fail("no CUDA support"); }
+Result<std::uint64_t> GpuState::header_word(std::size_t) { return Status::fail("no CUDA support"); }
+Status GpuState::set_header_word(std::size_t, std::uint64_t) { return Status::fail("no CUDA support"); }
 
 }  // namespace detail
 

@@ -5,6 +5,7 @@
 // of the slot. Both are agreed with team_allgather over the parent, through the heap scratch row
 // of the parent's slot, so splits of different parents never share words.
 #include <bit>
+#include <cstddef>
 #include <string>
 
 #include "symmetra/device/impl/heap_header.hpp"
@@ -24,6 +25,13 @@ std::vector<std::uint64_t> Runtime::team_allgather(int team, std::uint64_t value
   std::vector<std::uint64_t> all(row, row + t.size);
   barrier(Team(this, team));  // nobody refills the row before everyone read it
   return all;
+}
+
+int Runtime::host_team(const Team& team, const char* op) const {
+  if (gpu_)
+    fail(std::string(op) + ": the host forms of the collectives are not built for the CUDA backend "
+         "yet; call the device forms (symmetra/coll.hpp) from a kernel");
+  return checked(team, op);
 }
 
 int Runtime::checked(const Team& team, const char* op) const {
@@ -57,20 +65,27 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
     fail(std::string(op) + ": all " + std::to_string(device::kMaxTeams) +
          " team slots are in use on some member; destroy teams that are no longer needed");
   const int slot = std::countr_one(busy);
-  const auto seqs = team_allgather(parent, hd::my_header(ctx_)->team_seq[slot]);
-  std::uint64_t seq = 0;
-  for (int r = 0; r < par.size; ++r)
-    if (is_member(r)) seq = std::max(seq, seqs[r]);
-  // The GPU heap header keeps its own device-side counts for the slot: agree on those too.
-  std::uint64_t gseq = 0;
-  if (gpu_) {
-    const auto gseqs = team_allgather(parent, gpu_->team_seq(slot).value_or_throw());
-    for (int r = 0; r < par.size; ++r)
-      if (is_member(r)) gseq = std::max(gseq, gseqs[r]);
+  // Counters of the slot (sync counts, collective call counts) start above anything an earlier
+  // team of the slot left in any member's header: the largest value among the members.
+  const std::size_t words[] = {offsetof(hd::HeapHeader, team_seq) + 8 * slot,
+                               offsetof(hd::HeapHeader, coll_seq) + 8 * slot};
+  std::uint64_t agreed[2][2] = {};  // [word][host header, GPU header]
+  for (int w = 0; w < 2; ++w) {
+    auto* host_word = reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx_)) + words[w]);
+    const auto host_all = team_allgather(parent, *host_word);
+    const auto gpu_all = gpu_ ? team_allgather(parent, gpu_->header_word(words[w]).value_or_throw())
+                              : std::vector<std::uint64_t>(par.size, 0);
+    for (int r = 0; r < par.size; ++r) {
+      if (!is_member(r)) continue;
+      agreed[w][0] = std::max(agreed[w][0], host_all[r]);
+      agreed[w][1] = std::max(agreed[w][1], gpu_all[r]);
+    }
   }
   if (!member) return -1;
-  if (gpu_) gpu_->set_team_seq(slot, gseq).or_throw();
-  hd::my_header(ctx_)->team_seq[slot] = seq;
+  for (int w = 0; w < 2; ++w) {
+    *reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx_)) + words[w]) = agreed[w][0];
+    if (gpu_) gpu_->set_header_word(words[w], agreed[w][1]).or_throw();
+  }
   teams_[slot] = {par.start + start * par.stride, par.stride * stride, size, rel / stride, slot};
   refresh_context();  // the GPU backend's device-side team table
   return slot;

@@ -80,3 +80,36 @@ __global__ void device_api_kernel(sd::Context ctx, int* data, std::uint64_t* sig
   int* direct = sd::ptr(ctx, data, pe);
   if (direct != nullptr) direct[1] = 1;
 }
+
+// The collectives in kernels, every group, the 16-bit float types included.
+#include "symmetra/coll.hpp"
+
+namespace sc = symmetra::coll;
+
+template <class Group, class T>
+__device__ void every_collective(Group g, const sd::Context& ctx, T* dst, const T* src, int team) {
+  sc::broadcast(g, ctx, team, dst, src, 16, 0);
+  sc::fcollect(g, ctx, team, dst, src, 16);
+  sc::fcollect_read(g, ctx, team, dst, src, 16);
+  sc::collect(g, ctx, team, dst, src, 16);
+  sc::alltoall(g, ctx, team, dst, src, 4);
+  sc::alltoalls(g, ctx, team, dst, src, 2, 1, 4);
+  sc::reduce(g, ctx, team, dst, src, 16, sc::ReduceOp::kSum);
+  sc::reduce(g, ctx, team, dst, src, 16, sc::ReduceOp::kMax);
+  sc::reduce_scatter(g, ctx, team, dst, src, 4, sc::ReduceOp::kMin);
+  sc::permute(g, ctx, team, dst, src, 16, 1, 0, 8);
+}
+
+template <class T>
+__global__ void collectives_kernel(sd::Context ctx, T* dst, const T* src) {
+  every_collective(sd::ThreadGroup{}, ctx, dst, src, sd::kTeamWorld);
+  every_collective(sd::WarpGroup{}, ctx, dst, src, sd::kTeamWorld);
+  every_collective(sd::BlockGroup{}, ctx, dst, src, sd::kTeamWorld);
+}
+
+template __global__ void collectives_kernel<int>(sd::Context, int*, const int*);
+template __global__ void collectives_kernel<unsigned long long>(sd::Context, unsigned long long*, const unsigned long long*);
+template __global__ void collectives_kernel<float>(sd::Context, float*, const float*);
+template __global__ void collectives_kernel<double>(sd::Context, double*, const double*);
+template __global__ void collectives_kernel<symmetra::half>(sd::Context, symmetra::half*, const symmetra::half*);
+template __global__ void collectives_kernel<symmetra::bfloat16>(sd::Context, symmetra::bfloat16*, const symmetra::bfloat16*);

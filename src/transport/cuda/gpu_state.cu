@@ -127,16 +127,14 @@ Status GpuState::copy(void* dst, const void* src, std::size_t bytes) {
   return {};
 }
 
-Result<std::uint64_t> GpuState::team_seq(int slot) {
-  auto* h = reinterpret_cast<device::detail::HeapHeader*>(impl_->heap->base());
+Result<std::uint64_t> GpuState::header_word(std::size_t offset) {
   std::uint64_t v = 0;
-  SYMMETRA_TRY(copy(&v, &h->team_seq[slot], sizeof(v)));
+  SYMMETRA_TRY(copy(&v, impl_->heap->base() + offset, sizeof(v)));
   return v;
 }
 
-Status GpuState::set_team_seq(int slot, std::uint64_t seq) {
-  auto* h = reinterpret_cast<device::detail::HeapHeader*>(impl_->heap->base());
-  return copy(&h->team_seq[slot], &seq, sizeof(seq));
+Status GpuState::set_header_word(std::size_t offset, std::uint64_t value) {
+  return copy(impl_->heap->base() + offset, &value, sizeof(value));
 }
 
 }  // namespace detail

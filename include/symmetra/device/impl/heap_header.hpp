@@ -33,6 +33,11 @@ struct alignas(64) HeapHeader {
   std::uint64_t team_seq[kMaxTeams];
   // Per team slot and dissemination round: the latest sync count a partner announced.
   std::uint64_t team_sync[kMaxTeams][kSyncRounds];
+  // Collectives with their own protocol (coll/permute_signal.hpp), per team slot:
+  std::uint64_t coll_seq[kMaxTeams];        // this PE's count of such calls (local)
+  std::uint64_t permute_ready[kMaxTeams];   // the receiver's call count: my data may go (remote)
+  std::uint64_t permute_signal[kMaxTeams];  // chunks delivered to this PE, all calls (remote)
+  std::uint64_t permute_base[kMaxTeams];    // chunks this PE consumed before this call (local)
   // Followed by `scratch`: kMaxTeams x n_pes words for host-side setup collectives on a team
   // (team creation, allocation checks); one row per team slot so that splits of different
   // parent teams never share words.

@@ -1,0 +1,68 @@
+// Reductions, direct read (OpenSHMEM 1.5 shmem_<T>_<op>_reduce, NVSHMEM reducescatter): every
+// member reads the members' source elements through the mapped heap and combines them in team
+// order (reduce_op.hpp), so all members get bit-identical results.
+//
+// reduce: dest[i] = op over members k of source_k[i], i < nreduce, on every member.
+// reduce_scatter: source holds n_team * nreduce elements; member r gets
+//   dest[i] = op over k of source_k[r * nreduce + i].
+// dest must not overlap source here (the host forms accept overlap: they reduce into a
+// temporary first). Threads: every thread of `g`, on every member, same arguments.
+// Ordering: a sync first (every source written), a sync last (no source rewritten while read).
+#pragma once
+
+#include <cstddef>
+
+#include "symmetra/coll/reduce_op.hpp"
+#include "symmetra/coll/team_collective.hpp"
+#include "symmetra/device/rma.hpp"
+
+namespace symmetra::coll {
+
+namespace detail {
+
+template <class Group, class T>
+SYMMETRA_INLINE void reduce_range(Group g, const device::Context& ctx, const TeamView& t, T* out,
+                                  const T* source, std::size_t first, std::size_t count, ReduceOp op) {
+  for (std::size_t i = static_cast<std::size_t>(g.thread_rank()); i < count; i += static_cast<std::size_t>(g.size())) {
+    auto acc = to_accum(ctx.peer(source, t.world(0))[first + i]);
+    for (int k = 1; k < t.size(); ++k) acc = combine(op, acc, to_accum(ctx.peer(source, t.world(k))[first + i]));
+    out[i] = from_accum<T>(acc);
+  }
+}
+
+template <class T>
+SYMMETRA_INLINE void check_reduce(const device::Context& ctx, const char* op_name, ReduceOp op,
+                                  const T* dest, std::size_t dest_n, const T* source, std::size_t source_n) {
+  if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, op_name, "bitwise reductions need an integer type");
+  const auto* d = reinterpret_cast<const char*>(dest);
+  const auto* s = reinterpret_cast<const char*>(source);
+  if (d < s + source_n * sizeof(T) && s < d + dest_n * sizeof(T))
+    SYMMETRA_FATAL(ctx, op_name, "dest and source overlap (use the host form for in-place reductions)");
+}
+
+}  // namespace detail
+
+template <class Group, class T>
+SYMMETRA_INLINE void reduce(Group g, const device::Context& ctx, int team, T* dest, const T* source,
+                            std::size_t nreduce, ReduceOp op) {
+  const detail::TeamView t = detail::team_view(ctx, team, "reduce");
+  detail::check_reduce(ctx, "reduce", op, dest, nreduce, source, nreduce);
+  if (device::detail::checks_on(ctx)) device::detail::check_symmetric(ctx, "reduce", source, nreduce * sizeof(T));
+  device::sync(g, ctx, team);
+  detail::reduce_range(g, ctx, t, dest, source, 0, nreduce, op);
+  device::sync(g, ctx, team);
+}
+
+template <class Group, class T>
+SYMMETRA_INLINE void reduce_scatter(Group g, const device::Context& ctx, int team, T* dest,
+                                    const T* source, std::size_t nreduce, ReduceOp op) {
+  const detail::TeamView t = detail::team_view(ctx, team, "reduce_scatter");
+  const std::size_t total = nreduce * static_cast<std::size_t>(t.size());
+  detail::check_reduce(ctx, "reduce_scatter", op, dest, nreduce, source, total);
+  if (device::detail::checks_on(ctx)) device::detail::check_symmetric(ctx, "reduce_scatter", source, total * sizeof(T));
+  device::sync(g, ctx, team);
+  detail::reduce_range(g, ctx, t, dest, source, static_cast<std::size_t>(t.rank()) * nreduce, nreduce, op);
+  device::sync(g, ctx, team);
+}
+
+}  // namespace symmetra::coll

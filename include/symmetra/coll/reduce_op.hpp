@@ -1,0 +1,73 @@
+// Reduction operators of the collectives (OpenSHMEM 1.5 §9.9.7): sum, prod, min, max on every
+// arithmetic type, half and bfloat16; and, or, xor on integer types.
+//
+// Values combine in an accumulator type: the type itself, except float for half and bfloat16
+// (rounded once at the end). Signed integers wrap like unsigned ones instead of overflowing.
+// Every PE combines in team order, so all PEs compute bit-identical results.
+#pragma once
+
+#include <type_traits>
+
+#include "symmetra/core/float16.hpp"
+#include "symmetra/core/platform.hpp"
+
+namespace symmetra::coll {
+
+enum class ReduceOp : int { kSum, kProd, kMin, kMax, kAnd, kOr, kXor };
+
+template <class T>
+struct Accum {
+  using type = T;
+};
+template <>
+struct Accum<half> {
+  using type = float;
+};
+template <>
+struct Accum<bfloat16> {
+  using type = float;
+};
+
+template <class T>
+SYMMETRA_INLINE typename Accum<T>::type to_accum(T v) {
+  return static_cast<typename Accum<T>::type>(v);
+}
+
+template <class T>
+SYMMETRA_INLINE T from_accum(typename Accum<T>::type v) {
+  return static_cast<T>(v);
+}
+
+// a <op> b in the accumulator type A.
+template <class A>
+SYMMETRA_INLINE A combine(ReduceOp op, A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    switch (op) {
+      case ReduceOp::kSum: return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
+      case ReduceOp::kProd: return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
+      case ReduceOp::kMin: return b < a ? b : a;
+      case ReduceOp::kMax: return b > a ? b : a;
+      case ReduceOp::kAnd: return a & b;
+      case ReduceOp::kOr: return a | b;
+      case ReduceOp::kXor: return a ^ b;
+    }
+  } else {
+    switch (op) {
+      case ReduceOp::kSum: return a + b;
+      case ReduceOp::kProd: return a * b;
+      case ReduceOp::kMin: return b < a ? b : a;
+      case ReduceOp::kMax: return b > a ? b : a;
+      default: break;  // bitwise operators are rejected for floating types by the callers
+    }
+  }
+  return a;
+}
+
+// True when `op` is defined for T (bitwise operators need integers).
+template <class T>
+SYMMETRA_INLINE constexpr bool op_defined(ReduceOp op) {
+  return std::is_integral_v<T> || (op != ReduceOp::kAnd && op != ReduceOp::kOr && op != ReduceOp::kXor);
+}
+
+}  // namespace symmetra::coll

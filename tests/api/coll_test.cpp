@@ -1,0 +1,325 @@
+// Team collectives on 1, 2, 3, 4, 5 and 8 PEs, as threads and as processes, on the world team
+// and on a strided subset: fresh random data on every call, every element checked against an
+// independent reference (exact for integers, float64 for floating point), and many back-to-back
+// calls on the same buffers to catch stale data.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "support/pe_runner.hpp"
+
+namespace symmetra::testing {
+namespace {
+
+using coll::ReduceOp;
+
+class CollTest : public ::testing::TestWithParam<PeConfig> {};
+
+std::vector<PeConfig> coll_configs() {
+  std::vector<PeConfig> v;
+  for (Mode m : {Mode::kThreads, Mode::kProcesses})
+    for (int n : {1, 2, 3, 4, 5, 8}) v.push_back({n, m});
+  return v;
+}
+
+// Value i of team member `rank`'s data in call `call`: recomputable by every PE, never all zero.
+std::uint64_t mix(std::uint64_t call, int rank, std::uint64_t i, std::uint64_t salt = 0) {
+  std::uint64_t x = run_seed() ^ (call * 0x9e3779b97f4a7c15ull) ^
+                    (static_cast<std::uint64_t>(rank) << 40) ^ (i << 8) ^ salt;
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 29;
+  return x | 1;
+}
+
+// Runs `body(team)` on the world team, then on the members of {1, 3, 5, ...}. Buffers must be
+// allocated before (allocation is collective over the world).
+void for_each_team(Runtime& rt, const std::function<void(const Team&)>& body) {
+  body(rt.team_world());
+  if (rt.n_pes() >= 2) {
+    Team odd = rt.split_strided(rt.team_world(), 1, 2, rt.n_pes() / 2);
+    if (odd.valid()) {
+      body(odd);
+      rt.destroy(odd);
+    }
+  }
+  rt.barrier_all();
+}
+
+TEST_P(CollTest, BroadcastFromEveryRootBackToBack) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 333;
+    auto* src = rt.allocate_array<std::int64_t>(kN);
+    auto* dst = rt.allocate_array<std::int64_t>(kN);
+    for_each_team(rt, [&](const Team& t) {
+      for (std::uint64_t call = 0; call < 200; ++call) {
+        const int root = static_cast<int>(call % t.n_pes());
+        for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int64_t>(mix(call, t.my_pe(), i));
+        for (std::size_t i = 0; i < kN; ++i) dst[i] = -1;  // poison
+        rt.broadcast(t, dst, src, kN, root);
+        for (std::size_t i = 0; i < kN; ++i)
+          ASSERT_EQ(dst[i], static_cast<std::int64_t>(mix(call, root, i))) << "call " << call << " i " << i;
+      }
+    });
+  });
+}
+
+TEST_P(CollTest, FcollectPushPullAndCollect) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 129;
+    const std::size_t n = static_cast<std::size_t>(rt.n_pes());
+    auto* src = rt.allocate_array<std::uint32_t>(kN);
+    auto* dst = rt.allocate_array<std::uint32_t>(kN * n);
+    for_each_team(rt, [&](const Team& t) {
+      const int m = t.n_pes();
+      for (std::uint64_t call = 0; call < 300; ++call) {
+        // collect: member r contributes 1 + (r + call) % kN elements
+        const std::size_t mine = call % 3 == 2 ? 1 + (t.my_pe() + call) % kN : kN;
+        for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::uint32_t>(mix(call, t.my_pe(), i));
+        for (std::size_t i = 0; i < kN * n; ++i) dst[i] = 0xDEADBEEF;
+        if (call % 3 == 0) rt.fcollect(t, dst, src, kN);
+        if (call % 3 == 1) rt.fcollect_read(t, dst, src, kN);
+        if (call % 3 == 2) rt.collect(t, dst, src, mine);
+        std::size_t at = 0;
+        for (int r = 0; r < m; ++r) {
+          const std::size_t len = call % 3 == 2 ? 1 + (r + call) % kN : kN;
+          for (std::size_t i = 0; i < len; ++i, ++at)
+            ASSERT_EQ(dst[at], static_cast<std::uint32_t>(mix(call, r, i))) << "call " << call << " member " << r;
+        }
+        ASSERT_EQ(dst[at < kN * n ? at : 0], at < kN * n ? 0xDEADBEEFu : dst[0]);  // nothing past the end
+      }
+    });
+  });
+}
+
+TEST_P(CollTest, AlltoallAndStrided) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 37;
+    const std::size_t n = static_cast<std::size_t>(rt.n_pes());
+    auto* src = rt.allocate_array<double>(kN * n * 2);
+    auto* dst = rt.allocate_array<double>(kN * n * 3);
+    for_each_team(rt, [&](const Team& t) {
+      const int m = t.n_pes(), me = t.my_pe();
+      for (std::uint64_t call = 0; call < 100; ++call) {
+        // element i of the block for member k, from member r
+        auto v = [&](int r, int k, std::size_t i) { return static_cast<double>(mix(call, r, k * kN + i) % 1000003) * 0.25; };
+        for (int k = 0; k < m; ++k)
+          for (std::size_t i = 0; i < kN; ++i) src[k * kN + i] = v(me, k, i);
+        for (std::size_t i = 0; i < kN * n * 3; ++i) dst[i] = -1;
+        rt.alltoall(t, dst, src, kN);
+        for (int r = 0; r < m; ++r)
+          for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(dst[r * kN + i], v(r, me, i)) << "alltoall from " << r;
+        // strided: source stride 2, dest stride 3
+        for (int k = 0; k < m; ++k)
+          for (std::size_t i = 0; i < kN; ++i) src[2 * (k * kN + i)] = v(me, k, i) + 0.5;
+        for (std::size_t i = 0; i < kN * n * 3; ++i) dst[i] = -1;
+        rt.alltoalls(t, dst, src, 3, 2, kN);
+        for (int r = 0; r < m; ++r)
+          for (std::size_t i = 0; i < kN; ++i) {
+            ASSERT_EQ(dst[3 * (r * kN + i)], v(r, me, i) + 0.5) << "alltoalls from " << r;
+            ASSERT_EQ(dst[3 * (r * kN + i) + 1], -1.0);
+          }
+      }
+    });
+  });
+}
+
+// --- reductions -------------------------------------------------------------------------------
+
+template <class T>
+T make(std::uint64_t bits, ReduceOp op) {
+  if constexpr (std::is_integral_v<T>) {
+    if (op == ReduceOp::kProd) return static_cast<T>(bits % 7 + 1);  // keep products from vanishing
+    return static_cast<T>(bits);
+  } else {
+    const double u = static_cast<double>(bits % 2000001) / 1000000.0 - 1.0;  // [-1, 1]
+    const double x = op == ReduceOp::kProd ? 1.0 + u / 16 : u * 100;
+    return static_cast<T>(static_cast<float>(x));
+  }
+}
+
+template <class T>
+double as_double(T v) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    return static_cast<double>(static_cast<float>(v));
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+// Independent reference over members' values: exact (mod 2^bits) for integers, float64 otherwise.
+template <class T>
+double reference(ReduceOp op, const std::vector<T>& vals, std::uint64_t* exact) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    U acc = static_cast<U>(vals[0]);
+    T lo = vals[0], hi = vals[0];
+    for (std::size_t k = 1; k < vals.size(); ++k) {
+      const U x = static_cast<U>(vals[k]);
+      switch (op) {
+        case ReduceOp::kSum: acc = static_cast<U>(acc + x); break;
+        case ReduceOp::kProd: acc = static_cast<U>(acc * x); break;
+        case ReduceOp::kAnd: acc &= x; break;
+        case ReduceOp::kOr: acc |= x; break;
+        case ReduceOp::kXor: acc ^= x; break;
+        default: break;
+      }
+      lo = std::min(lo, vals[k]);
+      hi = std::max(hi, vals[k]);
+    }
+    if (op == ReduceOp::kMin) acc = static_cast<U>(lo);
+    if (op == ReduceOp::kMax) acc = static_cast<U>(hi);
+    *exact = static_cast<std::uint64_t>(acc);
+    return 0;
+  } else {
+    double acc = as_double(vals[0]);
+    for (std::size_t k = 1; k < vals.size(); ++k) {
+      const double x = as_double(vals[k]);
+      if (op == ReduceOp::kSum) acc += x;
+      if (op == ReduceOp::kProd) acc *= x;
+      if (op == ReduceOp::kMin) acc = std::min(acc, x);
+      if (op == ReduceOp::kMax) acc = std::max(acc, x);
+    }
+    return acc;
+  }
+}
+
+template <class T>
+double tolerance(double ref, int members) {
+  double eps = 1e-15;
+  if constexpr (std::is_same_v<T, float>) eps = 1.2e-7;
+  if constexpr (std::is_same_v<T, half>) eps = 1e-3;        // one rounding to half (2^-11) + float sums
+  if constexpr (std::is_same_v<T, bfloat16>) eps = 8e-3;    // 2^-8, one rounding
+  const double scale = std::max(std::abs(ref), 100.0 * members);  // sums of values up to 100
+  return eps * scale * (std::is_same_v<T, float> ? members : 1) + 1e-30;
+}
+
+template <class T>
+void check_reductions(Runtime& rt, const Team& t, T* src, T* dst, std::size_t kN, std::uint64_t calls) {
+  const int m = t.n_pes(), me = t.my_pe();
+  std::vector<ReduceOp> ops = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax};
+  if constexpr (std::is_integral_v<T>) ops.insert(ops.end(), {ReduceOp::kAnd, ReduceOp::kOr, ReduceOp::kXor});
+  for (std::uint64_t call = 0; call < calls; ++call) {
+    const ReduceOp op = ops[call % ops.size()];
+    const bool scatter = call % 3 == 1, in_place = call % 3 == 2;
+    const std::size_t total = scatter ? kN * static_cast<std::size_t>(m) : kN;
+    for (std::size_t i = 0; i < total; ++i) src[i] = make<T>(mix(call, me, i, sizeof(T)), op);
+    T* out = in_place ? src : dst;
+    if (!in_place)
+      for (std::size_t i = 0; i < kN; ++i) std::memset(&dst[i], 0xFF, sizeof(T));
+    if (scatter) {
+      rt.reduce_scatter(t, out, src, kN, op);
+    } else {
+      rt.reduce(t, out, src, kN, op);
+    }
+    std::vector<T> vals(static_cast<std::size_t>(m));
+    for (std::size_t i = 0; i < kN; ++i) {
+      const std::size_t at = scatter ? static_cast<std::size_t>(me) * kN + i : i;
+      for (int r = 0; r < m; ++r) vals[r] = make<T>(mix(call, r, at, sizeof(T)), op);
+      std::uint64_t exact = 0;
+      const double ref = reference(op, vals, &exact);
+      if constexpr (std::is_integral_v<T>) {
+        ASSERT_EQ(out[i], static_cast<T>(exact)) << "op " << static_cast<int>(op) << " call " << call << " i " << i;
+      } else {
+        ASSERT_NEAR(as_double(out[i]), ref, tolerance<T>(ref, m))
+            << "op " << static_cast<int>(op) << " call " << call << " i " << i;
+      }
+    }
+    rt.barrier(t);  // in place: nobody rewrites src before every member checked (it reads only its own)
+  }
+}
+
+template <class T>
+void reductions_for(Runtime& rt) {
+  constexpr std::size_t kN = 61;
+  const std::size_t n = static_cast<std::size_t>(rt.n_pes());
+  auto* src = rt.allocate_array<T>(kN * n);
+  auto* dst = rt.allocate_array<T>(kN);
+  for_each_team(rt, [&](const Team& t) { check_reductions<T>(rt, t, src, dst, kN, 42); });
+  rt.free(dst);
+  rt.free(src);
+}
+
+TEST_P(CollTest, ReductionsEveryOpAndType) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    reductions_for<std::int32_t>(rt);
+    reductions_for<std::uint64_t>(rt);
+    reductions_for<std::int8_t>(rt);
+    reductions_for<short>(rt);
+    reductions_for<long long>(rt);
+    reductions_for<float>(rt);
+    reductions_for<double>(rt);
+    reductions_for<half>(rt);
+    reductions_for<bfloat16>(rt);
+  });
+}
+
+TEST_P(CollTest, ReduceThousandBackToBackCalls) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    auto* src = rt.allocate_array<std::int64_t>(4);
+    auto* dst = rt.allocate_array<std::int64_t>(4);
+    const int n = rt.n_pes(), me = rt.my_pe();
+    for (std::uint64_t call = 0; call < 1000; ++call) {
+      for (int i = 0; i < 4; ++i) src[i] = static_cast<std::int64_t>(mix(call, me, i) % 1000);
+      rt.reduce(rt.team_world(), dst, src, 4, ReduceOp::kSum);
+      for (int i = 0; i < 4; ++i) {
+        std::int64_t want = 0;
+        for (int r = 0; r < n; ++r) want += static_cast<std::int64_t>(mix(call, r, i) % 1000);
+        ASSERT_EQ(dst[i], want) << "call " << call;
+      }
+    }
+  });
+}
+
+// --- permute --------------------------------------------------------------------------------
+
+TEST_P(CollTest, PermuteRingShiftChunksBackToBack) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 1000, kChunk = 96;
+    auto* src = rt.allocate_array<std::uint64_t>(kN);
+    auto* dst = rt.allocate_array<std::uint64_t>(kN);
+    for_each_team(rt, [&](const Team& t) {
+      const int m = t.n_pes(), me = t.my_pe();
+      const int to = (me + 1) % m, from = (me + m - 1) % m;
+      for (std::uint64_t call = 0; call < 1000; ++call) {
+        const std::size_t len = call % 2 ? kN : 1 + call % kN;  // sizes vary between calls
+        for (std::size_t i = 0; i < len; ++i) src[i] = mix(call, me, i);
+        std::size_t seen_chunks = 0, bad = 0;
+        rt.permute(t, dst, src, len, to, from, kChunk, [&](std::size_t c, const std::uint64_t* p, std::size_t count) {
+          bad += c != seen_chunks++;  // chunks arrive in order
+          for (std::size_t i = 0; i < count; ++i) bad += p[i] != mix(call, from, c * kChunk + i);
+        });
+        ASSERT_EQ(bad, 0u) << "call " << call;
+        ASSERT_EQ(seen_chunks, (len + kChunk - 1) / kChunk);
+      }
+    });
+  });
+}
+
+// Only some members send: pairs 0 -> last and last -> 0; the others pass -1 and receive nothing.
+TEST_P(CollTest, PermutePartialPairs) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 300;
+    auto* src = rt.allocate_array<std::int32_t>(kN);
+    auto* dst = rt.allocate_array<std::int32_t>(kN);
+    const int n = rt.n_pes(), me = rt.my_pe(), last = n - 1;
+    for (std::uint64_t call = 0; call < 100; ++call) {
+      for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int32_t>(mix(call, me, i));
+      for (std::size_t i = 0; i < kN; ++i) dst[i] = -7;
+      const int to = me == 0 ? last : me == last ? 0 : -1;
+      const int from = to;
+      rt.permute(rt.team_world(), dst, src, kN, to, from, 64);
+      for (std::size_t i = 0; i < kN; ++i)
+        ASSERT_EQ(dst[i], from < 0 ? -7 : static_cast<std::int32_t>(mix(call, from, i))) << "call " << call;
+      rt.barrier_all();  // dst is reset above: keep calls apart for the untouched PEs' check
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Pes, CollTest, ::testing::ValuesIn(coll_configs()), PeConfigName());
+
+}  // namespace
+}  // namespace symmetra::testing
