@@ -132,6 +132,43 @@ void barriers(Runtime& rt, Report& report, const Options& o) {
   }
 }
 
+// Collectives on the world team, 8 B - 1 MiB per PE (the block each PE contributes or receives),
+// the same operations oshmem_perf.c times through OpenSHMEM 1.4's active-set forms. Each call is
+// followed by barrier_all on both sides: the active-set forms need one before their pSync is
+// reused, so the rows compare like with like (and include one barrier).
+void collectives(Runtime& rt, Report& report, const Options& o) {
+  const std::size_t max = std::min<std::size_t>(o.max_bytes, 1u << 20);
+  const std::size_t n = static_cast<std::size_t>(rt.n_pes());
+  auto* src = static_cast<long*>(rt.allocate(max * n));
+  auto* dst = static_cast<long*>(rt.allocate(max * n));
+  for (std::size_t i = 0; i < max * n / sizeof(long); ++i) src[i] = static_cast<long>(i);
+  const int batches = o.quick ? 5 : 11;
+  const symmetra::Team world = rt.team_world();
+  for (std::size_t bytes = 8; bytes <= max; bytes *= (o.quick ? 16 : 4)) {
+    const std::size_t elems = bytes / sizeof(long);
+    const int per = static_cast<int>(std::clamp<std::size_t>((std::size_t{1} << 20) / bytes, 2, 200));
+    struct Op {
+      const char* name;
+      std::function<void()> run;
+    } ops[] = {
+        {"broadcast", [&] { rt.broadcast(world, dst, src, elems, 0); }},
+        {"fcollect", [&] { rt.fcollect(world, dst, src, elems); }},
+        {"alltoall", [&] { rt.alltoall(world, dst, src, elems); }},
+        {"reduce_sum_long", [&] { rt.reduce(world, dst, src, elems, symmetra::coll::ReduceOp::kSum); }},
+    };
+    for (const Op& op : ops) {
+      auto us = sample(batches, per, [&] {
+        op.run();
+        rt.barrier_all();
+      });
+      if (rt.my_pe() == 0) add(report, rt, op.name, bytes, std::move(us), false);
+    }
+    rt.barrier_all();
+  }
+  rt.free(dst);
+  rt.free(src);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,6 +193,7 @@ int main(int argc, char** argv) {
   rma_sweep(*rt, report, o);
   small_ops(*rt, report, o);
   barriers(*rt, report, o);
+  collectives(*rt, report, o);
   if (rt->my_pe() == 0) report.table();
   rt->finalize();
   return 0;

@@ -155,6 +155,40 @@ int main(int argc, char** argv) {
     }
     shmem_barrier_all();
   }
+  /* Collectives, 8 B - 1 MiB per PE, through the active-set forms every OSHMEM has. */
+  {
+    static long psync[SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE : SHMEM_COLLECT_SYNC_SIZE];
+    static long pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + (1 << 17)];
+    for (size_t i = 0; i < sizeof(psync) / sizeof(long); ++i) psync[i] = SHMEM_SYNC_VALUE;
+    size_t cmax = max_bytes < (1u << 20) ? max_bytes : (1u << 20);
+    long* csrc = shmem_malloc(cmax * npes);
+    long* cdst = shmem_malloc(cmax * npes);
+    for (size_t i = 0; i < cmax * npes / sizeof(long); ++i) csrc[i] = (long)i;
+    shmem_barrier_all();
+    for (size_t bytes = 8; bytes <= cmax; bytes *= (quick ? 16 : 4)) {
+      size_t elems = bytes / sizeof(long);
+      int per = (int)((1u << 20) / bytes);
+      per = per < 2 ? 2 : per > 200 ? 200 : per;
+      int cb = quick ? 5 : 11;
+      for (int op = 0; op < 4; ++op) {
+        double us[64];
+        for (int b = 0; b < cb; ++b) {
+          double t0 = now_us();
+          for (int i = 0; i < per; ++i) {
+            if (op == 0) shmem_broadcast64(cdst, csrc, elems, 0, 0, 0, npes, psync);
+            if (op == 1) shmem_fcollect64(cdst, csrc, elems, 0, 0, npes, psync);
+            if (op == 2) shmem_alltoall64(cdst, csrc, elems, 0, 0, npes, psync);
+            if (op == 3) shmem_long_sum_to_all(cdst, csrc, (int)elems, 0, 0, npes,
+                                               elems <= (1 << 17) ? pwrk : pwrk, psync);
+            shmem_barrier_all(); /* psync reuse between active-set collectives */
+          }
+          us[b] = (now_us() - t0) / per;
+        }
+        static const char* names[] = {"broadcast", "fcollect", "alltoall", "reduce_sum_long"};
+        if (me == 0) emit(names[op], bytes, npes, us, cb, 0);
+      }
+    }
+  }
   fflush(stdout);
   shmem_finalize();
   return 0;
