@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -469,6 +470,12 @@ class Runtime {
   std::vector<std::uint64_t> team_allgather(int team, std::uint64_t value);
   void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op);
   int create_team(int parent, int start, int stride, int size, const char* op);
+  struct SlotCounters {
+    std::uint64_t host[2];  // [team_seq, coll_seq] in the host header
+    std::uint64_t gpu[2];   // the same in the GPU header (GPU backend)
+  };
+  SlotCounters agree_slot_counters(int parent, int slot, const std::function<bool(int)>& is_member);
+  void set_slot_counters(int slot, const SlotCounters& counters);
   void refresh_context();
   // The data heap's context with host-readable tables (equals ctx_ on the CPU backend).
   const device::Context& data_view() const;

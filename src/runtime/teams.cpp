@@ -42,6 +42,44 @@ int Runtime::checked(const Team& team, const char* op) const {
   return h;
 }
 
+namespace {
+// The slot counters a new team must start above: sync counts and collective call counts.
+std::size_t counter_offset(int which, int slot) {
+  return (which == 0 ? offsetof(hd::HeapHeader, team_seq) : offsetof(hd::HeapHeader, coll_seq)) +
+         sizeof(std::uint64_t) * static_cast<std::size_t>(slot);
+}
+std::uint64_t& host_counter(const device::Context& ctx, int which, int slot) {
+  return *reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) +
+                                           counter_offset(which, slot));
+}
+}  // namespace
+
+// Counters of a slot start above anything an earlier team of the slot left in any member's
+// header (host header, and GPU header on that backend): the largest value among the members.
+Runtime::SlotCounters Runtime::agree_slot_counters(int parent, int slot,
+                                                   const std::function<bool(int)>& is_member) {
+  SlotCounters agreed{};
+  const int n = teams_[parent].size;
+  for (int w = 0; w < 2; ++w) {
+    const auto host_all = team_allgather(parent, host_counter(ctx_, w, slot));
+    const auto gpu_all = gpu_ ? team_allgather(parent, gpu_->header_word(counter_offset(w, slot)).value_or_throw())
+                              : std::vector<std::uint64_t>(n, 0);
+    for (int r = 0; r < n; ++r) {
+      if (!is_member(r)) continue;
+      agreed.host[w] = std::max(agreed.host[w], host_all[r]);
+      agreed.gpu[w] = std::max(agreed.gpu[w], gpu_all[r]);
+    }
+  }
+  return agreed;
+}
+
+void Runtime::set_slot_counters(int slot, const SlotCounters& c) {
+  for (int w = 0; w < 2; ++w) {
+    host_counter(ctx_, w, slot) = c.host[w];
+    if (gpu_) gpu_->set_header_word(counter_offset(w, slot), c.gpu[w]).or_throw();
+  }
+}
+
 int Runtime::create_team(int parent, int start, int stride, int size, const char* op) {
   const device::TeamDesc par = teams_[parent];
   if (size < 1 || start < 0 || stride < 1 || start + (size - 1) * static_cast<long>(stride) >= par.size)
@@ -65,27 +103,10 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
     fail(std::string(op) + ": all " + std::to_string(device::kMaxTeams) +
          " team slots are in use on some member; destroy teams that are no longer needed");
   const int slot = std::countr_one(busy);
-  // Counters of the slot (sync counts, collective call counts) start above anything an earlier
-  // team of the slot left in any member's header: the largest value among the members.
-  const std::size_t words[] = {offsetof(hd::HeapHeader, team_seq) + 8 * slot,
-                               offsetof(hd::HeapHeader, coll_seq) + 8 * slot};
-  std::uint64_t agreed[2][2] = {};  // [word][host header, GPU header]
-  for (int w = 0; w < 2; ++w) {
-    auto* host_word = reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx_)) + words[w]);
-    const auto host_all = team_allgather(parent, *host_word);
-    const auto gpu_all = gpu_ ? team_allgather(parent, gpu_->header_word(words[w]).value_or_throw())
-                              : std::vector<std::uint64_t>(par.size, 0);
-    for (int r = 0; r < par.size; ++r) {
-      if (!is_member(r)) continue;
-      agreed[w][0] = std::max(agreed[w][0], host_all[r]);
-      agreed[w][1] = std::max(agreed[w][1], gpu_all[r]);
-    }
-  }
+  // Agreed by every PE of the parent (a collective), applied by the new team's members.
+  const auto counters = agree_slot_counters(parent, slot, is_member);
   if (!member) return -1;
-  for (int w = 0; w < 2; ++w) {
-    *reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx_)) + words[w]) = agreed[w][0];
-    if (gpu_) gpu_->set_header_word(words[w], agreed[w][1]).or_throw();
-  }
+  set_slot_counters(slot, counters);
   teams_[slot] = {par.start + start * par.stride, par.stride * stride, size, rel / stride, slot};
   refresh_context();  // the GPU backend's device-side team table
   return slot;

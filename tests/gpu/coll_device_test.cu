@@ -92,6 +92,51 @@ TEST_P(CollDeviceTest, BackToBackCallsInKernels) {
   });
 }
 
+__global__ void team_fcollect(sd::Context ctx, int team, int calls, std::uint64_t seed, std::uint64_t* src,
+                              std::uint64_t* dst, unsigned long long* bad) {
+  sd::BlockGroup g;
+  const sd::TeamDesc t = ctx.teams[team];
+  for (int c = 1; c <= calls; ++c) {
+    for (int i = threadIdx.x; i < kN; i += blockDim.x) src[i] = gpattern(seed, t.my_rank, c, i);
+    g.sync();
+    sc::fcollect(g, ctx, team, dst, src, kN);
+    for (int i = threadIdx.x; i < kN * t.size; i += blockDim.x)
+      if (dst[i] != gpattern(seed, i / kN, c, i % kN)) atomicAdd(bad, 1ull);
+    sd::barrier(g, ctx, team);
+  }
+}
+
+// Teams made on the GPU backend: their device-side counters are agreed at creation, also when a
+// destroyed team's slot is reused, so device syncs and collectives on them work from the start.
+TEST_P(CollDeviceTest, SplitTeamsInKernelsAcrossSlotReuse) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int n = rt.n_pes();
+    PeStream s;
+    auto* src = rt.allocate_array<std::uint64_t>(kN);
+    auto* dst = rt.allocate_array<std::uint64_t>(kN * n);
+    unsigned long long* bad = nullptr;
+    CK(cudaMalloc(&bad, sizeof(*bad)));
+    for (int round = 0; round < 3; ++round) {
+      CK(cudaMemset(bad, 0, sizeof(*bad)));
+      CK(cudaDeviceSynchronize());
+      // rounds 0 and 2: the even PEs; round 1: everybody but PE 0
+      Team t = round == 1 ? rt.split_strided(rt.team_world(), 1, 1, n - 1)
+                          : rt.split_strided(rt.team_world(), 0, 2, (n + 1) / 2);
+      if (t.valid()) {
+        team_fcollect<<<1, 256, 0, s>>>(rt.device_context(), t.handle(), 50 + round, run_seed() + round, src, dst, bad);
+        CK(cudaGetLastError());
+        CK(cudaStreamSynchronize(s));
+        unsigned long long h = 1;
+        CK(cudaMemcpy(&h, bad, sizeof(h), cudaMemcpyDeviceToHost));
+        EXPECT_EQ(h, 0u) << "round " << round;
+        rt.destroy(t);
+      }
+      rt.barrier_all();
+    }
+    CK(cudaFree(bad));
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Gpu, CollDeviceTest, ::testing::ValuesIn(gpu_configs()), PeConfigName());
 
 }  // namespace
