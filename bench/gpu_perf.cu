@@ -143,6 +143,39 @@ __global__ void variant_pingpong(std::uint64_t* mine, std::uint64_t* theirs, std
   }
 }
 
+// Halves of the library's exchange: its put_signal with a raw wait, and a raw send with its wait.
+template <bool kLibSend>
+__global__ void half_pingpong(sd::Context ctx, std::uint64_t* data, std::uint64_t* sig, int iters) {
+  const int other = 1 - ctx.my_pe;
+  const std::uint64_t v = 7;
+  auto send = [&](std::uint64_t i) {
+    if (kLibSend) {
+      sd::put_signal(sd::ThreadGroup{}, ctx, data, &v, 1, sig, i, symmetra::SignalOp::kSet, other);
+    } else {
+      *reinterpret_cast<volatile std::uint64_t*>(ctx.peer(data, other)) = v;
+      cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*ctx.peer(sig, other)).store(i, cuda::std::memory_order_release);
+    }
+  };
+  auto wait = [&](std::uint64_t i) {
+    if (kLibSend) {
+      while (cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*sig).load(cuda::std::memory_order_relaxed) < i) {
+      }
+      (void)cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*sig).load(cuda::std::memory_order_acquire);
+    } else {
+      sd::signal_wait_until(ctx, sig, symmetra::Cmp::kGe, i);
+    }
+  };
+  for (int i = 1; i <= iters; ++i) {
+    if (ctx.my_pe == 0) {
+      send(i);
+      wait(i);
+    } else {
+      wait(i);
+      send(i);
+    }
+  }
+}
+
 template <class Group>
 __global__ void put_loop(sd::Context ctx, void* dst, const void* src, std::size_t bytes, int pe, int iters, bool quiet) {
   Group g;
@@ -220,13 +253,14 @@ int main(int argc, char** argv) {
       static std::uint64_t* own[2] = {nullptr, nullptr};
       CK(cudaMalloc(&own[me], 256));
       const char* variant_names[] = {"var_release_store", "var_relaxed_poll", "var_acquire_after",
-                                     "var_all_three", "raw_flags_on_heap", "raw_flags_one_line"};
-      double us_var[6] = {0, 0, 0, 0, 0, 0};
+                                     "var_all_three", "raw_flags_on_heap", "raw_flags_one_line",
+                                     "lib_send_raw_wait", "raw_send_lib_wait"};
+      double us_var[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       std::uint64_t* line = own[0];  // PE 0's buffer holds both flags for the one-line variant
       // Two passes over every variant; only the second is kept, so that none pays the warm-up
       // (first launches, clocks ramping) that the first kernel measured would otherwise carry.
-      for (int step = 0; step < 16; ++step) {
-        const int rep = step % 8;
+      for (int step = 0; step < 20; ++step) {
+        const int rep = step % 10;
         CK(cudaMemset(sig, 0, 4 * sizeof(std::uint64_t)));
         CK(cudaMemset(own[me], 0, 256));
         CK(cudaDeviceSynchronize());
@@ -235,9 +269,11 @@ int main(int argc, char** argv) {
         cudaEvent_t a, b;
         CK(cudaEventCreate(&a));
         CK(cudaEventCreate(&b));
-        if (rep == 0) {
+        if (rep == 0 || rep >= 8) {
           CK(cudaEventRecord(a, s));
-          symmetra_pingpong<<<1, 1, 0, s>>>(ctx, data, sig, pp_iters);
+          if (rep == 0) symmetra_pingpong<<<1, 1, 0, s>>>(ctx, data, sig, pp_iters);
+          if (rep == 8) half_pingpong<true><<<1, 1, 0, s>>>(ctx, data, sig, pp_iters);
+          if (rep == 9) half_pingpong<false><<<1, 1, 0, s>>>(ctx, data, sig, pp_iters);
         } else {
           CK(cudaEventRecord(a, s));
           std::uint64_t *m = own[me], *t = own[1 - me], *d = own[1 - me] + 1;
@@ -263,7 +299,7 @@ int main(int argc, char** argv) {
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, a, b));
         const double us = ms * 1e3 / pp_iters;
-        if (step < 8) {
+        if (step < 10) {
         } else if (rep == 0) {
           us_sym = us;
         } else if (rep == 1) {
@@ -277,7 +313,7 @@ int main(int argc, char** argv) {
       if (me == 0) {
         add(report, "put_signal_pingpong_rtt", 8, "device", "symmetra", us_sym, 0);
         add(report, "put_signal_pingpong_rtt", 8, "device", "raw_flags", us_raw, 0);
-        for (int v = 0; v < 6; ++v) add(report, "put_signal_pingpong_rtt", 8, "device", variant_names[v], us_var[v], 0);
+        for (int v = 0; v < 8; ++v) add(report, "put_signal_pingpong_rtt", 8, "device", variant_names[v], us_var[v], 0);
       }
     }
 

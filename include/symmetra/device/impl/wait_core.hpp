@@ -57,6 +57,17 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 #endif
 
 #if SYMMETRA_DEVICE_PASS
+// The cold end of a GPU wait, out of line so that the waiting loop stays small: describe the
+// condition, print, trap.
+template <class Describe>
+__device__ __noinline__ void report_timeout(const Context& ctx, const char* op, Describe describe) {
+  char what[160];
+  describe(what, sizeof(what));
+  printf("[pe %d] %s: timed out after %llu ms waiting for %s\n", ctx.my_pe, op,
+         static_cast<unsigned long long>(ctx.timeout_ns / 1000000), what);
+  __trap();
+}
+
 // GPU: waits until pred() holds, with no ordering added. Spins first: a waiting GPU thread costs
 // little, and a sleep of even 32 ns adds its whole length to a round trip of about 1.5 us; backs
 // off only for waits that last, bounded through %globaltimer.
@@ -71,13 +82,7 @@ __device__ __forceinline__ void wait_relaxed(const Context& ctx, const char* op,
   while (!pred()) {
     __nanosleep(sleep_ns);
     if (sleep_ns < 1024) sleep_ns *= 2;
-    if (global_ns() - start > ctx.timeout_ns) {
-      char what[160];
-      describe(what, sizeof(what));
-      printf("[pe %d] %s: timed out after %llu ms waiting for %s\n", ctx.my_pe, op,
-             static_cast<unsigned long long>(ctx.timeout_ns / 1000000), what);
-      __trap();
-    }
+    if (global_ns() - start > ctx.timeout_ns) report_timeout(ctx, op, describe);
   }
 }
 #endif
