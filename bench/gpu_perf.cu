@@ -143,6 +143,44 @@ __global__ void variant_pingpong(std::uint64_t* mine, std::uint64_t* theirs, std
   }
 }
 
+// The raw exchange ending each wait with kind 1: an acquire fence at GPU scope; 2: an acquire
+// load at GPU scope whose value is used (so the compiler cannot drop it); 3: the library's
+// wait_relaxed loop with its own poll (no acquire).
+template <int kKind>
+__global__ void acquire_pingpong(sd::Context ctx, std::uint64_t* mine, std::uint64_t* theirs,
+                                 std::uint64_t* their_data, int me, int iters, std::uint64_t* sink) {
+  std::uint64_t acc = 0;
+  auto wait = [&](std::uint64_t i) {
+#if defined(__CUDA_ARCH__)
+    if (kKind == 3) {
+      std::uint64_t seen = 0;
+      sd::detail::wait_relaxed(ctx, "bench", [&] { return (seen = sd::detail::poll_load(mine)) >= i; },
+                               [&](char* b, unsigned) { b[0] = 0; });
+      acc += seen;
+      return;
+    }
+#endif
+    while (cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*mine).load(cuda::std::memory_order_relaxed) < i) {
+    }
+    if (kKind == 1) cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
+    if (kKind == 2) acc += cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*mine).load(cuda::std::memory_order_acquire);
+  };
+  auto send = [&](std::uint64_t i) {
+    *reinterpret_cast<volatile std::uint64_t*>(their_data) = 7;
+    cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*theirs).store(i, cuda::std::memory_order_release);
+  };
+  for (int i = 1; i <= iters; ++i) {
+    if (me == 0) {
+      send(i);
+      wait(i);
+    } else {
+      wait(i);
+      send(i);
+    }
+  }
+  if (acc == 42) *sink = acc;
+}
+
 // Halves of the library's exchange: its put_signal with a raw wait, and a raw send with its wait.
 template <bool kLibSend>
 __global__ void half_pingpong(sd::Context ctx, std::uint64_t* data, std::uint64_t* sig, int iters) {
@@ -254,13 +292,14 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&own[me], 256));
       const char* variant_names[] = {"var_release_store", "var_relaxed_poll", "var_acquire_after",
                                      "var_all_three", "raw_flags_on_heap", "raw_flags_one_line",
-                                     "lib_send_raw_wait", "raw_send_lib_wait"};
-      double us_var[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                                     "lib_send_raw_wait", "raw_send_lib_wait", "acq_fence_gpu",
+                                     "acq_load_gpu_used", "lib_wait_relaxed_loop"};
+      double us_var[11] = {};
       std::uint64_t* line = own[0];  // PE 0's buffer holds both flags for the one-line variant
       // Two passes over every variant; only the second is kept, so that none pays the warm-up
       // (first launches, clocks ramping) that the first kernel measured would otherwise carry.
-      for (int step = 0; step < 20; ++step) {
-        const int rep = step % 10;
+      for (int step = 0; step < 26; ++step) {
+        const int rep = step % 13;
         CK(cudaMemset(sig, 0, 4 * sizeof(std::uint64_t)));
         CK(cudaMemset(own[me], 0, 256));
         CK(cudaDeviceSynchronize());
@@ -269,7 +308,7 @@ int main(int argc, char** argv) {
         cudaEvent_t a, b;
         CK(cudaEventCreate(&a));
         CK(cudaEventCreate(&b));
-        if (rep == 0 || rep >= 8) {
+        if (rep == 0 || rep == 8 || rep == 9) {
           CK(cudaEventRecord(a, s));
           if (rep == 0) symmetra_pingpong<<<1, 1, 0, s>>>(ctx, data, sig, pp_iters);
           if (rep == 8) half_pingpong<true><<<1, 1, 0, s>>>(ctx, data, sig, pp_iters);
@@ -287,7 +326,10 @@ int main(int argc, char** argv) {
             t = line + (1 - me);
             d = line + 2 + (1 - me);
           }
-          if (rep >= 6) raw_pingpong<<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
+          if (rep == 6 || rep == 7) raw_pingpong<<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
+          if (rep == 10) acquire_pingpong<1><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, own[me] + 8);
+          if (rep == 11) acquire_pingpong<2><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, own[me] + 8);
+          if (rep == 12) acquire_pingpong<3><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, own[me] + 8);
           if (rep == 1) raw_pingpong<<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
           if (rep == 2) variant_pingpong<1, 0, false><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
           if (rep == 3) variant_pingpong<0, 1, false><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
@@ -299,7 +341,7 @@ int main(int argc, char** argv) {
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, a, b));
         const double us = ms * 1e3 / pp_iters;
-        if (step < 10) {
+        if (step < 13) {
         } else if (rep == 0) {
           us_sym = us;
         } else if (rep == 1) {
@@ -313,7 +355,7 @@ int main(int argc, char** argv) {
       if (me == 0) {
         add(report, "put_signal_pingpong_rtt", 8, "device", "symmetra", us_sym, 0);
         add(report, "put_signal_pingpong_rtt", 8, "device", "raw_flags", us_raw, 0);
-        for (int v = 0; v < 8; ++v) add(report, "put_signal_pingpong_rtt", 8, "device", variant_names[v], us_var[v], 0);
+        for (int v = 0; v < 11; ++v) add(report, "put_signal_pingpong_rtt", 8, "device", variant_names[v], us_var[v], 0);
       }
     }
 

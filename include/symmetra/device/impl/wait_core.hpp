@@ -131,20 +131,43 @@ SYMMETRA_INLINE void describe_cmp(char* buf, unsigned n, const void* addr, Cmp c
 #endif
 }
 
+#if SYMMETRA_DEVICE_PASS
+// The cold end of a one-word GPU wait; takes values, so the waiting loop keeps them in registers.
+template <class T>
+__device__ __noinline__ void report_value_timeout(const Context& ctx, const char* op, const T* ivar,
+                                                  Cmp cmp, T value, T seen) {
+  char what[1] = {0};
+  describe_cmp(what, sizeof(what), ivar, cmp, value, seen);
+  printf("[pe %d] %s: timed out after %llu ms waiting\n", ctx.my_pe, op,
+         static_cast<unsigned long long>(ctx.timeout_ns / 1000000));
+  __trap();
+}
+#endif
+
 // Waits until `*ivar <cmp> value` (ivar in this PE's memory) and returns the value seen.
 template <class T>
 SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, Cmp cmp, T value) {
   T seen{};
 #if SYMMETRA_DEVICE_PASS
-  // One word: poll it relaxed, then take the acquire with one acquire load of it (cheaper than
-  // a fence); if that load no longer satisfies the condition, keep waiting.
-  for (;;) {
-    wait_relaxed(ctx, op, [&] {
-      seen = poll_load(ivar);
-      return compare(seen, cmp, value);
-    }, [&](char* buf, unsigned n) { describe_cmp(buf, n, ivar, cmp, value, seen); });
-    seen = acquire_load_local(ivar);
-    if (compare(seen, cmp, value)) return seen;
+  // One word, its own loop: plain values only (no lambda capturing them by reference, which
+  // made them address-taken locals reloaded after every generic-address poll: +0.6 us per
+  // ping-pong round trip, docs/perf_notes.md). Poll relaxed, then take the acquire with one
+  // acquire load (cheaper than a fence); if that load no longer satisfies, keep waiting.
+  constexpr int kSpins = 4096;
+  std::uint64_t start = 0;
+  unsigned sleep_ns = 32;
+  for (int polls = 0;; ++polls) {
+    seen = poll_load(ivar);
+    if (compare(seen, cmp, value)) {
+      seen = acquire_load_local(ivar);
+      if (compare(seen, cmp, value)) return seen;
+    }
+    if (polls >= kSpins) {
+      if (start == 0) start = global_ns();
+      __nanosleep(sleep_ns);
+      if (sleep_ns < 1024) sleep_ns *= 2;
+      if (global_ns() - start > ctx.timeout_ns) report_value_timeout(ctx, op, ivar, cmp, value, seen);
+    }
   }
 #else
   wait_for(
