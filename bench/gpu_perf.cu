@@ -108,11 +108,14 @@ __global__ void raw_pingpong(volatile std::uint64_t* mine, volatile std::uint64_
 
 // quiet by one thread of the group, then a group sync: what NVSHMEM's program does too.
 // Ping-pong variants that swap one primitive of the raw kernel for the library's, to see which
-// one costs: kStore 0 = fence + volatile store, 1 = atomic_ref release store (system);
-// kPoll 0 = volatile loads, 1 = atomic_ref relaxed loads (system); kAcq adds a GPU-scope
-// acquire load after the poll.
-template <int kStore, int kPoll, bool kAcq>
-__global__ void variant_pingpong(std::uint64_t* mine, std::uint64_t* theirs, std::uint64_t* their_data, int me, int iters) {
+// one costs. kStore 0: fence + volatile store, 1: atomic_ref release store (system).
+// kPoll 0: volatile loads, 1: atomic_ref relaxed loads (system), 2: the library's wait loop.
+// kAcq 0: nothing after the poll, 1: an acquire load at GPU scope whose value is used (a
+// discarded one is dropped by the compiler), 2: an acquire fence at GPU scope.
+template <int kStore, int kPoll, int kAcq>
+__global__ void variant_pingpong(sd::Context ctx, std::uint64_t* mine, std::uint64_t* theirs,
+                                 std::uint64_t* their_data, int me, int iters, std::uint64_t* sink) {
+  std::uint64_t acc = 0;
   auto send = [&](std::uint64_t i) {
     *reinterpret_cast<volatile std::uint64_t*>(their_data) = 7;
     if (kStore == 0) {
@@ -126,48 +129,19 @@ __global__ void variant_pingpong(std::uint64_t* mine, std::uint64_t* theirs, std
     if (kPoll == 0) {
       while (*reinterpret_cast<volatile std::uint64_t*>(mine) < i) {
       }
-    } else {
+    } else if (kPoll == 1) {
       while (cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*mine).load(cuda::std::memory_order_relaxed) < i) {
       }
-    }
-    if (kAcq) (void)cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*mine).load(cuda::std::memory_order_acquire);
-  };
-  for (int i = 1; i <= iters; ++i) {
-    if (me == 0) {
-      send(i);
-      wait(i);
     } else {
-      wait(i);
-      send(i);
-    }
-  }
-}
-
-// The raw exchange ending each wait with kind 1: an acquire fence at GPU scope; 2: an acquire
-// load at GPU scope whose value is used (so the compiler cannot drop it); 3: the library's
-// wait_relaxed loop with its own poll (no acquire).
-template <int kKind>
-__global__ void acquire_pingpong(sd::Context ctx, std::uint64_t* mine, std::uint64_t* theirs,
-                                 std::uint64_t* their_data, int me, int iters, std::uint64_t* sink) {
-  std::uint64_t acc = 0;
-  auto wait = [&](std::uint64_t i) {
 #if defined(__CUDA_ARCH__)
-    if (kKind == 3) {
       std::uint64_t seen = 0;
       sd::detail::wait_relaxed(ctx, "bench", [&] { return (seen = sd::detail::poll_load(mine)) >= i; },
                                [&](char* b, unsigned) { b[0] = 0; });
       acc += seen;
-      return;
-    }
 #endif
-    while (cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*mine).load(cuda::std::memory_order_relaxed) < i) {
     }
-    if (kKind == 1) cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
-    if (kKind == 2) acc += cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*mine).load(cuda::std::memory_order_acquire);
-  };
-  auto send = [&](std::uint64_t i) {
-    *reinterpret_cast<volatile std::uint64_t*>(their_data) = 7;
-    cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*theirs).store(i, cuda::std::memory_order_release);
+    if (kAcq == 1) acc += cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*mine).load(cuda::std::memory_order_acquire);
+    if (kAcq == 2) cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
   };
   for (int i = 1; i <= iters; ++i) {
     if (me == 0) {
@@ -178,7 +152,7 @@ __global__ void acquire_pingpong(sd::Context ctx, std::uint64_t* mine, std::uint
       send(i);
     }
   }
-  if (acc == 42) *sink = acc;
+  if (acc == 42) *sink = acc;  // keeps the used loads used
 }
 
 // Halves of the library's exchange: its put_signal with a raw wait, and a raw send with its wait.
@@ -290,10 +264,10 @@ int main(int argc, char** argv) {
       // Each PE's flag and data word in its own allocation, as on two GPUs: [0] flag, [1] data.
       static std::uint64_t* own[2] = {nullptr, nullptr};
       CK(cudaMalloc(&own[me], 256));
-      const char* variant_names[] = {"var_release_store", "var_relaxed_poll", "var_acquire_after",
+      const char* variant_names[] = {"var_release_store", "var_relaxed_poll", "var_acquire_load",
                                      "var_all_three", "raw_flags_on_heap", "raw_flags_one_line",
-                                     "lib_send_raw_wait", "raw_send_lib_wait", "acq_fence_gpu",
-                                     "acq_load_gpu_used", "lib_wait_relaxed_loop"};
+                                     "lib_send_raw_wait", "raw_send_lib_wait", "var_acquire_fence",
+                                     "var_lib_wait_loop", "var_lib_loop_acquire_load"};
       double us_var[11] = {};
       std::uint64_t* line = own[0];  // PE 0's buffer holds both flags for the one-line variant
       // Two passes over every variant; only the second is kept, so that none pays the warm-up
@@ -316,6 +290,7 @@ int main(int argc, char** argv) {
         } else {
           CK(cudaEventRecord(a, s));
           std::uint64_t *m = own[me], *t = own[1 - me], *d = own[1 - me] + 1;
+          std::uint64_t* sink = own[me] + 8;
           if (rep == 6) {  // the raw kernel on symmetric-heap words
             m = &sig[2];
             t = rt.ptr(&sig[2], 1 - me);
@@ -327,14 +302,14 @@ int main(int argc, char** argv) {
             d = line + 2 + (1 - me);
           }
           if (rep == 6 || rep == 7) raw_pingpong<<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
-          if (rep == 10) acquire_pingpong<1><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, own[me] + 8);
-          if (rep == 11) acquire_pingpong<2><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, own[me] + 8);
-          if (rep == 12) acquire_pingpong<3><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, own[me] + 8);
+          if (rep == 10) variant_pingpong<1, 0, 2><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
+          if (rep == 11) variant_pingpong<1, 2, 0><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
+          if (rep == 12) variant_pingpong<1, 2, 1><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
           if (rep == 1) raw_pingpong<<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
-          if (rep == 2) variant_pingpong<1, 0, false><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
-          if (rep == 3) variant_pingpong<0, 1, false><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
-          if (rep == 4) variant_pingpong<0, 0, true><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
-          if (rep == 5) variant_pingpong<1, 1, true><<<1, 1, 0, s>>>(m, t, d, me, pp_iters);
+          if (rep == 2) variant_pingpong<1, 0, 0><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
+          if (rep == 3) variant_pingpong<0, 1, 0><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
+          if (rep == 4) variant_pingpong<0, 0, 1><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
+          if (rep == 5) variant_pingpong<1, 1, 1><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
         }
         CK(cudaEventRecord(b, s));
         CK(cudaEventSynchronize(b));
