@@ -57,7 +57,9 @@ class Runtime {
 
   // Collective: waits for every PE, then releases the heap. Called by the destructor if needed.
   void finalize();
-  // Leaves without waiting for the other PEs, for error paths: releases what this PE owns.
+  // Leaves without waiting for the other PEs, for error paths: marks the job as failed in every
+  // reachable host-memory heap (so PEs waiting from the host stop, on either backend), then
+  // releases what this PE owns.
   void abandon();
 
   int my_pe() const { return ctx_.my_pe; }

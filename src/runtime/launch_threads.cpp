@@ -6,7 +6,6 @@
 
 #include "../bootstrap/thread_bootstrap.hpp"
 #include "../core/config.hpp"
-#include "symmetra/device/impl/host_hooks.hpp"
 #include "symmetra/launch.hpp"
 
 namespace symmetra {
@@ -36,10 +35,7 @@ void launch_threads(int n_pes, const RuntimeOptions& options, const std::functio
         }
         // Stop the others: their bootstrap calls fail, their waits see the abort mark.
         job->fail("PE " + std::to_string(pe) + " failed");
-        if (rt) {
-          device::detail::host_mark_abort(rt->device_context(), pe);
-          rt->abandon();
-        }
+        if (rt) rt->abandon();
       }
     });
   }

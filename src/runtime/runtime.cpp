@@ -14,6 +14,7 @@
 #include "../heap/symmetric_heap.hpp"
 #include "gpu_state.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
 
 namespace symmetra {
 namespace {
@@ -113,6 +114,7 @@ void Runtime::finalize() {
 void Runtime::abandon() {
   if (finalized_) return;
   finalized_ = true;
+  device::detail::host_mark_abort(ctx_, my_pe());  // ctx_: the host-memory control heap
   gpu_.reset();
   heap_.reset();
   bootstrap_->finalize();

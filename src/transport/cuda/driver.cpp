@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "symmetra/device/impl/host_hooks.hpp"
+
 namespace symmetra::detail {
 namespace {
 
@@ -51,6 +53,12 @@ std::string cu_error(const Driver& d, const char* call, CUresult rc) {
   if (d.get_error_string != nullptr) d.get_error_string(rc, &text);
   return std::string(call) + ": " + (text ? text : "unknown error") + " (CUresult " +
          std::to_string(static_cast<int>(rc)) + ")";
+}
+
+void check_cuda(const device::Context& ctx, const char* op, cudaError_t rc, const char* call) {
+  if (rc != cudaSuccess)
+    device::detail::host_fatalf(ctx, op, "%s failed: %s (%s)", call, cudaGetErrorString(rc),
+                                cudaGetErrorName(rc));
 }
 
 std::string cuda_error(const char* call, cudaError_t rc) {

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "symmetra/device/context.hpp"
 #include "symmetra/error.hpp"
 
 namespace symmetra::detail {
@@ -36,6 +37,10 @@ Result<const Driver*> cuda_driver();
 // "cuMemCreate: out of memory (CUDA_ERROR_OUT_OF_MEMORY)" style text.
 std::string cu_error(const Driver& d, const char* call, CUresult rc);
 std::string cuda_error(const char* call, cudaError_t rc);
+
+// Data-path calls return nothing: a failed CUDA call there ends the job with
+// "[pe N] op: call failed: ..." (through device::detail::host_fatal on `ctx`).
+void check_cuda(const device::Context& ctx, const char* op, cudaError_t rc, const char* call);
 
 }  // namespace symmetra::detail
 

@@ -141,12 +141,7 @@ Status GpuState::set_header_word(std::size_t offset, std::uint64_t value) {
 
 namespace {
 
-// Ends the job when a CUDA call of a data-path operation fails (data-path calls return nothing).
-void check(const device::Context& ctx, const char* op, cudaError_t rc, const char* call) {
-  if (rc != cudaSuccess)
-    device::detail::host_fatalf(ctx, op, "%s failed: %s (%s)", call, cudaGetErrorString(rc),
-                                cudaGetErrorName(rc));
-}
+using detail::check_cuda;
 
 template <class T>
 __global__ void amo_kernel(device::Context ctx, int op, T* dest, T value, T cond, int pe, T* result) {
@@ -176,16 +171,16 @@ void Runtime::gpu_put(void* dest, const void* src, std::size_t bytes, int pe, co
   const device::Context& v = gpu_->host_view();
   device::detail::check_remote(v, op, dest, bytes, pe);
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
-  check(ctx_, op, cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
-  check(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  check_cuda(ctx_, op, cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
 void Runtime::gpu_get(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
   const device::Context& v = gpu_->host_view();
   device::detail::check_remote(v, op, src, bytes, pe);
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
-  check(ctx_, op, cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
-  check(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  check_cuda(ctx_, op, cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
 void Runtime::gpu_strided(void* dest, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
@@ -202,13 +197,13 @@ void Runtime::gpu_strided(void* dest, const void* src, std::size_t elem, std::pt
   void* d = put ? v.peer(dest, pe) : dest;
   const void* s = put ? src : v.peer(src, pe);
   auto st = reinterpret_cast<cudaStream_t>(gpu_->stream());
-  check(ctx_, op, cudaMemcpy2DAsync(d, dst_stride * elem, s, src_stride * elem, elem, n, cudaMemcpyDefault, st),
+  check_cuda(ctx_, op, cudaMemcpy2DAsync(d, dst_stride * elem, s, src_stride * elem, elem, n, cudaMemcpyDefault, st),
         "cudaMemcpy2DAsync");
-  check(ctx_, op, cudaStreamSynchronize(st), "cudaStreamSynchronize");
+  check_cuda(ctx_, op, cudaStreamSynchronize(st), "cudaStreamSynchronize");
 }
 
 void Runtime::gpu_quiet() {
-  check(ctx_, "quiet", cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(gpu_->stream())),
+  check_cuda(ctx_, "quiet", cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(gpu_->stream())),
         "cudaStreamSynchronize");
 }
 
@@ -222,8 +217,8 @@ void Runtime::gpu_poll_step(const char* op, const void* ivars, std::size_t bytes
     if (step > 64) usleep(step > 1024 ? 100 : 10);
   }
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
-  check(ctx_, op, cudaMemcpyAsync(copy, ivars, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
-  check(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  check_cuda(ctx_, op, cudaMemcpyAsync(copy, ivars, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
 template <class T>
@@ -235,10 +230,10 @@ T Runtime::gpu_amo(AmoOp op, T* dest, T value, T cond, int pe) {
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
   T* result = reinterpret_cast<T*>(im.d_result);
   amo_kernel<T><<<1, 1, 0, s>>>(gpu_->device_context(), static_cast<int>(op), dest, value, cond, pe, result);
-  check(ctx_, "atomic", cudaGetLastError(), "amo_kernel launch");
+  check_cuda(ctx_, "atomic", cudaGetLastError(), "amo_kernel launch");
   T old{};
-  check(ctx_, "atomic", cudaMemcpyAsync(&old, result, sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync");
-  check(ctx_, "atomic", cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  check_cuda(ctx_, "atomic", cudaMemcpyAsync(&old, result, sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync");
+  check_cuda(ctx_, "atomic", cudaStreamSynchronize(s), "cudaStreamSynchronize");
   return old;
 }
 

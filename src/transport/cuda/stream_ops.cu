@@ -10,11 +10,7 @@ namespace {
 
 cudaStream_t cu(Stream s) { return reinterpret_cast<cudaStream_t>(s); }
 
-void check(const device::Context& ctx, const char* op, cudaError_t rc, const char* call) {
-  if (rc != cudaSuccess)
-    device::detail::host_fatalf(ctx, op, "%s failed: %s (%s)", call, cudaGetErrorString(rc),
-                                cudaGetErrorName(rc));
-}
+using detail::check_cuda;
 
 void check_cu(const device::Context& ctx, const char* op, CUresult rc, const char* call) {
   if (rc == CUDA_SUCCESS) return;
@@ -53,7 +49,7 @@ void Runtime::putmem_on_stream(void* dest, const void* src, std::size_t bytes, i
   if (!gpu_) fail("putmem_on_stream needs the CUDA backend");
   const device::Context& v = gpu_->host_view();
   device::detail::check_remote(v, "putmem_on_stream", dest, bytes, pe);
-  check(ctx_, "putmem_on_stream",
+  check_cuda(ctx_, "putmem_on_stream",
         cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, cu(stream)), "cudaMemcpyAsync");
 }
 
@@ -61,7 +57,7 @@ void Runtime::getmem_on_stream(void* dest, const void* src, std::size_t bytes, i
   if (!gpu_) fail("getmem_on_stream needs the CUDA backend");
   const device::Context& v = gpu_->host_view();
   device::detail::check_remote(v, "getmem_on_stream", src, bytes, pe);
-  check(ctx_, "getmem_on_stream",
+  check_cuda(ctx_, "getmem_on_stream",
         cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, cu(stream)), "cudaMemcpyAsync");
 }
 
@@ -81,7 +77,7 @@ void Runtime::signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, Signa
     return;
   }
   signal_add_kernel<<<1, 1, 0, cu(stream)>>>(gpu_->device_context(), sig, value, pe);
-  check(ctx_, "signal_op_on_stream", cudaGetLastError(), "signal_add_kernel launch");
+  check_cuda(ctx_, "signal_op_on_stream", cudaGetLastError(), "signal_add_kernel launch");
 }
 
 void Runtime::putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes,
@@ -116,7 +112,7 @@ void Runtime::signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint
     return;
   }
   signal_wait_kernel<<<1, 1, 0, cu(stream)>>>(gpu_->device_context(), sig, cmp, value);
-  check(ctx_, "signal_wait_until_on_stream", cudaGetLastError(), "signal_wait_kernel launch");
+  check_cuda(ctx_, "signal_wait_until_on_stream", cudaGetLastError(), "signal_wait_kernel launch");
 }
 
 void Runtime::quiet_on_stream(Stream stream) {
@@ -129,7 +125,7 @@ void Runtime::quiet_on_stream(Stream stream) {
 void Runtime::barrier_all_on_stream(Stream stream) {
   if (!gpu_) fail("barrier_all_on_stream needs the CUDA backend");
   barrier_all_kernel<<<1, 1, 0, cu(stream)>>>(gpu_->device_context());
-  check(ctx_, "barrier_all_on_stream", cudaGetLastError(), "barrier_all_kernel launch");
+  check_cuda(ctx_, "barrier_all_on_stream", cudaGetLastError(), "barrier_all_kernel launch");
 }
 
 }  // namespace symmetra
