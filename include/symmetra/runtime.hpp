@@ -21,6 +21,7 @@
 #include "symmetra/coll.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/stream.hpp"
+#include "symmetra/data_type.hpp"
 #include "symmetra/error.hpp"
 #include "symmetra/team.hpp"
 #include "symmetra/types.hpp"
@@ -32,6 +33,7 @@ class Bootstrap;
 class SymmetricHeap;
 class Allocator;
 class GpuState;
+class Selector;
 struct Config;
 }  // namespace detail
 
@@ -355,67 +357,86 @@ class Runtime {
   }
   void sync(const Team& team) { device::sync(device::ThreadGroup{}, ctx_, checked(team, "sync")); }
 
-  // --- Team collectives (coll/*.hpp). Collective over `team`; same arguments on every member
-  //     (collect: nelems may differ). Host forms on the CPU backend; on the GPU backend call the
-  //     device forms from a kernel (host forms there are not built yet and say so). ---
-  template <class T>
-  void broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root) {
-    coll::broadcast(device::ThreadGroup{}, ctx_, host_team(team, "broadcast"), dest, source, nelems, root);
-  }
-  template <class T>
-  void fcollect(const Team& team, T* dest, const T* source, std::size_t nelems) {
-    coll::fcollect(device::ThreadGroup{}, ctx_, host_team(team, "fcollect"), dest, source, nelems);
-  }
-  // The pull variant: every member reads every block.
-  template <class T>
-  void fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems) {
-    coll::fcollect_read(device::ThreadGroup{}, ctx_, host_team(team, "fcollect"), dest, source, nelems);
-  }
-  template <class T>
-  void collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
-    coll::collect(device::ThreadGroup{}, ctx_, host_team(team, "collect"), dest, source, nelems);
-  }
-  template <class T>
-  void alltoall(const Team& team, T* dest, const T* source, std::size_t nelems) {
-    coll::alltoall(device::ThreadGroup{}, ctx_, host_team(team, "alltoall"), dest, source, nelems);
-  }
+  // --- Team collectives (coll/*.hpp; defined in runtime_coll.hpp). Collective over `team`;
+  //     same arguments on every member (collect: nelems may differ). Buffers are symmetric,
+  //     except where a form says otherwise. On the GPU backend each call runs the device form in
+  //     a kernel of one block per PE: the plain forms on the PE's internal stream, returning when
+  //     it is done; the _on_stream forms enqueue on `stream` and return at once (capturable).
+  //     Ordering: as the device forms; dest complete on return (plain) or when the stream gets
+  //     there (_on_stream). ---
+  template <class T> void broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root);
+  // All-gather: push (each member puts its block to every member), pull (fcollect_read: each
+  // member reads every block), ring (fcollect_ring: n-1 steps to the next member).
+  template <class T> void fcollect(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T> void fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T> void fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T> void collect(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T> void alltoall(const Team& team, T* dest, const T* source, std::size_t nelems);
   template <class T>
   void alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
-                 std::size_t nelems) {
-    coll::alltoalls(device::ThreadGroup{}, ctx_, host_team(team, "alltoalls"), dest, source, dst, sst, nelems);
-  }
+                 std::size_t nelems);
   // dest may be source (in place): the host form reduces into a temporary first.
+  template <class T> void reduce(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op);
   template <class T>
-  void reduce(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op) {
-    const int h = host_team(team, "reduce");
-    if (!overlaps(dest, nreduce, source, nreduce))
-      return coll::reduce(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
-    std::vector<T> tmp(nreduce);
-    coll::reduce(device::ThreadGroup{}, ctx_, h, tmp.data(), source, nreduce, op);
-    std::copy(tmp.begin(), tmp.end(), dest);
-  }
+  void reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op);
+  // All-reduce through the selector (src/runtime/selector.hpp: SYMMETRA_ALGO, the tuned table,
+  // the defaults), or `algo` when given. dest may be source, and either may be private memory:
+  // the selector then keeps to algorithms that allow it.
   template <class T>
-  void reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op) {
-    const int h = host_team(team, "reduce_scatter");
-    const std::size_t total = nreduce * static_cast<std::size_t>(teams_[h].size);
-    if (!overlaps(dest, nreduce, source, total))
-      return coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
-    std::vector<T> tmp(nreduce);
-    coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, tmp.data(), source, nreduce, op);
-    std::copy(tmp.begin(), tmp.end(), dest);
-  }
+  void allreduce(const Team& team, T* dest, const T* source, std::size_t nelems, coll::ReduceOp op,
+                 coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto);
+  // The algorithm allreduce would run for these arguments.
+  coll::AllreduceAlgo allreduce_algo(const Team& team, std::size_t bytes, bool symmetric_buffers,
+                                     coll::AllreduceAlgo requested = coll::AllreduceAlgo::kAuto) const;
   // Sends nelems of source to team rank `to` and receives into dest from `from` (-1: none), in
-  // chunks of chunk_elems; on_chunk(c, ptr, count) runs as each received chunk lands.
+  // chunks of chunk_elems; on_chunk(c, ptr, count) runs as each received chunk lands (CPU
+  // backend; on the GPU backend use the device form to consume chunks inside a kernel).
   template <class T, class OnChunk = coll::NoChunkCallback>
   void permute(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
-               std::size_t chunk_elems, OnChunk on_chunk = {}) {
-    coll::permute(device::ThreadGroup{}, ctx_, host_team(team, "permute"), dest, source, nelems, to,
-                  from, chunk_elems, on_chunk);
-  }
+               std::size_t chunk_elems, OnChunk on_chunk = {});
 
+  // Stream forms (GPU backend).
+  template <class T>
+  void broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int root, Stream s);
+  template <class T> void fcollect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T> void alltoall_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T>
+  void reduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op, Stream s);
+  template <class T>
+  void reduce_scatter_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce,
+                                coll::ReduceOp op, Stream s);
+  template <class T>
+  void allreduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, coll::ReduceOp op,
+                           Stream s, coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto);
+  template <class T>
+  void permute_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
+                         std::size_t chunk_elems, Stream s);
  private:
-  // A team handle for a host-form collective: a member's team, on the CPU backend.
-  int host_team(const Team& team, const char* op) const;
+  // A member's team handle for a host-form collective.
+  int host_team(const Team& team, const char* op) const { return checked(team, op); }
+  // A collective for the GPU backend's kernels, with its element type erased
+  // (src/transport/cuda/coll_ops.cu). stream null: the internal stream, waited for.
+  enum class CollKind : int { kBroadcast, kFcollect, kFcollectRead, kFcollectRing, kCollect, kAlltoall,
+                              kAlltoalls, kReduce, kReduceScatter, kAllreduce, kPermute };
+  struct CollCall {
+    CollKind kind;
+    DataType type;
+    int team;
+    void* dest;
+    const void* source;
+    std::size_t nelems;
+    int root = 0;  // broadcast
+    std::ptrdiff_t dst_stride = 1, src_stride = 1;  // alltoalls
+    coll::ReduceOp op = coll::ReduceOp::kSum;
+    coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto;
+    int to = -1, from = -1;  // permute
+    std::size_t chunk = 1;
+  };
+  void gpu_collective(const CollCall& call, Stream stream, const char* op);
+  template <class T>
+  CollCall coll_call(CollKind kind, const Team& team, T* dest, const T* source, std::size_t n, const char* op) const {
+    return CollCall{kind, data_type_of<T>(), checked(team, op), dest, source, n};
+  }
   template <class T>
   static bool overlaps(const T* a, std::size_t na, const T* b, std::size_t nb) {
     return a < b + nb && b < a + na;
@@ -472,6 +493,8 @@ class Runtime {
   std::vector<std::uint64_t> team_allgather(int team, std::uint64_t value);
   void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op);
   int create_team(int parent, int start, int stride, int size, const char* op);
+  // Members per host if the team's members form equal runs on distinct hosts, else 0.
+  int local_run(int start, int stride, int size) const;
   struct SlotCounters {
     std::uint64_t host[2];  // [team_seq, coll_seq] in the host header
     std::uint64_t gpu[2];   // the same in the GPU header (GPU backend)
@@ -486,13 +509,17 @@ class Runtime {
 
   std::unique_ptr<detail::GpuState> gpu_;  // GPU backend: the data heap lives on the device
   std::unique_ptr<detail::Config> config_;
+  std::unique_ptr<detail::Selector> selector_;
   std::unique_ptr<detail::Bootstrap> bootstrap_;
   std::unique_ptr<detail::SymmetricHeap> heap_;
   std::unique_ptr<detail::Allocator> allocator_;
   std::vector<std::int32_t> pe_index_;
+  std::vector<int> host_of_;  // world PE -> topology host index
   std::array<device::TeamDesc, device::kMaxTeams> teams_{};
   device::Context ctx_{};
   bool finalized_ = false;
 };
 
 }  // namespace symmetra
+
+#include "symmetra/runtime_coll.hpp"

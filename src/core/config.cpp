@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -47,13 +48,18 @@ Result<Config> config_from_env() {
   c.check = true;
 #endif
   for (auto [name, field] : {std::pair{"SYMMETRA_SYMMETRIC_SIZE", &c.symmetric_size},
-                             std::pair{"SYMMETRA_MAX_SYMMETRIC_SIZE", &c.max_symmetric_size}}) {
+                             std::pair{"SYMMETRA_MAX_SYMMETRIC_SIZE", &c.max_symmetric_size},
+                             std::pair{"SYMMETRA_COLL_WORKSPACE", &c.ws_world_bytes},
+                             std::pair{"SYMMETRA_COLL_TEAM_WORKSPACE", &c.ws_team_bytes}}) {
     if (const char* v = env(name)) {
       auto size = parse_size(v);
       if (!size.ok()) return Status::fail(std::string(name) + ": " + size.status().message());
       *field = size.value();
     }
   }
+  // Whole pages, and room for at least a few LL lines per region.
+  for (auto* ws : {&c.ws_world_bytes, &c.ws_team_bytes})
+    *ws = (std::max<std::uint64_t>(*ws, 64 << 10) + 4095) & ~std::uint64_t{4095};
   if (c.max_symmetric_size < c.symmetric_size) c.max_symmetric_size = c.symmetric_size;
   auto t = env_seconds("SYMMETRA_TIMEOUT_S", 120.0);
   SYMMETRA_TRY(t);

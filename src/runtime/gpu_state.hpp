@@ -23,7 +23,8 @@ class GpuState {
  public:
   // Collective. `device` < 0 picks SYMMETRA_DEVICE, else this PE's rank modulo the device count.
   static Result<std::unique_ptr<GpuState>> create(Bootstrap& bs, int device, std::uint64_t stride,
-                                                  std::uint64_t initial, std::uint64_t header_bytes);
+                                                  std::uint64_t initial, std::uint64_t reserved_bytes,
+                                                  std::uint64_t ws_world, std::uint64_t ws_team);
   ~GpuState();
 
   const device::Context& device_context() const { return dctx_; }
@@ -55,6 +56,7 @@ class GpuState {
   std::vector<std::int32_t> pe_index_;  // host copy of the table hctx_ points to
   std::vector<device::TeamDesc> teams_;
   Stream stream_ = nullptr;
+  std::uint64_t ws_world_ = 0, ws_team_ = 0;
 };
 
 }  // namespace symmetra::detail

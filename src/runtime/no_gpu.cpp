@@ -10,7 +10,7 @@ namespace detail {
 struct GpuState::Impl {};
 
 Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int, std::uint64_t, std::uint64_t,
-                                                   std::uint64_t) {
+                                                   std::uint64_t, std::uint64_t, std::uint64_t) {
   return Status::fail("[pe " + std::to_string(bs.rank()) +
                       "] the CUDA backend was asked for, but this build of Symmetra has no CUDA "
                       "support (configure with nvcc on PATH)");
@@ -41,6 +41,11 @@ void Runtime::gpu_get(void*, const void*, std::size_t, int, const char*) { no_cu
 void Runtime::gpu_strided(void*, const void*, std::size_t, std::ptrdiff_t, std::ptrdiff_t,
                           std::size_t, int, bool) { no_cuda("iput/iget"); }
 void Runtime::gpu_quiet() { no_cuda("quiet"); }
+// Reachable: the _on_stream collectives call it on any backend.
+void Runtime::gpu_collective(const CollCall&, Stream, const char* op) {
+  fail(std::string(op) + ": the stream forms of the collectives need the CUDA backend, which this "
+       "build does not have");
+}
 void Runtime::gpu_poll_step(const char*, const void*, std::size_t, void*, std::uint64_t,
                             std::uint64_t) { no_cuda("wait"); }
 template <class T>

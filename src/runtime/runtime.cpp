@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -12,6 +13,7 @@
 #include "../core/config.hpp"
 #include "../heap/allocator.hpp"
 #include "../heap/symmetric_heap.hpp"
+#include "selector.hpp"
 #include "gpu_state.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
@@ -19,13 +21,19 @@
 namespace symmetra {
 namespace {
 
-// Names this host; PEs with different names cannot share memory. SYMMETRA_HOST_ID forces
-// "another host" on one machine (DESIGN §1.5).
+// Names this machine; PEs on machines with different names cannot share memory.
 std::string host_name() {
-  if (const char* forced = std::getenv("SYMMETRA_HOST_ID"); forced && *forced) return forced;
   char name[256] = {};
   gethostname(name, sizeof(name) - 1);
   return name;
+}
+
+// Names this PE's host for the topology the hierarchical collectives follow. SYMMETRA_HOST_ID
+// (set by symrun --hosts) forces "another host" on one machine (DESIGN §1.5): memory is still
+// shared, the algorithms behave as across hosts.
+std::string topology_name() {
+  if (const char* forced = std::getenv("SYMMETRA_HOST_ID"); forced && *forced) return forced;
+  return host_name();
 }
 
 }  // namespace
@@ -46,6 +54,7 @@ std::unique_ptr<Runtime> Runtime::init(const RuntimeOptions& options) {
 
 Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOptions& options)
     : config_(std::make_unique<detail::Config>(detail::config_from_env().value_or_throw())),
+      selector_(std::make_unique<detail::Selector>(detail::Selector::from_env().value_or_throw())),
       bootstrap_(std::move(bootstrap)) {
   detail::Bootstrap& bs = *bootstrap_;
   const int n = bs.size();
@@ -61,30 +70,61 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
                   "' and this PE on '" + mine +
                   "': PEs on other hosts need the UCX transport, which this build does not have");
   }
+  // The topology: host index of every PE, in order of first appearance.
+  {
+    char topo[64] = {};
+    std::strncpy(topo, topology_name().c_str(), sizeof(topo) - 1);
+    std::vector<char> names(sizeof(topo) * n);
+    bs.allgather(topo, names.data(), sizeof(topo)).or_throw();
+    std::vector<std::string> seen;
+    host_of_.resize(n);
+    for (int p = 0; p < n; ++p) {
+      const std::string name(&names[sizeof(topo) * p], strnlen(&names[sizeof(topo) * p], sizeof(topo)));
+      auto it = std::find(seen.begin(), seen.end(), name);
+      host_of_[p] = static_cast<int>(it - seen.begin());
+      if (it == seen.end()) seen.push_back(name);
+    }
+  }
   const std::uint64_t header = device::detail::header_bytes(n);
+  // Header and collective workspace: the same bytes on every PE, or the layouts would differ.
+  const std::uint64_t reserved =
+      device::detail::reserved_bytes(n, config_->ws_world_bytes, config_->ws_team_bytes);
+  {
+    std::vector<std::uint64_t> all(n);
+    bs.allgather(&reserved, all.data(), sizeof(reserved)).or_throw();
+    for (int p = 0; p < n; ++p)
+      if (all[p] != reserved)
+        throw Error(pe + "SYMMETRA_COLL_WORKSPACE / SYMMETRA_COLL_TEAM_WORKSPACE differ between this PE and PE " +
+                    std::to_string(p) + ": set them alike on every PE");
+  }
   const bool gpu = detail::resolve_backend(options.backend, pe) == Backend::kCuda;
   // The host-memory heap always exists: host-side synchronization runs on its header. On the
   // CPU backend it is also the data heap; on the GPU backend it is only that header.
   const std::uint64_t host_initial =
-      gpu ? header : std::max<std::uint64_t>(config_->symmetric_size + header, 1 << 20);
-  heap_ = detail::SymmetricHeap::create(bs, gpu ? header : config_->max_symmetric_size + header,
+      gpu ? header : config_->symmetric_size + reserved;
+  heap_ = detail::SymmetricHeap::create(bs, gpu ? header : config_->max_symmetric_size + reserved,
                                         host_initial)
               .value_or_throw();
   if (gpu) {
-    gpu_ = detail::GpuState::create(bs, options.device, config_->max_symmetric_size + header,
-                                    config_->symmetric_size + header, header)
+    gpu_ = detail::GpuState::create(bs, options.device, config_->max_symmetric_size + reserved,
+                                    config_->symmetric_size + reserved, reserved,
+                                    config_->ws_world_bytes, config_->ws_team_bytes)
                .value_or_throw();
   }
-  allocator_ = std::make_unique<detail::Allocator>(header, data_size());
+  allocator_ = std::make_unique<detail::Allocator>(reserved, data_size());
   pe_index_.resize(n);
   for (int p = 0; p < n; ++p) pe_index_[p] = p;
-  teams_[device::kTeamWorld] = {0, 1, n, bs.rank(), device::kTeamWorld};
-  teams_[device::kTeamShared] = {0, 1, n, bs.rank(), device::kTeamShared};
+  teams_[device::kTeamWorld] = {0, 1, n, bs.rank(), device::kTeamWorld, local_run(0, 1, n)};
+  teams_[device::kTeamShared] = {0, 1, n, bs.rank(), device::kTeamShared, local_run(0, 1, n)};
   ctx_.my_pe = bs.rank();
   ctx_.n_pes = n;
   ctx_.my_index = heap_->index();
   ctx_.stride = heap_->stride();
   ctx_.timeout_ns = config_->timeout_ns;
+  if (!gpu) {  // on the GPU backend the workspace is in the device heap only
+    ctx_.ws_world_bytes = config_->ws_world_bytes;
+    ctx_.ws_team_bytes = config_->ws_team_bytes;
+  }
   ctx_.flags = (config_->check ? device::Context::kCheckArgs : 0) | device::Context::kIdentityIndex;
   refresh_context();
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;

@@ -27,11 +27,16 @@ std::vector<std::uint64_t> Runtime::team_allgather(int team, std::uint64_t value
   return all;
 }
 
-int Runtime::host_team(const Team& team, const char* op) const {
-  if (gpu_)
-    fail(std::string(op) + ": the host forms of the collectives are not built for the CUDA backend "
-         "yet; call the device forms (symmetra/coll.hpp) from a kernel");
-  return checked(team, op);
+int Runtime::local_run(int start, int stride, int size) const {
+  int run = 1;
+  while (run < size && host_of_[start + run * stride] == host_of_[start]) ++run;
+  if (size % run != 0) return 0;
+  for (int r = 0; r < size; ++r) {  // runs of `run` members, each on one host, hosts distinct
+    const int host = host_of_[start + (r - r % run) * stride];
+    if (host_of_[start + r * stride] != host) return 0;
+    if (r % run == 0 && r > 0 && host == host_of_[start + (r - run) * stride]) return 0;
+  }
+  return run;
 }
 
 int Runtime::checked(const Team& team, const char* op) const {
@@ -107,7 +112,8 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
   const auto counters = agree_slot_counters(parent, slot, is_member);
   if (!member) return -1;
   set_slot_counters(slot, counters);
-  teams_[slot] = {par.start + start * par.stride, par.stride * stride, size, rel / stride, slot};
+  const int first = par.start + start * par.stride, step = par.stride * stride;
+  teams_[slot] = {first, step, size, rel / stride, slot, local_run(first, step, size)};
   refresh_context();  // the GPU backend's device-side team table
   return slot;
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "support/coll_reference.hpp"
 #include "support/pe_runner.hpp"
 
 namespace symmetra::testing {
@@ -23,16 +24,6 @@ std::vector<PeConfig> coll_configs() {
   for (Mode m : {Mode::kThreads, Mode::kProcesses})
     for (int n : {1, 2, 3, 4, 5, 8}) v.push_back({n, m});
   return v;
-}
-
-// Value i of team member `rank`'s data in call `call`: recomputable by every PE, never all zero.
-std::uint64_t mix(std::uint64_t call, int rank, std::uint64_t i, std::uint64_t salt = 0) {
-  std::uint64_t x = run_seed() ^ (call * 0x9e3779b97f4a7c15ull) ^
-                    (static_cast<std::uint64_t>(rank) << 40) ^ (i << 8) ^ salt;
-  x ^= x >> 31;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 29;
-  return x | 1;
 }
 
 // Runs `body(team)` on the world team, then on the members of {1, 3, 5, ...}. Buffers must be
@@ -67,7 +58,7 @@ TEST_P(CollTest, BroadcastFromEveryRootBackToBack) {
   });
 }
 
-TEST_P(CollTest, FcollectPushPullAndCollect) {
+TEST_P(CollTest, FcollectPushPullRingAndCollect) {
   run_pes(GetParam(), [](Runtime& rt) {
     constexpr std::size_t kN = 129;
     const std::size_t n = static_cast<std::size_t>(rt.n_pes());
@@ -77,15 +68,17 @@ TEST_P(CollTest, FcollectPushPullAndCollect) {
       const int m = t.n_pes();
       for (std::uint64_t call = 0; call < 300; ++call) {
         // collect: member r contributes 1 + (r + call) % kN elements
-        const std::size_t mine = call % 3 == 2 ? 1 + (t.my_pe() + call) % kN : kN;
+        const bool varied = call % 4 == 2;
+        const std::size_t mine = varied ? 1 + (t.my_pe() + call) % kN : kN;
         for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::uint32_t>(mix(call, t.my_pe(), i));
         for (std::size_t i = 0; i < kN * n; ++i) dst[i] = 0xDEADBEEF;
-        if (call % 3 == 0) rt.fcollect(t, dst, src, kN);
-        if (call % 3 == 1) rt.fcollect_read(t, dst, src, kN);
-        if (call % 3 == 2) rt.collect(t, dst, src, mine);
+        if (call % 4 == 0) rt.fcollect(t, dst, src, kN);
+        if (call % 4 == 1) rt.fcollect_read(t, dst, src, kN);
+        if (call % 4 == 2) rt.collect(t, dst, src, mine);
+        if (call % 4 == 3) rt.fcollect_ring(t, dst, src, kN);
         std::size_t at = 0;
         for (int r = 0; r < m; ++r) {
-          const std::size_t len = call % 3 == 2 ? 1 + (r + call) % kN : kN;
+          const std::size_t len = varied ? 1 + (r + call) % kN : kN;
           for (std::size_t i = 0; i < len; ++i, ++at)
             ASSERT_EQ(dst[at], static_cast<std::uint32_t>(mix(call, r, i))) << "call " << call << " member " << r;
         }
@@ -128,74 +121,6 @@ TEST_P(CollTest, AlltoallAndStrided) {
 }
 
 // --- reductions -------------------------------------------------------------------------------
-
-template <class T>
-T make(std::uint64_t bits, ReduceOp op) {
-  if constexpr (std::is_integral_v<T>) {
-    if (op == ReduceOp::kProd) return static_cast<T>(bits % 7 + 1);  // keep products from vanishing
-    return static_cast<T>(bits);
-  } else {
-    const double u = static_cast<double>(bits % 2000001) / 1000000.0 - 1.0;  // [-1, 1]
-    const double x = op == ReduceOp::kProd ? 1.0 + u / 16 : u * 100;
-    return static_cast<T>(static_cast<float>(x));
-  }
-}
-
-template <class T>
-double as_double(T v) {
-  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-    return static_cast<double>(static_cast<float>(v));
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
-// Independent reference over members' values: exact (mod 2^bits) for integers, float64 otherwise.
-template <class T>
-double reference(ReduceOp op, const std::vector<T>& vals, std::uint64_t* exact) {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    U acc = static_cast<U>(vals[0]);
-    T lo = vals[0], hi = vals[0];
-    for (std::size_t k = 1; k < vals.size(); ++k) {
-      const U x = static_cast<U>(vals[k]);
-      switch (op) {
-        case ReduceOp::kSum: acc = static_cast<U>(acc + x); break;
-        case ReduceOp::kProd: acc = static_cast<U>(acc * x); break;
-        case ReduceOp::kAnd: acc &= x; break;
-        case ReduceOp::kOr: acc |= x; break;
-        case ReduceOp::kXor: acc ^= x; break;
-        default: break;
-      }
-      lo = std::min(lo, vals[k]);
-      hi = std::max(hi, vals[k]);
-    }
-    if (op == ReduceOp::kMin) acc = static_cast<U>(lo);
-    if (op == ReduceOp::kMax) acc = static_cast<U>(hi);
-    *exact = static_cast<std::uint64_t>(acc);
-    return 0;
-  } else {
-    double acc = as_double(vals[0]);
-    for (std::size_t k = 1; k < vals.size(); ++k) {
-      const double x = as_double(vals[k]);
-      if (op == ReduceOp::kSum) acc += x;
-      if (op == ReduceOp::kProd) acc *= x;
-      if (op == ReduceOp::kMin) acc = std::min(acc, x);
-      if (op == ReduceOp::kMax) acc = std::max(acc, x);
-    }
-    return acc;
-  }
-}
-
-template <class T>
-double tolerance(double ref, int members) {
-  double eps = 1e-15;
-  if constexpr (std::is_same_v<T, float>) eps = 1.2e-7;
-  if constexpr (std::is_same_v<T, half>) eps = 1e-3;        // one rounding to half (2^-11) + float sums
-  if constexpr (std::is_same_v<T, bfloat16>) eps = 8e-3;    // 2^-8, one rounding
-  const double scale = std::max(std::abs(ref), 100.0 * members);  // sums of values up to 100
-  return eps * scale * (std::is_same_v<T, float> ? members : 1) + 1e-30;
-}
 
 template <class T>
 void check_reductions(Runtime& rt, const Team& t, T* src, T* dst, std::size_t kN, std::uint64_t calls) {
@@ -296,6 +221,29 @@ TEST_P(CollTest, PermuteRingShiftChunksBackToBack) {
         ASSERT_EQ(seen_chunks, (len + kChunk - 1) / kChunk);
       }
     });
+  });
+}
+
+// The pairs change on every call (shift by 1, 2, ...): a sender must wait for its receiver of
+// this call, not for whichever member last granted it a credit.
+TEST_P(CollTest, PermuteChangingPairsBackToBack) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 257;
+    auto* src = rt.allocate_array<std::uint32_t>(kN);
+    auto* dst = rt.allocate_array<std::uint32_t>(kN);
+    const int m = rt.n_pes(), me = rt.my_pe();
+    for (std::uint64_t call = 0; call < 500; ++call) {
+      const int shift = 1 + static_cast<int>(call % static_cast<std::uint64_t>(m > 1 ? m - 1 : 1));
+      const int to = (me + shift) % m, from = (me + m - shift) % m;
+      for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::uint32_t>(mix(call, me, i));
+      std::size_t bad = 0;
+      rt.permute(rt.team_world(), dst, src, kN, to, from, 100, [&](std::size_t c, const std::uint32_t* p, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) bad += p[i] != static_cast<std::uint32_t>(mix(call, from, c * 100 + i));
+      });
+      ASSERT_EQ(bad, 0u) << "call " << call << " shift " << shift;
+      for (std::size_t i = 0; i < kN; ++i)
+        ASSERT_EQ(dst[i], static_cast<std::uint32_t>(mix(call, from, i))) << "call " << call;
+    }
   });
 }
 

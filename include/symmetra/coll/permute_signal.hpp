@@ -6,9 +6,10 @@
 // sees chunk c (elements [c*chunk, min((c+1)*chunk, nelems))) when on_chunk(c, ptr, count) runs.
 //
 // Protocol (nothing is reset, counters only grow; docs/memory_model.md): call k of the team
-// (this PE's coll_seq) starts with the receiver granting a credit `k` to its sender, which waits
-// for it before writing dest: the receiver has finished with call k-1's data. Chunks are
-// put_signal adds on the receiver's permute_signal; the receiver waits for its running total.
+// (this PE's coll_seq) starts with the receiver granting a credit `k` to its sender (the
+// sender's ready word for this receiver), which waits for it before writing dest: the receiver
+// has finished with call k-1's data. Chunks are put_signal adds on the receiver's chunk_signal;
+// the receiver waits for its running total.
 // Threads: every thread of `g`. Ordering: each chunk's data before its signal; source reusable
 // and dest complete on return; no barrier.
 #pragma once
@@ -44,29 +45,30 @@ SYMMETRA_INLINE void permute(Group g, const device::Context& ctx, int team, T* d
   g.sync();
   if (g.thread_rank() == 0) {
     h->coll_seq[slot] = k;
-    if (from >= 0) device::atomic_set(ctx, &h->permute_ready[slot], k, t.world(from));
-    if (to >= 0) device::detail::wait_value(ctx, "permute", &h->permute_ready[slot], Cmp::kGe, k);
+    std::uint64_t* ready = device::detail::ready_row(h, slot, ctx.n_pes);
+    if (from >= 0) device::atomic_set(ctx, &ready[t.rank()], k, t.world(from));
+    if (to >= 0) device::detail::wait_value(ctx, "permute", &ready[to], Cmp::kGe, k);
   }
   g.sync();
   if (to >= 0) {
     for (std::size_t c = 0; c < chunks; ++c) {
       const std::size_t first = c * chunk_elems;
       const std::size_t n = nelems - first < chunk_elems ? nelems - first : chunk_elems;
-      device::put_signal(g, ctx, dest + first, source + first, n, &h->permute_signal[slot], 1,
+      device::put_signal(g, ctx, dest + first, source + first, n, &h->chunk_signal[slot], 1,
                          SignalOp::kAdd, t.world(to));
     }
   }
   if (from >= 0) {
-    const std::uint64_t base = h->permute_base[slot];
+    const std::uint64_t base = h->chunk_base[slot];
     for (std::size_t c = 0; c < chunks; ++c) {
       if (g.thread_rank() == 0)
-        device::detail::wait_value(ctx, "permute", &h->permute_signal[slot], Cmp::kGe, base + c + 1);
+        device::detail::wait_value(ctx, "permute", &h->chunk_signal[slot], Cmp::kGe, base + c + 1);
       g.sync();
       const std::size_t first = c * chunk_elems;
       on_chunk(c, static_cast<const T*>(dest + first), nelems - first < chunk_elems ? nelems - first : chunk_elems);
     }
     g.sync();
-    if (g.thread_rank() == 0) h->permute_base[slot] = base + chunks;
+    if (g.thread_rank() == 0) h->chunk_base[slot] = base + chunks;
   }
   g.sync();
 }

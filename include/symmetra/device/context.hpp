@@ -22,6 +22,9 @@ struct TeamDesc {
   std::int32_t size = 0;    // 0: the slot is free
   std::int32_t my_rank = -1;  // this PE's number in the team, -1 when not a member
   std::int32_t slot = 0;    // index of the team's synchronization words in the heap header
+  // Members per host when the team is runs of equal length of members on one host (hosts from
+  // SYMMETRA_HOST_ID, else the host name), else 0. Hierarchical algorithms read it.
+  std::int32_t local = 0;
 };
 
 // Team handles inside device code are small integers; these are the predefined ones.
@@ -40,6 +43,11 @@ struct Context {
   std::int32_t n_pes = 0;
   std::int32_t my_index = 0;        // pe_index[my_pe]
   std::uint32_t flags = 0;          // kCheckArgs ...
+  // The collective workspace after the heap header (device/impl/heap_header.hpp): bytes for the
+  // world team's slot, and for each other slot. Zero where the heap has none (the GPU backend's
+  // host-memory control heap).
+  std::uint64_t ws_world_bytes = 0;
+  std::uint64_t ws_team_bytes = 0;
 
   static constexpr std::uint32_t kCheckArgs = 1u;
   // The heaps are device memory: host code must not load or store through heap_base.

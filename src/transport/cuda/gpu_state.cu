@@ -16,6 +16,7 @@ namespace detail {
 
 Status preload_stream_kernels();  // stream_ops.cu
 Status preload_amo_kernels();     // below
+Status preload_coll_kernels();    // coll_ops.cu
 
 struct GpuState::Impl {
   std::unique_ptr<CudaHeap> heap;
@@ -45,7 +46,8 @@ Result<int> pick_device(const Bootstrap& bs, int requested) {
 }  // namespace
 
 Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, std::uint64_t stride,
-                                                   std::uint64_t initial, std::uint64_t header_bytes) {
+                                                   std::uint64_t initial, std::uint64_t reserved_bytes,
+                                                   std::uint64_t ws_world, std::uint64_t ws_team) {
   auto drv = cuda_driver();
   if (!drv.ok()) return Status::fail("[pe " + std::to_string(bs.rank()) + "] " + drv.status().message());
   auto dev = pick_device(bs, device);
@@ -66,8 +68,12 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
   SYMMETRA_CUDA(cudaMalloc(&im.d_result, sizeof(std::uint64_t)));
   SYMMETRA_TRY(preload_stream_kernels());
   SYMMETRA_TRY(preload_amo_kernels());
-  // Device memory starts undefined: zero this PE's header before anyone syncs on it.
-  SYMMETRA_CUDA(cudaMemset(im.heap->base(), 0, header_bytes));
+  SYMMETRA_TRY(preload_coll_kernels());
+  g->ws_world_ = ws_world;
+  g->ws_team_ = ws_team;
+  // Device memory starts undefined: zero this PE's header and workspace (LL packets hold
+  // sequence numbers) before anyone syncs on them.
+  SYMMETRA_CUDA(cudaMemset(im.heap->base(), 0, reserved_bytes));
   SYMMETRA_CUDA(cudaDeviceSynchronize());
   SYMMETRA_TRY(bs.barrier());
   return std::move(g);
@@ -97,6 +103,8 @@ Status GpuState::refresh(const device::Context& control) {
   hctx_.heap_bytes = im.heap->size();
   hctx_.my_index = im.heap->index();
   hctx_.flags |= device::Context::kDeviceHeap;
+  hctx_.ws_world_bytes = ws_world_;
+  hctx_.ws_team_bytes = ws_team_;
   hctx_.pe_index = pe_index_.data();
   hctx_.teams = teams_.data();
   dctx_ = hctx_;

@@ -1,8 +1,9 @@
 // Layout of the internal header at the start of every PE's symmetric heap.
 //
 // Everything the protocols share lives in symmetric memory as plain integers (DESIGN §1.1), so
-// the same code synchronizes CPU threads, CPU processes and GPU kernels. User allocations start
-// at Context::heap_base + header_bytes(n_pes).
+// the same code synchronizes CPU threads, CPU processes and GPU kernels. The data heap holds,
+// in order: this header, the collective workspace (coll/workspace.hpp, Context::ws_bytes per
+// team slot), then user allocations at Context::heap_base + reserved_bytes(ctx).
 #pragma once
 
 #include <cstddef>
@@ -33,19 +34,24 @@ struct alignas(64) HeapHeader {
   std::uint64_t team_seq[kMaxTeams];
   // Per team slot and dissemination round: the latest sync count a partner announced.
   std::uint64_t team_sync[kMaxTeams][kSyncRounds];
-  // Collectives with their own protocol (coll/permute_signal.hpp), per team slot:
-  std::uint64_t coll_seq[kMaxTeams];        // this PE's count of such calls (local)
-  std::uint64_t permute_ready[kMaxTeams];   // the receiver's call count: my data may go (remote)
-  std::uint64_t permute_signal[kMaxTeams];  // chunks delivered to this PE, all calls (remote)
-  std::uint64_t permute_base[kMaxTeams];    // chunks this PE consumed before this call (local)
-  // Followed by `scratch`: kMaxTeams x n_pes words for host-side setup collectives on a team
-  // (team creation, allocation checks); one row per team slot so that splits of different
-  // parent teams never share words.
+  // Collectives with their own protocol (coll/permute_signal.hpp, fcollect_ring.hpp,
+  // allreduce_ring.hpp, allreduce_ll.hpp), per team slot. Every member makes the same calls, so
+  // the counts agree across members.
+  std::uint64_t coll_seq[kMaxTeams];      // this PE's count of such calls or chunks (local)
+  std::uint64_t chunk_signal[kMaxTeams];  // chunks delivered to this PE, all calls (remote)
+  std::uint64_t chunk_base[kMaxTeams];    // chunks this PE consumed before this call (local)
+  // Followed by two arrays of kMaxTeams rows x n_pes words (one row per team slot, so that
+  // teams of different parents never share words):
+  //  - scratch: host-side setup collectives on a team (team creation, allocation checks);
+  //  - ready: ready[slot][r] is the coll_seq that team member r reached as a receiver of this
+  //    PE: a sender may write into r's buffers for call k once ready[slot][r] >= k. One word per
+  //    receiver, because a single word could be raised by a later receiver of a later call
+  //    while this call's receiver is still busy.
 };
 
 SYMMETRA_INLINE constexpr std::uint64_t header_bytes(int n_pes) {
   const std::uint64_t raw =
-      sizeof(HeapHeader) + 8ull * kMaxTeams * static_cast<std::uint64_t>(n_pes);
+      sizeof(HeapHeader) + 2 * 8ull * kMaxTeams * static_cast<std::uint64_t>(n_pes);
   return (raw + 4095) & ~std::uint64_t{4095};
 }
 
@@ -60,6 +66,26 @@ SYMMETRA_INLINE HeapHeader* peer_header(const Context& ctx, int pe) {
 // Row `slot` of the setup scratch: n_pes words.
 SYMMETRA_INLINE std::uint64_t* scratch(HeapHeader* h, int slot, int n_pes) {
   return reinterpret_cast<std::uint64_t*>(h + 1) + static_cast<std::size_t>(slot) * n_pes;
+}
+
+// Header plus workspace: where user allocations start.
+SYMMETRA_INLINE constexpr std::uint64_t reserved_bytes(int n_pes, std::uint64_t ws_world,
+                                                       std::uint64_t ws_team) {
+  return header_bytes(n_pes) + ws_world + ws_team * (kMaxTeams - 1);
+}
+
+// The collective workspace of team slot `slot` on this PE, and its size.
+SYMMETRA_INLINE std::byte* workspace(const Context& ctx, int slot) {
+  return ctx.heap_base + header_bytes(ctx.n_pes) +
+         (slot == 0 ? 0 : ctx.ws_world_bytes + ctx.ws_team_bytes * static_cast<std::uint64_t>(slot - 1));
+}
+SYMMETRA_INLINE std::uint64_t workspace_bytes(const Context& ctx, int slot) {
+  return slot == 0 ? ctx.ws_world_bytes : ctx.ws_team_bytes;
+}
+
+// Row `slot` of the ready words: n_pes words.
+SYMMETRA_INLINE std::uint64_t* ready_row(HeapHeader* h, int slot, int n_pes) {
+  return scratch(h, kMaxTeams + slot, n_pes);
 }
 
 SYMMETRA_INLINE int team_pe(const TeamDesc& t, int rank) { return t.start + rank * t.stride; }

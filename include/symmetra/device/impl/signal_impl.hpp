@@ -8,6 +8,26 @@
 
 namespace symmetra::device {
 
+namespace detail {
+// Updates PE `pe`'s signal after every thread of `g` finished its stores: the group syncs, then
+// one thread releases at system scope (cumulative over the group's stores, which the group sync
+// ordered before it). Threads: every thread of `g`.
+template <class Group>
+SYMMETRA_INLINE void group_signal(Group g, const Context& ctx, std::uint64_t* sig, std::uint64_t value,
+                                  SignalOp op, int pe) {
+  g.sync();
+  if (g.thread_rank() == 0) {
+    AtomicRef<std::uint64_t> s(*ctx.peer(sig, pe));
+    if (op == SignalOp::kAdd) {
+      s.fetch_add(value, kRelease);
+    } else {
+      s.store(value, kRelease);
+    }
+    notify(ctx, pe, sig, sizeof(*sig));
+  }
+}
+}  // namespace detail
+
 template <class Group>
 SYMMETRA_INLINE void putmem_signal(Group g, const Context& ctx, void* dest, const void* src,
                                    std::size_t bytes, std::uint64_t* sig, std::uint64_t value,
@@ -18,16 +38,7 @@ SYMMETRA_INLINE void putmem_signal(Group g, const Context& ctx, void* dest, cons
     detail::check_aligned(ctx, "put_signal", sig, sizeof(*sig));
   }
   detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
-  g.sync();
-  if (g.thread_rank() == 0) {
-    detail::AtomicRef<std::uint64_t> s(*ctx.peer(sig, pe));
-    if (op == SignalOp::kAdd) {
-      s.fetch_add(value, detail::kRelease);
-    } else {
-      s.store(value, detail::kRelease);
-    }
-    detail::notify(ctx, pe, sig, sizeof(*sig));
-  }
+  detail::group_signal(g, ctx, sig, value, op, pe);
 }
 
 template <class Group, class T>

@@ -1,0 +1,82 @@
+// All-reduce: one entry point over the algorithms, each in its own file.
+//
+//   kOneShot           allreduce_direct.hpp  read every member's source        (2 syncs)
+//   kTwoShot           allreduce_direct.hpp  reduce a slice, read the others'  (3 syncs)
+//   kRecursiveDoubling allreduce_ll.hpp      LL packets, log2(m) exchanges     (no syncs)
+//   kLLTwoShot         allreduce_ll.hpp      LL reduce-scatter + all-gather    (no syncs)
+//   kHierarchical      allreduce_ll.hpp      NVRAR: LL inside hosts, recursive doubling across
+//   kRing              allreduce_ring.hpp    ring reduce-scatter + all-gather  (large messages)
+//
+// kAuto picks by message size and the team's topology with the defaults below; the host forms
+// (Runtime::allreduce) pick through the selector instead (measured crossovers, SYMMETRA_ALGO),
+// and pass the algorithm down. The direct and ring algorithms need symmetric source and dest;
+// the LL ones work on any memory of the PE (they fall back to them when buffers are private).
+// Threads: every thread of `g`, on every member, same arguments (the algorithm included).
+#pragma once
+
+#include <cstddef>
+
+#include "symmetra/coll/allreduce_direct.hpp"
+#include "symmetra/coll/allreduce_ll.hpp"
+#include "symmetra/coll/allreduce_ring.hpp"
+
+namespace symmetra::coll {
+
+enum class AllreduceAlgo : int {
+  kAuto,
+  kOneShot,
+  kTwoShot,
+  kRecursiveDoubling,
+  kLLTwoShot,
+  kHierarchical,
+  kRing,
+};
+inline constexpr int kAllreduceAlgos = 7;
+
+SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
+  switch (a) {
+    case AllreduceAlgo::kAuto: return "auto";
+    case AllreduceAlgo::kOneShot: return "one_shot";
+    case AllreduceAlgo::kTwoShot: return "two_shot";
+    case AllreduceAlgo::kRecursiveDoubling: return "recursive_doubling";
+    case AllreduceAlgo::kLLTwoShot: return "ll_two_shot";
+    case AllreduceAlgo::kHierarchical: return "hierarchical";
+    case AllreduceAlgo::kRing: return "ring";
+  }
+  return "?";
+}
+
+// Members per host of team `t` for the hierarchy: TeamDesc::local when the team's hosts are
+// contiguous runs of equal length, else 1 (the LL algorithms then treat every member as a host).
+SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
+  return t.local > 0 && t.size % t.local == 0 ? t.local : 1;
+}
+
+// The built-in default (the selector's table replaces it on the host): LL packets while the
+// message is small, then the direct two-shot on one host or the ring across hosts.
+SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes) {
+  const bool one_host = team_local(t) == t.size;
+  if (t.size <= 1) return AllreduceAlgo::kOneShot;
+  if (one_host) return bytes <= (256u << 10) ? AllreduceAlgo::kLLTwoShot : AllreduceAlgo::kTwoShot;
+  return bytes <= (2u << 20) ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
+}
+
+template <class Group, class T>
+SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T* dest, const T* source,
+                               std::size_t nelems, ReduceOp op, AllreduceAlgo algo = AllreduceAlgo::kAuto) {
+  const detail::TeamView t = detail::team_view(ctx, team, "allreduce");
+  if (algo == AllreduceAlgo::kAuto) algo = default_algo(t.desc, nelems * sizeof(T));
+  switch (algo) {
+    case AllreduceAlgo::kOneShot: return allreduce_one_shot(g, ctx, team, dest, source, nelems, op);
+    case AllreduceAlgo::kTwoShot: return allreduce_two_shot(g, ctx, team, dest, source, nelems, op);
+    case AllreduceAlgo::kRecursiveDoubling: return allreduce_ll(g, ctx, team, dest, source, nelems, op, 1);
+    case AllreduceAlgo::kLLTwoShot: return allreduce_ll(g, ctx, team, dest, source, nelems, op, t.size());
+    case AllreduceAlgo::kHierarchical:
+      return allreduce_ll(g, ctx, team, dest, source, nelems, op, team_local(t.desc));
+    case AllreduceAlgo::kRing: return allreduce_ring(g, ctx, team, dest, source, nelems, op);
+    case AllreduceAlgo::kAuto: break;
+  }
+  SYMMETRA_FATAL(ctx, "allreduce", "unknown algorithm %d", static_cast<int>(algo));
+}
+
+}  // namespace symmetra::coll

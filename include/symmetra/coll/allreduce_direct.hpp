@@ -1,0 +1,51 @@
+// All-reduce by direct reads of the members' symmetric buffers (the custom all-reduce of vLLM
+// and TensorRT-LLM, on load/store fabrics):
+//  - one-shot: every member reads the whole of every member's source and reduces it
+//    (coll::reduce, reduce_direct.hpp); m reads of the message per member, two syncs.
+//  - two-shot: member r reduces slice r (reading every member's source), then every member reads
+//    the reduced slices from their owners' dest; 2 reads of the message per member, three syncs.
+// Results are bit-identical on every member (each slice is reduced once, in team order).
+// Threads: every thread of `g`, on every member, same arguments. source and dest symmetric and
+// not overlapping. Ordering: a sync first (sources written), a sync last (dest complete, and no
+// member rewrites a buffer another still reads).
+#pragma once
+
+#include <cstddef>
+
+#include "symmetra/coll/reduce_direct.hpp"
+
+namespace symmetra::coll {
+
+template <class Group, class T>
+SYMMETRA_INLINE void allreduce_one_shot(Group g, const device::Context& ctx, int team, T* dest,
+                                        const T* source, std::size_t nelems, ReduceOp op) {
+  reduce(g, ctx, team, dest, source, nelems, op);
+}
+
+template <class Group, class T>
+SYMMETRA_INLINE void allreduce_two_shot(Group g, const device::Context& ctx, int team, T* dest,
+                                        const T* source, std::size_t nelems, ReduceOp op) {
+  const detail::TeamView t = detail::team_view(ctx, team, "allreduce_two_shot");
+  detail::check_reduce(ctx, "allreduce_two_shot", op, dest, nelems, source, nelems);
+  if (device::detail::checks_on(ctx)) {
+    device::detail::check_symmetric(ctx, "allreduce_two_shot", source, nelems * sizeof(T));
+    device::detail::check_symmetric(ctx, "allreduce_two_shot", dest, nelems * sizeof(T));
+  }
+  const std::size_t m = static_cast<std::size_t>(t.size());
+  // Slices of whole 16-byte groups where possible, so that the copies stay vectorized.
+  const std::size_t align = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
+  const std::size_t slice = ((nelems + m - 1) / m + align - 1) / align * align;
+  auto first = [&](std::size_t k) { return k * slice < nelems ? k * slice : nelems; };
+  auto count = [&](std::size_t k) { return first(k + 1 <= m ? k + 1 : m) - first(k); };
+  const std::size_t me = static_cast<std::size_t>(t.rank());
+  device::sync(g, ctx, team);
+  detail::reduce_range(g, ctx, t, dest + first(me), source, first(me), count(me), op);
+  device::sync(g, ctx, team);
+  for (std::size_t i = 1; i < m; ++i) {
+    const std::size_t k = (me + i) % m;
+    if (count(k) > 0) device::get(g, ctx, dest + first(k), dest + first(k), count(k), t.world(static_cast<int>(k)));
+  }
+  device::sync(g, ctx, team);
+}
+
+}  // namespace symmetra::coll

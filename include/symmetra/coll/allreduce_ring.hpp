@@ -1,0 +1,77 @@
+// All-reduce around a ring, for large messages where links, not memory, limit: the message is
+// cut into one chunk per member; a reduce-scatter pass (m-1 steps) leaves member r with chunk
+// r+1 complete, then an all-gather pass (m-1 steps) hands the chunks on. In each step member r
+// reads one chunk from member r-1's dest (its predecessor finished that chunk in the previous
+// step and said so by a signal), so every link carries 2(m-1)/m of the message.
+//
+// Step s of the reduce-scatter: member r sets dest[c] = dest_{r-1}[c] (source_{r-1}[c] at s = 0)
+// combined with its source[c], c = (r - s - 1) mod m. Step s of the all-gather copies chunk
+// (r - s) mod m from dest_{r-1}. Each chunk is reduced once, so members agree bit for bit.
+// Protocol: a sync first (sources written, last call's reads done), the predecessor's signals
+// on chunk_signal (2(m-1) per call, running total in chunk_base), a sync between the passes
+// (no all-gather write lands on a chunk still being read as a partial), and a sync last.
+// Threads: every thread of `g`, on every member, same arguments. source and dest symmetric and
+// not overlapping. Ordering: dest complete and source reusable on return.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "symmetra/coll/reduce_direct.hpp"
+#include "symmetra/device/signal.hpp"
+
+namespace symmetra::coll {
+
+template <class Group, class T>
+SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int team, T* dest,
+                                    const T* source, std::size_t nelems, ReduceOp op) {
+  constexpr const char* kOp = "allreduce_ring";
+  const detail::TeamView t = detail::team_view(ctx, team, kOp);
+  detail::check_reduce(ctx, kOp, op, dest, nelems, source, nelems);
+  if (device::detail::checks_on(ctx)) {
+    device::detail::check_symmetric(ctx, kOp, source, nelems * sizeof(T));
+    device::detail::check_symmetric(ctx, kOp, dest, nelems * sizeof(T));
+  }
+  const int m = t.size(), r = t.rank();
+  if (m == 1) {
+    device::detail::group_copy(g, dest, source, nelems * sizeof(T));
+    g.sync();
+    return;
+  }
+  const std::size_t ms = static_cast<std::size_t>(m);
+  const std::size_t align = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
+  const std::size_t chunk = ((nelems + ms - 1) / ms + align - 1) / align * align;
+  auto first = [&](int c) { const std::size_t f = static_cast<std::size_t>(c) * chunk; return f < nelems ? f : nelems; };
+  auto count = [&](int c) { return first(c + 1 < m ? c + 1 : m) - first(c); };
+  const int prev = t.world((r + m - 1) % m), next = t.world((r + 1) % m);
+  device::detail::HeapHeader* h = device::detail::my_header(ctx);
+  const int slot = t.desc.slot;
+  const std::size_t tr = static_cast<std::size_t>(g.thread_rank()), gs = static_cast<std::size_t>(g.size());
+  device::sync(g, ctx, team);
+  const std::uint64_t base = h->chunk_base[slot];
+  auto wait_prev = [&](std::uint64_t steps) {
+    if (tr == 0) device::detail::wait_value(ctx, kOp, &h->chunk_signal[slot], Cmp::kGe, base + steps);
+    g.sync();
+  };
+  for (int s = 0; s < m - 1; ++s) {
+    const int c = ((r - s - 1) % m + m) % m;
+    if (s > 0) wait_prev(static_cast<std::uint64_t>(s));
+    const T* partial = ctx.peer(s == 0 ? source : dest, prev);
+    const std::size_t f = first(c), n = count(c);
+    for (std::size_t i = tr; i < n; i += gs)
+      dest[f + i] = from_accum<T>(combine(op, to_accum(partial[f + i]), to_accum(source[f + i])));
+    device::detail::group_signal(g, ctx, &h->chunk_signal[slot], 1, SignalOp::kAdd, next);
+  }
+  device::sync(g, ctx, team);
+  for (int s = 0; s < m - 1; ++s) {
+    const int c = ((r - s) % m + m) % m;
+    if (s > 0) wait_prev(static_cast<std::uint64_t>(m - 1 + s));
+    device::get(g, ctx, dest + first(c), dest + first(c), count(c), prev);
+    device::detail::group_signal(g, ctx, &h->chunk_signal[slot], 1, SignalOp::kAdd, next);
+  }
+  wait_prev(2 * static_cast<std::uint64_t>(m - 1));
+  if (tr == 0) h->chunk_base[slot] = base + 2 * static_cast<std::uint64_t>(m - 1);
+  device::sync(g, ctx, team);
+}
+
+}  // namespace symmetra::coll

@@ -1,0 +1,161 @@
+// LL ("low latency") packets: data and its arrival flag in one store, so a receiver needs no
+// fence, no signal word and no second round trip (NCCL's LL protocol; NVRAR's packets).
+//
+// A line is 16 bytes: two 8-byte cells, each 4 bytes of payload and the 4-byte flag of the call
+// (ll_flag). A GPU writes a line with one 16-byte volatile store and a reader polls it with one
+// 16-byte volatile load; on the CPU each cell is one relaxed 64-bit atomic. A cell is valid when
+// its flag is the call's: each cell is written whole, so the payload that comes with the
+// expected flag is the payload sent with it. The element type rides in 8-byte units (Unit<T>).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "symmetra/coll/reduce_op.hpp"
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
+
+namespace symmetra::coll::detail {
+
+struct alignas(16) LLLine {
+  std::uint32_t d0, f0, d1, f1;
+};
+
+// The flag of call (or chunk) number k: never 0, which is what a fresh workspace holds. Flags
+// repeat after 2^32 - 1 calls; a line left that long unwritten is the only way to misread one.
+SYMMETRA_INLINE std::uint32_t ll_flag(std::uint64_t k) {
+  return static_cast<std::uint32_t>(k % 0xffffffffull) + 1u;
+}
+
+SYMMETRA_INLINE void ll_store(LLLine* line, std::uint64_t payload, std::uint32_t flag) {
+  const auto lo = static_cast<std::uint32_t>(payload), hi = static_cast<std::uint32_t>(payload >> 32);
+#if SYMMETRA_DEVICE_PASS
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(line), "r"(lo), "r"(flag),
+               "r"(hi), "r"(flag)
+               : "memory");
+#else
+  auto* cell = reinterpret_cast<std::uint64_t*>(line);
+  const std::uint64_t f = static_cast<std::uint64_t>(flag) << 32;
+  device::detail::atomic_store(&cell[0], f | lo, device::detail::kRelaxed);
+  device::detail::atomic_store(&cell[1], f | hi, device::detail::kRelaxed);
+#endif
+}
+
+// True, with the payload, once both cells carry `flag`.
+SYMMETRA_INLINE bool ll_try_load(const LLLine* line, std::uint32_t flag, std::uint64_t* payload) {
+#if SYMMETRA_DEVICE_PASS
+  std::uint32_t d0, f0, d1, f1;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(d0), "=r"(f0), "=r"(d1), "=r"(f1)
+               : "l"(line)
+               : "memory");
+  *payload = (static_cast<std::uint64_t>(d1) << 32) | d0;
+  return f0 == flag && f1 == flag;
+#else
+  const auto* cell = reinterpret_cast<const std::uint64_t*>(line);
+  const std::uint64_t a = device::detail::atomic_load(&cell[0], device::detail::kRelaxed);
+  const std::uint64_t b = device::detail::atomic_load(&cell[1], device::detail::kRelaxed);
+  *payload = (b << 32) | (a & 0xffffffffull);
+  return (a >> 32) == flag && (b >> 32) == flag;
+#endif
+}
+
+#if SYMMETRA_DEVICE_PASS
+__device__ __noinline__ inline void report_ll_timeout(const device::Context& ctx, const char* op,
+                                                      const LLLine* line, std::uint32_t flag, int from) {
+  printf("[pe %d] %s: timed out after %llu ms waiting for PE %d's packet at %p (flag %u)\n",
+         ctx.my_pe, op, static_cast<unsigned long long>(ctx.timeout_ns / 1000000), from,
+         static_cast<const void*>(line), flag);
+  __trap();
+}
+#endif
+
+// Waits for `line` (this PE's workspace) to carry `flag`; `from` names the sender in the
+// timeout diagnostic. Bounded like every wait. Ordering: none needed (data and flag travel
+// together).
+SYMMETRA_INLINE std::uint64_t ll_wait(const device::Context& ctx, const char* op, const LLLine* line,
+                                      std::uint32_t flag, int from) {
+  std::uint64_t v = 0;
+#if SYMMETRA_DEVICE_PASS
+  std::uint64_t start = 0;
+  for (int polls = 0;; ++polls) {
+    if (ll_try_load(line, flag, &v)) return v;
+    if (polls >= 4096) {
+      if (start == 0) start = device::detail::global_ns();
+      __nanosleep(64);
+      if (device::detail::global_ns() - start > ctx.timeout_ns) report_ll_timeout(ctx, op, line, flag, from);
+    }
+  }
+#else
+  device::detail::wait_for(
+      ctx, op, line, line + 1, [&] { return ll_try_load(line, flag, &v); },
+      [&](char* buf, unsigned n) {
+        snprintf(buf, n, "PE %d's packet at %p (flag %u)", from, static_cast<const void*>(line), flag);
+      });
+  return v;
+#endif
+}
+
+// Elements of T in one 8-byte payload.
+template <class T>
+struct Unit {
+  static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0, "LL packets carry elements of 1, 2, 4 or 8 bytes");
+  static constexpr int kElems = 8 / sizeof(T);
+};
+
+// Up to Unit<T>::kElems elements from p (`valid` of them; the rest read as zero bytes).
+template <class T>
+SYMMETRA_INLINE std::uint64_t load_unit(const T* p, int valid) {
+  std::uint64_t u = 0;
+  if (valid == Unit<T>::kElems && (reinterpret_cast<std::uintptr_t>(p) & 7) == 0)
+    return *reinterpret_cast<const std::uint64_t*>(p);
+  if (valid > 0) std::memcpy(&u, p, static_cast<std::size_t>(valid) * sizeof(T));
+  return u;
+}
+
+template <class T>
+SYMMETRA_INLINE void store_unit(T* p, std::uint64_t u, int valid) {
+  if (valid == Unit<T>::kElems && (reinterpret_cast<std::uintptr_t>(p) & 7) == 0) {
+    *reinterpret_cast<std::uint64_t*>(p) = u;
+  } else if (valid > 0) {
+    std::memcpy(p, &u, static_cast<std::size_t>(valid) * sizeof(T));
+  }
+}
+
+// Element-wise a <op> b of two units.
+template <class T>
+SYMMETRA_INLINE std::uint64_t combine_unit(ReduceOp op, std::uint64_t a, std::uint64_t b) {
+  T x[Unit<T>::kElems], y[Unit<T>::kElems];
+  std::memcpy(x, &a, 8);
+  std::memcpy(y, &b, 8);
+  for (int i = 0; i < Unit<T>::kElems; ++i) x[i] = from_accum<T>(combine(op, to_accum(x[i]), to_accum(y[i])));
+  std::uint64_t r;
+  std::memcpy(&r, x, 8);
+  return r;
+}
+
+// A unit's elements in the accumulator type, so that a sum of many units rounds once.
+template <class T>
+struct UnitAccum {
+  typename Accum<T>::type v[Unit<T>::kElems];
+  SYMMETRA_INLINE void set(std::uint64_t u) {
+    T x[Unit<T>::kElems];
+    std::memcpy(x, &u, 8);
+    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = to_accum(x[i]);
+  }
+  SYMMETRA_INLINE void add(ReduceOp op, std::uint64_t u) {
+    T x[Unit<T>::kElems];
+    std::memcpy(x, &u, 8);
+    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = combine(op, v[i], to_accum(x[i]));
+  }
+  SYMMETRA_INLINE std::uint64_t get() const {
+    T x[Unit<T>::kElems];
+    for (int i = 0; i < Unit<T>::kElems; ++i) x[i] = from_accum<T>(v[i]);
+    std::uint64_t r;
+    std::memcpy(&r, x, 8);
+    return r;
+  }
+};
+
+}  // namespace symmetra::coll::detail

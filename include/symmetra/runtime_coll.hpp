@@ -1,0 +1,158 @@
+// The host and stream forms of the team collectives (declared in runtime.hpp, read there for
+// the contract). CPU backend: the device forms run on the calling thread. GPU backend: they run
+// in a kernel per call (Runtime::gpu_collective, src/transport/cuda/coll_ops.cu).
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "symmetra/runtime.hpp"
+
+namespace symmetra {
+
+template <class T>
+void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root) {
+  if (gpu_) return broadcast_on_stream(team, dest, source, nelems, root, nullptr);
+  coll::broadcast(device::ThreadGroup{}, ctx_, host_team(team, "broadcast"), dest, source, nelems, root);
+}
+template <class T>
+void Runtime::broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int root,
+                                  Stream s) {
+  auto c = coll_call(CollKind::kBroadcast, team, dest, source, nelems, "broadcast");
+  c.root = root;
+  gpu_collective(c, s, "broadcast_on_stream");
+}
+
+template <class T>
+void Runtime::fcollect(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (gpu_) return fcollect_on_stream(team, dest, source, nelems, nullptr);
+  coll::fcollect(device::ThreadGroup{}, ctx_, host_team(team, "fcollect"), dest, source, nelems);
+}
+template <class T>
+void Runtime::fcollect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
+  gpu_collective(coll_call(CollKind::kFcollect, team, dest, source, nelems, "fcollect"), s, "fcollect_on_stream");
+}
+template <class T>
+void Runtime::fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (gpu_) return gpu_collective(coll_call(CollKind::kFcollectRead, team, dest, source, nelems, "fcollect_read"), nullptr, "fcollect_read");
+  coll::fcollect_read(device::ThreadGroup{}, ctx_, host_team(team, "fcollect_read"), dest, source, nelems);
+}
+template <class T>
+void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (gpu_) return gpu_collective(coll_call(CollKind::kFcollectRing, team, dest, source, nelems, "fcollect_ring"), nullptr, "fcollect_ring");
+  coll::fcollect_ring(device::ThreadGroup{}, ctx_, host_team(team, "fcollect_ring"), dest, source, nelems);
+}
+template <class T>
+void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (gpu_) return gpu_collective(coll_call(CollKind::kCollect, team, dest, source, nelems, "collect"), nullptr, "collect");
+  coll::collect(device::ThreadGroup{}, ctx_, host_team(team, "collect"), dest, source, nelems);
+}
+
+template <class T>
+void Runtime::alltoall(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (gpu_) return alltoall_on_stream(team, dest, source, nelems, nullptr);
+  coll::alltoall(device::ThreadGroup{}, ctx_, host_team(team, "alltoall"), dest, source, nelems);
+}
+template <class T>
+void Runtime::alltoall_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
+  gpu_collective(coll_call(CollKind::kAlltoall, team, dest, source, nelems, "alltoall"), s, "alltoall_on_stream");
+}
+template <class T>
+void Runtime::alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                        std::size_t nelems) {
+  if (gpu_) {
+    auto c = coll_call(CollKind::kAlltoalls, team, dest, source, nelems, "alltoalls");
+    c.dst_stride = dst;
+    c.src_stride = sst;
+    return gpu_collective(c, nullptr, "alltoalls");
+  }
+  coll::alltoalls(device::ThreadGroup{}, ctx_, host_team(team, "alltoalls"), dest, source, dst, sst, nelems);
+}
+
+template <class T>
+void Runtime::reduce(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op) {
+  if (gpu_) return reduce_on_stream(team, dest, source, nreduce, op, nullptr);
+  const int h = host_team(team, "reduce");
+  if (!overlaps(dest, nreduce, source, nreduce))
+    return coll::reduce(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
+  std::vector<T> tmp(nreduce);
+  coll::reduce(device::ThreadGroup{}, ctx_, h, tmp.data(), source, nreduce, op);
+  std::copy(tmp.begin(), tmp.end(), dest);
+}
+template <class T>
+void Runtime::reduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op,
+                               Stream s) {
+  // In place on the GPU: the LL two-shot reads each source once before writing (allreduce_ll.hpp).
+  auto c = coll_call(CollKind::kReduce, team, dest, source, nreduce, "reduce");
+  c.op = op;
+  if (overlaps(dest, nreduce, source, nreduce)) {
+    c.kind = CollKind::kAllreduce;
+    c.algo = coll::AllreduceAlgo::kLLTwoShot;
+  }
+  gpu_collective(c, s, "reduce_on_stream");
+}
+
+template <class T>
+void Runtime::reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op) {
+  if (gpu_) return reduce_scatter_on_stream(team, dest, source, nreduce, op, nullptr);
+  const int h = host_team(team, "reduce_scatter");
+  const std::size_t total = nreduce * static_cast<std::size_t>(teams_[h].size);
+  if (!overlaps(dest, nreduce, source, total))
+    return coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
+  std::vector<T> tmp(nreduce);
+  coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, tmp.data(), source, nreduce, op);
+  std::copy(tmp.begin(), tmp.end(), dest);
+}
+template <class T>
+void Runtime::reduce_scatter_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce,
+                                       coll::ReduceOp op, Stream s) {
+  auto c = coll_call(CollKind::kReduceScatter, team, dest, source, nreduce, "reduce_scatter");
+  c.op = op;
+  if (overlaps(dest, nreduce, source, nreduce * static_cast<std::size_t>(teams_[c.team].size)))
+    fail("reduce_scatter_on_stream: dest and source overlap; the stream form needs separate buffers");
+  gpu_collective(c, s, "reduce_scatter_on_stream");
+}
+
+template <class T>
+void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t nelems, coll::ReduceOp op,
+                        coll::AllreduceAlgo algo) {
+  if (gpu_) return allreduce_on_stream(team, dest, source, nelems, op, nullptr, algo);
+  const int h = host_team(team, "allreduce");
+  const bool separate = !overlaps(dest, nelems, source, nelems);
+  algo = allreduce_algo(team, nelems * sizeof(T), separate && is_symmetric(dest) && is_symmetric(source), algo);
+  coll::allreduce(device::ThreadGroup{}, ctx_, h, dest, source, nelems, op, algo);
+}
+template <class T>
+void Runtime::allreduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
+                                  coll::ReduceOp op, Stream s, coll::AllreduceAlgo algo) {
+  auto c = coll_call(CollKind::kAllreduce, team, dest, source, nelems, "allreduce");
+  c.op = op;
+  const bool separate = !overlaps(dest, nelems, source, nelems);
+  c.algo = allreduce_algo(team, nelems * sizeof(T), separate && is_symmetric(dest) && is_symmetric(source), algo);
+  gpu_collective(c, s, "allreduce_on_stream");
+}
+
+template <class T, class OnChunk>
+void Runtime::permute(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
+                      std::size_t chunk_elems, OnChunk on_chunk) {
+  if (gpu_) {
+    if constexpr (!std::is_same_v<OnChunk, coll::NoChunkCallback>)
+      fail("permute: a chunk callback runs on the CPU backend only; on the GPU backend consume chunks "
+           "in a kernel with the device form (coll::permute)");
+    return permute_on_stream(team, dest, source, nelems, to, from, chunk_elems, nullptr);
+  }
+  coll::permute(device::ThreadGroup{}, ctx_, host_team(team, "permute"), dest, source, nelems, to, from,
+                chunk_elems, on_chunk);
+}
+template <class T>
+void Runtime::permute_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
+                                std::size_t chunk_elems, Stream s) {
+  auto c = coll_call(CollKind::kPermute, team, dest, source, nelems, "permute");
+  c.to = to;
+  c.from = from;
+  c.chunk = chunk_elems;
+  gpu_collective(c, s, "permute_on_stream");
+}
+
+}  // namespace symmetra

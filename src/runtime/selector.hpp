@@ -1,0 +1,43 @@
+// Picks the all-reduce algorithm for a call (Runtime::allreduce_algo): SYMMETRA_ALGO forces one;
+// else the table that symmetra-tune measured (SYMMETRA_TUNE_FILE) decides; else the built-in
+// defaults (coll::default_algo). docs/selector.md has the file format and the defaults.
+// Threads: read-only after construction.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "symmetra/coll/allreduce.hpp"
+#include "symmetra/error.hpp"
+
+namespace symmetra::detail {
+
+// Parses an algorithm name (coll::algo_name); false if unknown.
+bool parse_algo(const std::string& name, coll::AllreduceAlgo* out);
+// True for the algorithms that read or write peers' buffers directly (source and dest must be
+// symmetric and separate).
+bool needs_symmetric(coll::AllreduceAlgo algo);
+
+class Selector {
+ public:
+  struct Row {
+    int size;        // team members
+    int local;       // members per host
+    std::size_t max_bytes;  // this row covers messages up to max_bytes
+    coll::AllreduceAlgo algo;
+  };
+  // Reads SYMMETRA_ALGO and SYMMETRA_TUNE_FILE; a bad value is an error naming it.
+  static Result<Selector> from_env();
+  // Table rows from text: "allreduce <size> <local> <max_bytes> <algo>" per line, '#' comments.
+  static Result<std::vector<Row>> parse_table(const std::string& text, const std::string& where);
+
+  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric) const;
+  const std::vector<Row>& table() const { return table_; }
+
+ private:
+  coll::AllreduceAlgo forced_ = coll::AllreduceAlgo::kAuto;
+  std::vector<Row> table_;
+};
+
+}  // namespace symmetra::detail

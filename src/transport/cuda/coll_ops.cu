@@ -1,0 +1,124 @@
+// The host and stream forms of the collectives on the GPU backend (runtime_coll.hpp): each call
+// is one kernel of one block per PE that runs the device form (coll/*.hpp) with a BlockGroup.
+// Kernels are compiled here once per element type: data-moving collectives by element size,
+// reductions by type; the host forms pick one through DataType.
+#include "../../runtime/gpu_state.hpp"
+#include "driver.hpp"
+#include "symmetra/coll.hpp"
+#include "symmetra/device.hpp"
+
+namespace symmetra {
+namespace {
+
+using detail::check_cuda;
+
+// Runtime::CollCall without the Runtime's access rules, for the kernels.
+struct Args {
+  int kind;
+  int team;
+  void* dest;
+  const void* source;
+  std::size_t nelems;
+  int root;
+  std::ptrdiff_t dst_stride, src_stride;
+  coll::ReduceOp op;
+  coll::AllreduceAlgo algo;
+  int to, from;
+  std::size_t chunk;
+};
+
+enum Kind : int { kBroadcast, kFcollect, kFcollectRead, kFcollectRing, kCollect, kAlltoall, kAlltoalls,
+                  kReduce, kReduceScatter, kAllreduce, kPermute };
+
+// Threads per block: enough to keep a copy's loads in flight, few enough that a block's
+// __syncthreads stays cheap (the latency-bound sizes dominate use).
+constexpr int kThreads = 512;
+
+template <class T>
+__global__ void __launch_bounds__(kThreads) move_kernel(device::Context ctx, Args a) {
+  const device::BlockGroup g;
+  T* d = static_cast<T*>(a.dest);
+  const T* s = static_cast<const T*>(a.source);
+  switch (a.kind) {
+    case kBroadcast: coll::broadcast(g, ctx, a.team, d, s, a.nelems, a.root); break;
+    case kFcollect: coll::fcollect(g, ctx, a.team, d, s, a.nelems); break;
+    case kFcollectRead: coll::fcollect_read(g, ctx, a.team, d, s, a.nelems); break;
+    case kFcollectRing: coll::fcollect_ring(g, ctx, a.team, d, s, a.nelems); break;
+    case kCollect: coll::collect(g, ctx, a.team, d, s, a.nelems); break;
+    case kAlltoall: coll::alltoall(g, ctx, a.team, d, s, a.nelems); break;
+    case kAlltoalls: coll::alltoalls(g, ctx, a.team, d, s, a.dst_stride, a.src_stride, a.nelems); break;
+    case kPermute: coll::permute(g, ctx, a.team, d, s, a.nelems, a.to, a.from, a.chunk); break;
+    default: break;
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads) reduce_kernel(device::Context ctx, Args a) {
+  const device::BlockGroup g;
+  T* d = static_cast<T*>(a.dest);
+  const T* s = static_cast<const T*>(a.source);
+  switch (a.kind) {
+    case kReduce: coll::reduce(g, ctx, a.team, d, s, a.nelems, a.op); break;
+    case kReduceScatter: coll::reduce_scatter(g, ctx, a.team, d, s, a.nelems, a.op); break;
+    case kAllreduce: coll::allreduce(g, ctx, a.team, d, s, a.nelems, a.op, a.algo); break;
+    default: break;
+  }
+}
+
+using KernelFn = void (*)(device::Context, Args);
+
+// The kernel for a call: reductions by type, the rest by element size.
+KernelFn kernel_for(int kind, DataType t) {
+  if (kind == kReduce || kind == kReduceScatter || kind == kAllreduce) {
+    switch (t) {
+      case DataType::kInt8: return reduce_kernel<std::int8_t>;
+      case DataType::kUint8: return reduce_kernel<std::uint8_t>;
+      case DataType::kInt16: return reduce_kernel<std::int16_t>;
+      case DataType::kUint16: return reduce_kernel<std::uint16_t>;
+      case DataType::kInt32: return reduce_kernel<std::int32_t>;
+      case DataType::kUint32: return reduce_kernel<std::uint32_t>;
+      case DataType::kInt64: return reduce_kernel<std::int64_t>;
+      case DataType::kUint64: return reduce_kernel<std::uint64_t>;
+      case DataType::kHalf: return reduce_kernel<half>;
+      case DataType::kBfloat16: return reduce_kernel<bfloat16>;
+      case DataType::kFloat: return reduce_kernel<float>;
+      case DataType::kDouble: return reduce_kernel<double>;
+    }
+    return nullptr;
+  }
+  switch (data_type_size(t)) {
+    case 1: return move_kernel<std::uint8_t>;
+    case 2: return move_kernel<std::uint16_t>;
+    case 4: return move_kernel<std::uint32_t>;
+    default: return move_kernel<std::uint64_t>;
+  }
+}
+
+}  // namespace
+
+namespace detail {
+Status preload_coll_kernels() {  // see preload_stream_kernels
+  cudaFuncAttributes attr;
+  for (int t = 0; t <= static_cast<int>(DataType::kDouble); ++t)
+    for (int kind : {kBroadcast, kReduce})
+      SYMMETRA_CUDA(cudaFuncGetAttributes(&attr, kernel_for(kind, static_cast<DataType>(t))));
+  return {};
+}
+}  // namespace detail
+
+void Runtime::gpu_collective(const CollCall& c, Stream stream, const char* op) {
+  if (!gpu_) fail(std::string(op) + ": the stream forms of the collectives need the CUDA backend (SYMMETRA_BACKEND=cuda)");
+  const bool bitwise = c.op == coll::ReduceOp::kAnd || c.op == coll::ReduceOp::kOr || c.op == coll::ReduceOp::kXor;
+  const bool floating = c.type == DataType::kHalf || c.type == DataType::kBfloat16 || c.type == DataType::kFloat ||
+                        c.type == DataType::kDouble;
+  const int kind = static_cast<int>(c.kind);
+  if ((kind == kReduce || kind == kReduceScatter || kind == kAllreduce) && bitwise && floating)
+    fail(std::string(op) + ": bitwise reductions need an integer type");
+  Args a{kind, c.team, c.dest, c.source, c.nelems, c.root, c.dst_stride, c.src_stride, c.op, c.algo, c.to, c.from, c.chunk};
+  auto s = reinterpret_cast<cudaStream_t>(stream ? stream : gpu_->stream());
+  kernel_for(kind, c.type)<<<1, kThreads, 0, s>>>(gpu_->device_context(), a);
+  check_cuda(ctx_, op, cudaGetLastError(), "collective kernel launch");
+  if (!stream) check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+}  // namespace symmetra

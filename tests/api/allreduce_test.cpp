@@ -1,0 +1,180 @@
+// All-reduce: every algorithm (coll/allreduce.hpp) on 1, 2, 3, 4, 5 and 8 PEs as threads and as
+// processes, world team and a strided subset, float / double / half / bfloat16 / int32 / int64,
+// one element up to several workspace chunks, in place and not; the hierarchical algorithm with
+// every host shape the team size allows; 10,000 back-to-back calls mixing the algorithms. Every
+// element is checked against coll_reference.hpp on fresh data.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "support/coll_reference.hpp"
+#include "support/pe_runner.hpp"
+
+namespace symmetra::testing {
+namespace {
+
+using coll::AllreduceAlgo;
+
+class AllreduceTest : public ::testing::TestWithParam<PeConfig> {};
+
+std::vector<PeConfig> configs() {
+  std::vector<PeConfig> v;
+  for (Mode m : {Mode::kThreads, Mode::kProcesses})
+    for (int n : {1, 2, 3, 4, 5, 8}) v.push_back({n, m});
+  return v;
+}
+
+const AllreduceAlgo kAlgos[] = {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot,   AllreduceAlgo::kRecursiveDoubling,
+                                AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
+                                AllreduceAlgo::kAuto};
+
+// One call: member r's element i is make(mix(call, r, i)); `run` does the all-reduce; every
+// element of the result is checked. Rounding: the LL and ring algorithms round half and bfloat16
+// once per exchange, so their tolerance grows with the team.
+template <class T>
+void check_call(Runtime& rt, const Team& t, T* src, T* dst, std::size_t n, ReduceOp op, std::uint64_t call,
+                bool in_place, const std::function<void(T*, const T*)>& run, const char* what) {
+  const int m = t.n_pes(), me = t.my_pe();
+  for (std::size_t i = 0; i < n; ++i) src[i] = make<T>(mix(call, me, i, sizeof(T)), op);
+  T* out = in_place ? src : dst;
+  if (!in_place) std::memset(static_cast<void*>(dst), 0xEE, n * sizeof(T));
+  run(out, src);
+  std::vector<T> vals(static_cast<std::size_t>(m));
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int r = 0; r < m; ++r) vals[r] = make<T>(mix(call, r, i, sizeof(T)), op);
+    std::uint64_t exact = 0;
+    const double ref = reference(op, vals, &exact);
+    if constexpr (std::is_integral_v<T>) {
+      ASSERT_EQ(out[i], static_cast<T>(exact)) << what << " n " << n << " call " << call << " i " << i;
+    } else {
+      ASSERT_NEAR(as_double(out[i]), ref, tolerance<T>(ref, m) * m)
+          << what << " op " << static_cast<int>(op) << " n " << n << " call " << call << " i " << i;
+    }
+  }
+  rt.barrier(t);  // in place: nobody rewrites src before every member checked its result
+}
+
+template <class T>
+void every_algorithm(Runtime& rt, std::uint64_t salt) {
+  const std::size_t sizes[] = {1, 3, 17, 1000, 40000};
+  constexpr std::size_t kMax = 40000;
+  auto* src = rt.allocate_array<T>(kMax);
+  auto* dst = rt.allocate_array<T>(kMax);
+  std::vector<T> priv_src(kMax), priv_dst(kMax);
+  auto teams = [&](const std::function<void(const Team&)>& body) {
+    body(rt.team_world());
+    if (rt.n_pes() >= 2) {
+      Team odd = rt.split_strided(rt.team_world(), 1, 2, rt.n_pes() / 2);
+      if (odd.valid()) {
+        body(odd);
+        rt.destroy(odd);
+      }
+    }
+    rt.barrier_all();
+  };
+  teams([&](const Team& t) {
+    std::uint64_t call = salt;
+    for (AllreduceAlgo algo : kAlgos)
+      for (std::size_t n : sizes) {
+        const ReduceOp op = std::array{ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kSum, ReduceOp::kMin}[call % 4];
+        ++call;
+        check_call<T>(rt, t, src, dst, n, op, call, false,
+                      [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, coll::algo_name(algo));
+        // In place and private buffers: the selector keeps to algorithms that allow them.
+        if (algo == AllreduceAlgo::kAuto || algo == AllreduceAlgo::kLLTwoShot) {
+          ++call;
+          check_call<T>(rt, t, src, dst, n, op, call, true,
+                        [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, "in place");
+          ++call;
+          check_call<T>(rt, t, priv_src.data(), priv_dst.data(), n, op, call, false,
+                        [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, "private");
+        }
+      }
+    // The hierarchy with every shape: H hosts of L members, L dividing the team size.
+    for (int local = 1; local <= t.n_pes(); ++local) {
+      if (t.n_pes() % local != 0) continue;
+      for (std::size_t n : {std::size_t{5}, std::size_t{4099}}) {
+        ++call;
+        check_call<T>(rt, t, src, dst, n, ReduceOp::kSum, call, false, [&](T* out, const T* in) {
+          coll::allreduce_ll(device::ThreadGroup{}, rt.device_context(), t.handle(), out, in, n, ReduceOp::kSum, local);
+        }, "hierarchical shape");
+      }
+    }
+  });
+  rt.free(dst);
+  rt.free(src);
+}
+
+TEST_P(AllreduceTest, EveryAlgorithmTypeAndSize) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    every_algorithm<float>(rt, 1);
+    every_algorithm<std::int32_t>(rt, 2);
+    every_algorithm<std::int64_t>(rt, 3);
+    every_algorithm<double>(rt, 4);
+    every_algorithm<half>(rt, 5);
+    every_algorithm<bfloat16>(rt, 6);
+  });
+}
+
+// A small workspace: the LL algorithms cut even small messages into many chunks, whose parity
+// alternates buffers under the implicit credits.
+TEST_P(AllreduceTest, ManyChunksWithSmallWorkspace) {
+  setenv("SYMMETRA_COLL_WORKSPACE", "64K", 1);
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 50000;
+    auto* src = rt.allocate_array<float>(kN);
+    auto* dst = rt.allocate_array<float>(kN);
+    for (std::uint64_t call = 0; call < 6; ++call)
+      for (AllreduceAlgo algo : {AllreduceAlgo::kRecursiveDoubling, AllreduceAlgo::kLLTwoShot}) {
+        check_call<float>(rt, rt.team_world(), src, dst, kN - call * 1000, ReduceOp::kSum, call * 2 + (algo == AllreduceAlgo::kLLTwoShot),
+                          false, [&](float* out, const float* in) {
+                            rt.allreduce(rt.team_world(), out, in, kN - call * 1000, ReduceOp::kSum, algo);
+                          }, coll::algo_name(algo));
+      }
+  });
+  unsetenv("SYMMETRA_COLL_WORKSPACE");
+}
+
+// 10,000 calls back to back, fresh data each, cycling through the algorithms so that their
+// protocols' counters interleave; no barrier between calls.
+TEST_P(AllreduceTest, TenThousandBackToBack) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 16;
+    auto* src = rt.allocate_array<std::int32_t>(kN);
+    auto* dst = rt.allocate_array<std::int32_t>(kN);
+    const int n = rt.n_pes(), me = rt.my_pe();
+    for (std::uint64_t call = 0; call < 10000; ++call) {
+      const AllreduceAlgo algo = kAlgos[call % 7];
+      for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int32_t>(mix(call, me, i));
+      rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
+      for (std::size_t i = 0; i < kN; ++i) {
+        std::uint32_t want = 0;
+        for (int r = 0; r < n; ++r) want += static_cast<std::uint32_t>(mix(call, r, i));
+        ASSERT_EQ(static_cast<std::uint32_t>(dst[i]), want) << coll::algo_name(algo) << " call " << call;
+      }
+    }
+  });
+}
+
+TEST_P(AllreduceTest, BadRequestsAreClearErrors) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    std::vector<float> priv(8, 1.0f);
+    auto* sym = rt.allocate_array<float>(8);
+    try {
+      rt.allreduce(rt.team_world(), sym, priv.data(), 8, ReduceOp::kSum, AllreduceAlgo::kTwoShot);
+      ADD_FAILURE() << "two-shot on a private source did not fail";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("needs separate symmetric source and dest"), std::string::npos) << e.what();
+    }
+    rt.barrier_all();
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Pes, AllreduceTest, ::testing::ValuesIn(configs()), PeConfigName());
+
+}  // namespace
+}  // namespace symmetra::testing

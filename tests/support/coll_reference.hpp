@@ -1,0 +1,96 @@
+// Independent references for the collective tests: data every PE can recompute, and reductions
+// computed exactly (integers, modulo 2^bits) or in float64 (floating point) with a tolerance.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "support/pe_runner.hpp"
+#include "symmetra/coll/reduce_op.hpp"
+
+namespace symmetra::testing {
+
+using coll::ReduceOp;
+
+// Value i of team member `rank`'s data in call `call`: recomputable by every PE, never all zero.
+inline std::uint64_t mix(std::uint64_t call, int rank, std::uint64_t i, std::uint64_t salt = 0) {
+  std::uint64_t x = run_seed() ^ (call * 0x9e3779b97f4a7c15ull) ^
+                    (static_cast<std::uint64_t>(rank) << 40) ^ (i << 8) ^ salt;
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 29;
+  return x | 1;
+}
+
+template <class T>
+T make(std::uint64_t bits, ReduceOp op) {
+  if constexpr (std::is_integral_v<T>) {
+    if (op == ReduceOp::kProd) return static_cast<T>(bits % 7 + 1);  // keep products from vanishing
+    return static_cast<T>(bits);
+  } else {
+    const double u = static_cast<double>(bits % 2000001) / 1000000.0 - 1.0;  // [-1, 1]
+    const double x = op == ReduceOp::kProd ? 1.0 + u / 16 : u * 100;
+    return static_cast<T>(static_cast<float>(x));
+  }
+}
+
+template <class T>
+double as_double(T v) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    return static_cast<double>(static_cast<float>(v));
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+// Independent reference over members' values: exact (mod 2^bits) for integers, float64 otherwise.
+template <class T>
+double reference(ReduceOp op, const std::vector<T>& vals, std::uint64_t* exact) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    U acc = static_cast<U>(vals[0]);
+    T lo = vals[0], hi = vals[0];
+    for (std::size_t k = 1; k < vals.size(); ++k) {
+      const U x = static_cast<U>(vals[k]);
+      switch (op) {
+        case ReduceOp::kSum: acc = static_cast<U>(acc + x); break;
+        case ReduceOp::kProd: acc = static_cast<U>(acc * x); break;
+        case ReduceOp::kAnd: acc &= x; break;
+        case ReduceOp::kOr: acc |= x; break;
+        case ReduceOp::kXor: acc ^= x; break;
+        default: break;
+      }
+      lo = std::min(lo, vals[k]);
+      hi = std::max(hi, vals[k]);
+    }
+    if (op == ReduceOp::kMin) acc = static_cast<U>(lo);
+    if (op == ReduceOp::kMax) acc = static_cast<U>(hi);
+    *exact = static_cast<std::uint64_t>(acc);
+    return 0;
+  } else {
+    double acc = as_double(vals[0]);
+    for (std::size_t k = 1; k < vals.size(); ++k) {
+      const double x = as_double(vals[k]);
+      if (op == ReduceOp::kSum) acc += x;
+      if (op == ReduceOp::kProd) acc *= x;
+      if (op == ReduceOp::kMin) acc = std::min(acc, x);
+      if (op == ReduceOp::kMax) acc = std::max(acc, x);
+    }
+    return acc;
+  }
+}
+
+template <class T>
+double tolerance(double ref, int members) {
+  double eps = 1e-15;
+  if constexpr (std::is_same_v<T, float>) eps = 1.2e-7;
+  if constexpr (std::is_same_v<T, half>) eps = 1e-3;        // one rounding to half (2^-11) + float sums
+  if constexpr (std::is_same_v<T, bfloat16>) eps = 8e-3;    // 2^-8, one rounding
+  const double scale = std::max(std::abs(ref), 100.0 * members);  // sums of values up to 100
+  return eps * scale * (std::is_same_v<T, float> ? members : 1) + 1e-30;
+}
+
+}  // namespace symmetra::testing
