@@ -108,7 +108,8 @@ __global__ void raw_pingpong(volatile std::uint64_t* mine, volatile std::uint64_
 
 // quiet by one thread of the group, then a group sync: what NVSHMEM's program does too.
 // Ping-pong variants that swap one primitive of the raw kernel for the library's, to see which
-// one costs. kStore 0: fence + volatile store, 1: atomic_ref release store (system).
+// one costs. kStore 0: fence + volatile store, 1: atomic_ref release store (system), 2: as 1
+// after a plain (weak) data store.
 // kPoll 0: volatile loads, 1: atomic_ref relaxed loads (system), 2: the library's wait loop.
 // kAcq 0: nothing after the poll, 1: an acquire load at GPU scope whose value is used (a
 // discarded one is dropped by the compiler), 2: an acquire fence at GPU scope.
@@ -117,7 +118,11 @@ __global__ void variant_pingpong(sd::Context ctx, std::uint64_t* mine, std::uint
                                  std::uint64_t* their_data, int me, int iters, std::uint64_t* sink) {
   std::uint64_t acc = 0;
   auto send = [&](std::uint64_t i) {
-    *reinterpret_cast<volatile std::uint64_t*>(their_data) = 7;
+    if (kStore == 2) {
+      *their_data = 7;  // a plain (weak) store, as the library's copy makes
+    } else {
+      *reinterpret_cast<volatile std::uint64_t*>(their_data) = 7;
+    }
     if (kStore == 0) {
       __threadfence_system();
       *reinterpret_cast<volatile std::uint64_t*>(theirs) = i;
@@ -217,11 +222,106 @@ __global__ void raw_copy(int4* dst, const int4* src, std::size_t vecs) {
   for (; i < hi; i += n) dst[i] = src[i];
 }
 
+// The bulk-copy engine (TMA, sm_90): one thread per block moves chunks global -> shared ->
+// global with cp.async.bulk through kStages shared buffers; no registers carry the data. A
+// candidate for the block put's large sizes (docs/perf_notes.md, "block put").
+constexpr int kBulkChunk = 32 << 10;
+template <int kStages>
+__global__ void bulk_copy(char* dst, const char* src, std::size_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ __align__(8) std::uint64_t bar[kStages];
+  if (threadIdx.x != 0) return;
+  const std::size_t chunks = bytes / kBulkChunk;  // whole chunks; bytes is a multiple here
+  for (int s = 0; s < kStages; ++s) {
+    const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar[s]));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b));
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  auto load = [&](std::size_t c, int s) {
+    const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar[s]));
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem + s * kBulkChunk));
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(kBulkChunk) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(d),
+                 "l"(src + c * kBulkChunk), "r"(kBulkChunk), "r"(b)
+                 : "memory");
+  };
+  std::size_t c = blockIdx.x;
+  int issued = 0;
+  for (int s = 0; s < kStages && c + static_cast<std::size_t>(s) * gridDim.x < chunks; ++s, ++issued)
+    load(c + static_cast<std::size_t>(s) * gridDim.x, s);
+  unsigned phase[kStages] = {};
+  for (int k = 0; c < chunks; c += gridDim.x, ++k) {
+    const int s = k % kStages;
+    const unsigned b = static_cast<unsigned>(__cvta_generic_to_shared(&bar[s]));
+    unsigned done = 0;
+    while (!done)
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done)
+                   : "r"(b), "r"(phase[s])
+                   : "memory");
+    phase[s] ^= 1;
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem + s * kBulkChunk));
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + c * kBulkChunk), "r"(d),
+                 "r"(kBulkChunk)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    const std::size_t next = c + static_cast<std::size_t>(kStages) * gridDim.x;
+    if (next < chunks) {
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");  // stage s free again
+      load(next, s);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  (void)issued;
+#endif
+}
+
+__global__ void fill_pattern(int4* p, std::size_t vecs) {
+  for (std::size_t i = threadIdx.x + static_cast<std::size_t>(blockIdx.x) * blockDim.x; i < vecs;
+       i += static_cast<std::size_t>(blockDim.x) * gridDim.x) {
+    const int v = static_cast<int>(i);
+    p[i] = make_int4(v, v ^ 0x5555, v * 3 + 1, ~v);
+  }
+}
+
+// Counts 16-byte words that differ between a and b (checks a candidate copy before timing it).
+__global__ void count_diff(const int4* a, const int4* b, std::size_t vecs, unsigned long long* diff) {
+  for (std::size_t i = threadIdx.x + static_cast<std::size_t>(blockIdx.x) * blockDim.x; i < vecs;
+       i += static_cast<std::size_t>(blockDim.x) * gridDim.x) {
+    const int4 x = a[i], y = b[i];
+    if (x.x != y.x || x.y != y.y || x.z != y.z || x.w != y.w) atomicAdd(diff, 1ull);
+  }
+}
+
 __global__ void p_loop(sd::Context ctx, std::uint64_t* dst, int pe, int iters) {
   for (int i = 0; i < iters; ++i) {
     sd::p(ctx, dst, static_cast<std::uint64_t>(i), pe);
     sd::quiet(ctx);
   }
+}
+
+// The whole grid sweeps the buffer together (thread i copies vectors i, i + all threads, ...):
+// at any moment the GPU touches one narrow window of addresses, unlike per-block slices.
+__global__ void raw_gridstride(int4* dst, const int4* src, std::size_t vecs) {
+  const std::size_t all = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = threadIdx.x + static_cast<std::size_t>(blockIdx.x) * blockDim.x;
+  for (; i + 3 * all < vecs; i += 4 * all) {
+    const int4 a = src[i], b = src[i + all], c = src[i + 2 * all], d = src[i + 3 * all];
+    dst[i] = a;
+    dst[i + all] = b;
+    dst[i + 2 * all] = c;
+    dst[i + 3 * all] = d;
+  }
+  for (; i < vecs; i += all) dst[i] = src[i];
+}
+
+// Block puts of kChunk-byte pieces dealt round-robin to the blocks (piece c to block c % grid):
+// the library's put, with the grid sweeping one window of addresses.
+template <std::size_t kChunk>
+__global__ void block_put_interleaved(sd::Context ctx, char* dst, const char* src, std::size_t bytes, int pe) {
+  for (std::size_t lo = kChunk * blockIdx.x; lo < bytes; lo += kChunk * gridDim.x)
+    sd::putmem(sd::BlockGroup{}, ctx, dst + lo, src + lo, kChunk < bytes - lo ? kChunk : bytes - lo, pe);
 }
 
 // Many blocks, each putting its slice with the block group.
@@ -267,13 +367,13 @@ int main(int argc, char** argv) {
       const char* variant_names[] = {"var_release_store", "var_relaxed_poll", "var_acquire_load",
                                      "var_all_three", "raw_flags_on_heap", "raw_flags_one_line",
                                      "lib_send_raw_wait", "raw_send_lib_wait", "var_acquire_fence",
-                                     "var_lib_wait_loop", "var_lib_loop_acquire_load"};
-      double us_var[11] = {};
+                                     "var_lib_wait_loop", "var_lib_loop_acquire_load", "var_weak_data_store"};
+      double us_var[12] = {};
       std::uint64_t* line = own[0];  // PE 0's buffer holds both flags for the one-line variant
       // Two passes over every variant; only the second is kept, so that none pays the warm-up
       // (first launches, clocks ramping) that the first kernel measured would otherwise carry.
-      for (int step = 0; step < 26; ++step) {
-        const int rep = step % 13;
+      for (int step = 0; step < 28; ++step) {
+        const int rep = step % 14;
         CK(cudaMemset(sig, 0, 4 * sizeof(std::uint64_t)));
         CK(cudaMemset(own[me], 0, 256));
         CK(cudaDeviceSynchronize());
@@ -310,13 +410,14 @@ int main(int argc, char** argv) {
           if (rep == 3) variant_pingpong<0, 1, 0><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
           if (rep == 4) variant_pingpong<0, 0, 1><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
           if (rep == 5) variant_pingpong<1, 1, 1><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
+          if (rep == 13) variant_pingpong<2, 0, 0><<<1, 1, 0, s>>>(ctx, m, t, d, me, pp_iters, sink);
         }
         CK(cudaEventRecord(b, s));
         CK(cudaEventSynchronize(b));
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, a, b));
         const double us = ms * 1e3 / pp_iters;
-        if (step < 13) {
+        if (step < 14) {
         } else if (rep == 0) {
           us_sym = us;
         } else if (rep == 1) {
@@ -330,7 +431,7 @@ int main(int argc, char** argv) {
       if (me == 0) {
         add(report, "put_signal_pingpong_rtt", 8, "device", "symmetra", us_sym, 0);
         add(report, "put_signal_pingpong_rtt", 8, "device", "raw_flags", us_raw, 0);
-        for (int v = 0; v < 11; ++v) add(report, "put_signal_pingpong_rtt", 8, "device", variant_names[v], us_var[v], 0);
+        for (int v = 0; v < 12; ++v) add(report, "put_signal_pingpong_rtt", 8, "device", variant_names[v], us_var[v], 0);
       }
     }
 
@@ -339,7 +440,7 @@ int main(int argc, char** argv) {
       auto* dst = static_cast<char*>(rt.allocate(max_bw));
       char* src = nullptr;
       CK(cudaMalloc(&src, max_bw));
-      CK(cudaMemset(src, 1, max_bw));
+      fill_pattern<<<512, 512>>>(reinterpret_cast<int4*>(src), max_bw / 16);  // distinct words: a misplaced chunk shows
       CK(cudaDeviceSynchronize());
       rt.barrier_all();
       if (me == 0) {
@@ -360,9 +461,48 @@ int main(int argc, char** argv) {
           add(report, "block_put_bw", bytes, "device", "raw_unroll8", u8 * 1e3, bytes / (u8 * 1e6));
           add(report, "block_put_bw", bytes, "device", "raw_unroll4_stcs", cs * 1e3, bytes / (cs * 1e6));
           add(report, "block_put_bw", bytes, "device", "raw_unroll8_stcs_512", c8 * 1e3, bytes / (c8 * 1e6));
+          for (int per_sm : {2, 4}) {
+            const float g = time_ms(s, runs, [&] { raw_gridstride<<<sms * per_sm, 1024, 0, s>>>(pd, ps, vecs); });
+            add(report, "block_put_bw", bytes, "device", per_sm == 2 ? "raw_gridstride_x2" : "raw_gridstride_x4", g * 1e3, bytes / (g * 1e6));
+            const float i64 = time_ms(s, runs, [&] { block_put_interleaved<64 << 10><<<sms * per_sm, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
+            add(report, "block_put_bw", bytes, "device", per_sm == 2 ? "symmetra_interleaved64k_x2" : "symmetra_interleaved64k_x4", i64 * 1e3, bytes / (i64 * 1e6));
+            const float i1m = time_ms(s, runs, [&] { block_put_interleaved<1 << 20><<<sms * per_sm, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
+            add(report, "block_put_bw", bytes, "device", per_sm == 2 ? "symmetra_interleaved1m_x2" : "symmetra_interleaved1m_x4", i1m * 1e3, bytes / (i1m * 1e6));
+          }
+          for (int stages : {1, 2, 4, 6}) {
+            const int shm = stages * kBulkChunk;
+            auto fn = stages == 1 ? bulk_copy<1> : stages == 2 ? bulk_copy<2> : stages == 4 ? bulk_copy<4> : bulk_copy<6>;
+            CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, shm));
+            for (int per_sm : {1, 2, 4}) {
+              if (per_sm * shm > 220 * 1024) continue;
+              const std::string name = "raw_bulk_tma_s" + std::to_string(stages) + "_x" + std::to_string(per_sm);
+              CK(cudaMemsetAsync(rt.ptr(dst, 1), 0, bytes, s));
+              fn<<<sms * per_sm, 32, shm, s>>>(rt.ptr(dst, 1), src, bytes);
+              CK(cudaGetLastError());
+              unsigned long long* diff = nullptr;
+              CK(cudaMallocAsync(&diff, sizeof(*diff), s));
+              CK(cudaMemsetAsync(diff, 0, sizeof(*diff), s));
+              count_diff<<<sms * 4, 512, 0, s>>>(reinterpret_cast<const int4*>(rt.ptr(dst, 1)), reinterpret_cast<const int4*>(src), bytes / 16, diff);
+              unsigned long long h = 0;
+              CK(cudaMemcpyAsync(&h, diff, sizeof(h), cudaMemcpyDeviceToHost, s));
+              CK(cudaStreamSynchronize(s));
+              CK(cudaFree(diff));
+              if (h != 0) {
+                std::printf("%s: %llu of %zu 16-byte words wrong; not timed\n", name.c_str(), h, bytes / 16);
+                continue;
+              }
+              const float t = time_ms(s, runs, [&] { fn<<<sms * per_sm, 32, shm, s>>>(rt.ptr(dst, 1), src, bytes); });
+              add(report, "block_put_bw", bytes, "device", name.c_str(), t * 1e3, bytes / (t * 1e6));
+            }
+          }
           char* peer = rt.ptr(dst, 1);
           const float copy = time_ms(s, runs, [&] { CK(cudaMemcpyAsync(peer, src, bytes, cudaMemcpyDeviceToDevice, s)); });
-          add(report, "block_put_bw", bytes, "device", "symmetra", sym * 1e3, bytes / (sym * 1e6));
+          // "symmetra": block puts of 64 KiB pieces dealt round-robin to 4 blocks per SM, the way
+          // docs/perf_notes.md recommends for grid-wide transfers (the grid sweeps one window of
+          // addresses); "symmetra_block_slices": each block puts one contiguous slice.
+          const float il = time_ms(s, runs, [&] { block_put_interleaved<64 << 10><<<sms * 4, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
+          add(report, "block_put_bw", bytes, "device", "symmetra", il * 1e3, bytes / (il * 1e6));
+          add(report, "block_put_bw", bytes, "device", "symmetra_block_slices", sym * 1e3, bytes / (sym * 1e6));
           add(report, "block_put_bw", bytes, "device", "cudaMemcpy", copy * 1e3, bytes / (copy * 1e6));
         }
       }

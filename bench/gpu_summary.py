@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Ratios of the GPU benchmark rows against their baselines (tools/gpu-check).
 
-    gpu_summary.py gpu_perf.jsonl [nvshmem.jsonl]
+    gpu_summary.py gpu_perf.jsonl [nvshmem.jsonl] [gpu_coll_perf.jsonl]
 """
 import json
 import os
@@ -46,7 +46,34 @@ def main():
             line(f"put+quiet to self {form} {size} B vs NVSHMEM", a and a["p50_us"], b and b["p50_us"], "us", "compare")
     a, b = pick(sym, "p_lat", "symmetra_self"), pick(nv, "p_lat", "nvshmem_self")
     line("p+quiet to self vs NVSHMEM", a and a["p50_us"], b and b["p50_us"], "us", "compare")
+    coll = load(sys.argv[3] if len(sys.argv) > 3 else None)
+    if coll:
+        allreduce_table(coll, "symmetra", "stream form, back to back")
+        allreduce_table(coll, "symmetra_in_kernel", "device form, in one kernel")
     return 0
+
+
+def allreduce_table(rows, backend, what):
+    """p50 us of every all-reduce algorithm per size, the winner, and the selector's pick (auto)
+    against the winner and against the raw one-block reduce with no synchronization."""
+    algos = ["one_shot", "two_shot", "recursive_doubling", "ll_two_shot", "hierarchical", "ring"]
+    sizes = sorted({r["bytes"] for r in rows if r["op"].startswith("allreduce_") and r["backend"] == backend})
+    if not sizes:
+        return
+    pes = rows[0]["pes"]
+    print(f"\nall-reduce p50 us, {pes} PEs as threads on one GPU (float sum), {what}")
+    print(f"{'bytes':>10} " + " ".join(f"{a[:9]:>9}" for a in algos) + f" {'winner':>18} {'auto':>9} {'auto/win':>8} {'raw':>9}")
+    for size in sizes:
+        t = {a: pick(rows, "allreduce_" + a, backend, size) for a in algos}
+        got = {a: r["p50_us"] for a, r in t.items() if r}
+        if not got:
+            continue
+        win = min(got, key=got.get)
+        auto = pick(rows, "allreduce_auto", "symmetra", size)
+        raw = pick(rows, "allreduce_raw_reduce_no_sync", "raw_kernel", size)
+        cells = " ".join(f"{got[a]:>9.2f}" if a in got else f"{'-':>9}" for a in algos)
+        au = auto["p50_us"] if auto else float("nan")
+        print(f"{size:>10} {cells} {win:>18} {au:>9.2f} {au / got[win]:>8.2f} {raw['p50_us'] if raw else float('nan'):>9.2f}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,22 @@ struct Row {
   double p99_us;
   double gbps;  // 0 where bandwidth means nothing (latency rows)
 };
+
+inline double now_us() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Runs `op` `per_batch` times per sample; returns per-operation times (us) of `batches` samples.
+inline std::vector<double> sample(int batches, int per_batch, const std::function<void()>& op) {
+  for (int i = 0; i < per_batch; ++i) op();  // warm-up
+  std::vector<double> us;
+  for (int b = 0; b < batches; ++b) {
+    const double t0 = now_us();
+    for (int i = 0; i < per_batch; ++i) op();
+    us.push_back((now_us() - t0) / per_batch);
+  }
+  return us;
+}
 
 // Median and 99th percentile of per-operation times in microseconds.
 inline void percentiles(std::vector<double> us, double* p50, double* p99) {

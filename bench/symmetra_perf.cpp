@@ -1,11 +1,12 @@
 // symmetra-perf: point-to-point and synchronization costs on CPU PEs.
 //
-//   symrun -n 4 symmetra-perf [--quick] [--max-bytes N]
+//   symrun -n 4 symmetra-perf [--quick] [--max-bytes N] [--allreduce-max N]
 //
 // PE 0 measures against PE 1 (put/get latency and bandwidth 8 B - 4 MiB, p, put_signal
 // ping-pong, fetch_add); barrier latency is measured on teams of 2, 4, ... n PEs. Times come
 // from steady_clock around batches of operations after a warm-up; rows report the median and
-// 99th percentile over batches. bench/oshmem/oshmem_perf.c measures the same with OpenSHMEM.
+// 99th percentile over batches. All-reduce: every algorithm and the selector's pick, 8 B -
+// 64 MiB. bench/oshmem/oshmem_perf.c measures the same with OpenSHMEM.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -22,28 +23,14 @@ using symmetra::Runtime;
 using symmetra::bench::Report;
 using symmetra::bench::Row;
 
-double now_us() {
-  return std::chrono::duration<double, std::micro>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using symmetra::bench::now_us;
+using symmetra::bench::sample;
 
 struct Options {
   bool quick = false;
   std::size_t max_bytes = 4u << 20;
+  std::size_t allreduce_max = 64u << 20;
 };
-
-// Runs `op` `per_batch` times per sample; returns per-operation times of `batches` samples.
-std::vector<double> sample(int batches, int per_batch, const std::function<void()>& op) {
-  for (int i = 0; i < per_batch; ++i) op();  // warm-up
-  std::vector<double> us;
-  for (int b = 0; b < batches; ++b) {
-    const double t0 = now_us();
-    for (int i = 0; i < per_batch; ++i) op();
-    us.push_back((now_us() - t0) / per_batch);
-  }
-  return us;
-}
 
 void add(Report& report, Runtime& rt, const char* op, std::size_t bytes, std::vector<double> us,
          bool bandwidth) {
@@ -169,6 +156,50 @@ void collectives(Runtime& rt, Report& report, const Options& o) {
   rt.free(src);
 }
 
+// All-reduce of float sums on the world team, 8 B - allreduce_max per PE, for every algorithm
+// and for the selector's pick (auto), back to back (the algorithms synchronize themselves).
+// Prints which algorithm wins at each size.
+void allreduces(Runtime& rt, Report& report, const Options& o) {
+  using symmetra::coll::AllreduceAlgo;
+  const std::size_t max = o.allreduce_max;
+  auto* src = static_cast<float*>(rt.allocate(max));
+  auto* dst = static_cast<float*>(rt.allocate(max));
+  for (std::size_t i = 0; i < max / sizeof(float); ++i) src[i] = static_cast<float>(i % 1000) * 0.5f;
+  const symmetra::Team world = rt.team_world();
+  const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
+                                 AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
+                                 AllreduceAlgo::kAuto};
+  std::vector<std::string> winners;
+  for (std::size_t bytes = 8; bytes <= max; bytes = (bytes < max && bytes * (o.quick ? 16 : 4) > max) ? max : bytes * (o.quick ? 16 : 4)) {
+    const std::size_t elems = bytes / sizeof(float);
+    const int batches = o.quick ? 5 : 11;
+    const int per = static_cast<int>(std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 1, 500));
+    double best = 1e30;
+    const char* best_name = "";
+    for (AllreduceAlgo algo : algos) {
+      auto us = sample(batches, per, [&] { rt.allreduce(world, dst, src, elems, symmetra::coll::ReduceOp::kSum, algo); });
+      rt.barrier_all();
+      if (rt.my_pe() != 0) continue;
+      double p50, p99;
+      symmetra::bench::percentiles(us, &p50, &p99);
+      const std::string name = std::string("allreduce_") + symmetra::coll::algo_name(algo);
+      report.add(Row{name, bytes, rt.n_pes(), "host", "symmetra-cpu", p50, p99, bytes / (p50 * 1e3)});
+      if (algo != AllreduceAlgo::kAuto && p50 < best) best = p50, best_name = symmetra::coll::algo_name(algo);
+    }
+    if (rt.my_pe() == 0) {
+      const char* pick = symmetra::coll::algo_name(rt.allreduce_algo(world, bytes, true));
+      winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + ", selector picks " + pick);
+    }
+  }
+  if (rt.my_pe() == 0) {
+    std::printf("\nall-reduce, %d PEs (float sum, p50):\n", rt.n_pes());
+    for (const auto& w : winners) std::printf("  %s\n", w.c_str());
+  }
+  rt.barrier_all();
+  rt.free(dst);
+  rt.free(src);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -177,10 +208,13 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       o.quick = true;
       o.max_bytes = 1u << 20;
+      o.allreduce_max = 1u << 20;
     } else if (std::strcmp(argv[i], "--max-bytes") == 0 && i + 1 < argc) {
       o.max_bytes = std::strtoull(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--allreduce-max") == 0 && i + 1 < argc) {
+      o.allreduce_max = std::strtoull(argv[++i], nullptr, 10);
     } else {
-      std::fprintf(stderr, "usage: symmetra-perf [--quick] [--max-bytes N]\n");
+      std::fprintf(stderr, "usage: symmetra-perf [--quick] [--max-bytes N] [--allreduce-max N]\n");
       return 2;
     }
   }
@@ -194,6 +228,7 @@ int main(int argc, char** argv) {
   small_ops(*rt, report, o);
   barriers(*rt, report, o);
   collectives(*rt, report, o);
+  allreduces(*rt, report, o);
   if (rt->my_pe() == 0) report.table();
   rt->finalize();
   return 0;

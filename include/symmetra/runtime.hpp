@@ -399,6 +399,8 @@ class Runtime {
   template <class T>
   void broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int root, Stream s);
   template <class T> void fcollect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T> void fcollect_read_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T> void fcollect_ring_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
   template <class T> void alltoall_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
   template <class T>
   void reduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op, Stream s);

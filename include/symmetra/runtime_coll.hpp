@@ -35,13 +35,21 @@ void Runtime::fcollect_on_stream(const Team& team, T* dest, const T* source, std
 }
 template <class T>
 void Runtime::fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems) {
-  if (gpu_) return gpu_collective(coll_call(CollKind::kFcollectRead, team, dest, source, nelems, "fcollect_read"), nullptr, "fcollect_read");
+  if (gpu_) return fcollect_read_on_stream(team, dest, source, nelems, nullptr);
   coll::fcollect_read(device::ThreadGroup{}, ctx_, host_team(team, "fcollect_read"), dest, source, nelems);
 }
 template <class T>
+void Runtime::fcollect_read_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
+  gpu_collective(coll_call(CollKind::kFcollectRead, team, dest, source, nelems, "fcollect_read"), s, "fcollect_read_on_stream");
+}
+template <class T>
 void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems) {
-  if (gpu_) return gpu_collective(coll_call(CollKind::kFcollectRing, team, dest, source, nelems, "fcollect_ring"), nullptr, "fcollect_ring");
+  if (gpu_) return fcollect_ring_on_stream(team, dest, source, nelems, nullptr);
   coll::fcollect_ring(device::ThreadGroup{}, ctx_, host_team(team, "fcollect_ring"), dest, source, nelems);
+}
+template <class T>
+void Runtime::fcollect_ring_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
+  gpu_collective(coll_call(CollKind::kFcollectRing, team, dest, source, nelems, "fcollect_ring"), s, "fcollect_ring_on_stream");
 }
 template <class T>
 void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t nelems) {

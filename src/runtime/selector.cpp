@@ -65,7 +65,7 @@ Result<Selector> Selector::from_env() {
   return s;
 }
 
-coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric) const {
+coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu) const {
   using A = coll::AllreduceAlgo;
   const int local = coll::team_local(team);
   A algo = forced_;
@@ -77,7 +77,7 @@ coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t byt
         break;
       }
   }
-  if (algo == A::kAuto) algo = coll::default_algo(team, bytes);
+  if (algo == A::kAuto) algo = coll::default_algo(team, bytes, gpu);
   if (!symmetric && needs_symmetric(algo)) algo = local == team.size ? A::kLLTwoShot : A::kHierarchical;
   return algo;
 }
@@ -89,7 +89,7 @@ namespace symmetra {
 coll::AllreduceAlgo Runtime::allreduce_algo(const Team& team, std::size_t bytes, bool symmetric_buffers,
                                             coll::AllreduceAlgo requested) const {
   const int h = checked(team, "allreduce");
-  if (requested == coll::AllreduceAlgo::kAuto) return selector_->pick(teams_[h], bytes, symmetric_buffers);
+  if (requested == coll::AllreduceAlgo::kAuto) return selector_->pick(teams_[h], bytes, symmetric_buffers, on_gpu());
   if (!symmetric_buffers && detail::needs_symmetric(requested))
     fail(std::string("allreduce: the ") + coll::algo_name(requested) +
          " algorithm needs separate symmetric source and dest buffers (the LL algorithms take any)");

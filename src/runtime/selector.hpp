@@ -27,12 +27,15 @@ class Selector {
     std::size_t max_bytes;  // this row covers messages up to max_bytes
     coll::AllreduceAlgo algo;
   };
+  Selector() = default;
+  Selector(coll::AllreduceAlgo forced, std::vector<Row> table) : forced_(forced), table_(std::move(table)) {}
   // Reads SYMMETRA_ALGO and SYMMETRA_TUNE_FILE; a bad value is an error naming it.
   static Result<Selector> from_env();
   // Table rows from text: "allreduce <size> <local> <max_bytes> <algo>" per line, '#' comments.
   static Result<std::vector<Row>> parse_table(const std::string& text, const std::string& where);
 
-  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric) const;
+  // symmetric: source and dest are separate symmetric buffers; gpu: the GPU backend's defaults.
+  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu) const;
   const std::vector<Row>& table() const { return table_; }
 
  private:

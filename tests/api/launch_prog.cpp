@@ -13,8 +13,24 @@ int main() {
     rt->barrier_all();
     rt->p(slot, 1000L + me, (me + 1) % n);
     rt->barrier_all();
-    const bool ok = *slot == 1000L + (me + n - 1) % n;
+    bool ok = *slot == 1000L + (me + n - 1) % n;
     std::printf("pe %d of %d: %s\n", me, n, ok ? "ring ok" : "ring WRONG");
+    // The topology the launcher gave (symrun --hosts): members per host and the all-reduce the
+    // selector picks for a small message, which runs and is checked.
+    constexpr int kN = 1000;
+    auto* src = rt->allocate_array<int>(kN);
+    auto* dst = rt->allocate_array<int>(kN);
+    for (int i = 0; i < kN; ++i) src[i] = (me + 1) * (i + 3);
+    const auto algo = rt->allreduce_algo(rt->team_world(), 64, true);
+    rt->allreduce(rt->team_world(), dst, src, kN, symmetra::coll::ReduceOp::kSum);
+    bool sum_ok = true;
+    for (int i = 0; i < kN; ++i) sum_ok &= dst[i] == n * (n + 1) / 2 * (i + 3);
+    std::printf("pe %d: %d per host, small all-reduce %s: %s\n", me,
+                rt->team_desc(symmetra::device::kTeamWorld).local, symmetra::coll::algo_name(algo),
+                sum_ok ? "sum ok" : "sum WRONG");
+    ok &= sum_ok;
+    rt->free(dst);
+    rt->free(src);
     rt->free(slot);
     rt->finalize();
     return ok ? 0 : 1;

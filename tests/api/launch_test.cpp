@@ -95,6 +95,15 @@ TEST(Launchers, Symrun) {
   expect_ring_ok(symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n 5 " LAUNCH_PROG_PATH), 5);
 }
 
+// symrun --hosts 2: the PEs see two hosts of two (SYMMETRA_HOST_ID) on this one machine, and
+// the selector's pick for small messages becomes the hierarchy, whose result is checked.
+TEST(Launchers, SymrunForcedHostsGiveTheHierarchy) {
+  const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " --hosts 2 -n 4 " LAUNCH_PROG_PATH);
+  expect_ring_ok(r, 4);
+  for (int pe = 0; pe < 4; ++pe)
+    EXPECT_TRUE(r.has("pe " + std::to_string(pe) + ": 2 per host, small all-reduce hierarchical: sum ok")) << r.output;
+}
+
 TEST(Launchers, RealMpirun) {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "mpirun is not installed (tools/setup installs Open MPI)";

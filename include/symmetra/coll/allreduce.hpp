@@ -52,20 +52,28 @@ SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
   return t.local > 0 && t.size % t.local == 0 ? t.local : 1;
 }
 
-// The built-in default (the selector's table replaces it on the host): LL packets while the
-// message is small, then the direct two-shot on one host or the ring across hosts.
-SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes) {
+// The built-in defaults (a table from symmetra-tune replaces them on the host). GPU: LL packets
+// while the message is small, then the direct two-shot on one host or the ring across hosts.
+// CPU (measured on 4 PEs, docs/perf_notes.md): LL recursive doubling for a few cache lines,
+// one-shot to 4 KiB, then two-shot; across hosts the hierarchy, then the ring.
+SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes, bool gpu) {
   const bool one_host = team_local(t) == t.size;
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
-  if (one_host) return bytes <= (256u << 10) ? AllreduceAlgo::kLLTwoShot : AllreduceAlgo::kTwoShot;
-  return bytes <= (2u << 20) ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
+  if (gpu) {
+    if (one_host) return bytes <= (256u << 10) ? AllreduceAlgo::kLLTwoShot : AllreduceAlgo::kTwoShot;
+    return bytes <= (2u << 20) ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
+  }
+  if (!one_host) return bytes <= 1024 ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
+  if (bytes <= 1024) return AllreduceAlgo::kRecursiveDoubling;
+  return bytes <= 4096 ? AllreduceAlgo::kOneShot : AllreduceAlgo::kTwoShot;
 }
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T* dest, const T* source,
                                std::size_t nelems, ReduceOp op, AllreduceAlgo algo = AllreduceAlgo::kAuto) {
   const detail::TeamView t = detail::team_view(ctx, team, "allreduce");
-  if (algo == AllreduceAlgo::kAuto) algo = default_algo(t.desc, nelems * sizeof(T));
+  if (algo == AllreduceAlgo::kAuto)
+    algo = default_algo(t.desc, nelems * sizeof(T), (ctx.flags & device::Context::kDeviceHeap) != 0);
   switch (algo) {
     case AllreduceAlgo::kOneShot: return allreduce_one_shot(g, ctx, team, dest, source, nelems, op);
     case AllreduceAlgo::kTwoShot: return allreduce_two_shot(g, ctx, team, dest, source, nelems, op);

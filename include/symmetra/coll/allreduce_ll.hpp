@@ -90,7 +90,7 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
     for (int j = 0; j < L; ++j)
       if (j != l) send(world(h, j), kRsIn + l, [&](std::size_t u) { return detail::load_unit(source + at(j, u), valid(j, u)); });
     for (std::size_t u = tr; u < units; u += gs) {
-      detail::UnitAccum<T> acc;  // in the accumulator type: one rounding for the whole host
+      detail::UnitAccum<T> acc{};  // in the accumulator type: one rounding for the whole host
       for (int j = 0; j < L; ++j) {
         const std::uint64_t x = j == l ? detail::load_unit(source + at(l, u), valid(l, u)) : recv(kRsIn + j, u, world(h, j));
         if (j == 0) acc.set(x); else acc.add(op, x);

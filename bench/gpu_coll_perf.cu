@@ -1,0 +1,194 @@
+// symmetra-gpu-coll-perf: the collectives on the GPU backend, PEs as threads on the GPU(s),
+// stream forms back to back, timed with CUDA events on PE 0's stream (the collectives keep the
+// PEs in step). Rows: all-reduce of float sums for every algorithm and the selector's pick,
+// 8 B - 64 MiB, next to a raw reduce kernel that reads every PE's buffer with no
+// synchronization (the one-block memory floor); broadcast, fcollect (push, pull, ring),
+// alltoall, reduce_scatter and permute (ring shift), 8 B - 16 MiB.
+//
+//   symmetra-gpu-coll-perf [--quick] [--pes N]
+//
+// NCCL and NVSHMEM cannot run several ranks on one GPU; their columns need a machine with
+// several GPUs (issue 7).
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "perf_report.hpp"
+#include "symmetra/launch.hpp"
+#include "symmetra/runtime.hpp"
+
+namespace sd = symmetra::device;
+using symmetra::bench::Report;
+using symmetra::bench::Row;
+using symmetra::coll::AllreduceAlgo;
+
+#define CK(call)                                                                                  \
+  do {                                                                                            \
+    cudaError_t rc_ = (call);                                                                     \
+    if (rc_ != cudaSuccess) {                                                                     \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(rc_)); \
+      std::exit(1);                                                                               \
+    }                                                                                             \
+  } while (0)
+
+namespace {
+
+// The memory floor of a one-block one-shot: sum m PEs' buffers into dst, no synchronization.
+__global__ void raw_reduce(sd::Context ctx, float* dst, const float* src, std::size_t n, int m) {
+  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) {
+    float acc = 0;
+    for (int r = 0; r < m; ++r) acc += ctx.peer(src, r)[i];
+    dst[i] = acc;
+  }
+}
+
+// `iters` all-reduces inside one kernel (the device form): the algorithm's own latency, with no
+// launch in between.
+__global__ void allreduce_loop(sd::Context ctx, float* dst, const float* src, std::size_t n, AllreduceAlgo algo,
+                               int iters) {
+  for (int i = 0; i < iters; ++i)
+    symmetra::coll::allreduce(sd::BlockGroup{}, ctx, sd::kTeamWorld, dst, src, n, symmetra::coll::ReduceOp::kSum, algo);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  int pes = 4;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--pes") == 0 && i + 1 < argc) pes = std::atoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: symmetra-gpu-coll-perf [--quick] [--pes N]\n");
+      return 2;
+    }
+  }
+  const std::size_t max_ar = quick ? (4u << 20) : (64u << 20);
+  const std::size_t max_coll = quick ? (1u << 20) : (16u << 20);
+  const std::size_t heap = std::max(2 * max_ar, 2 * max_coll * static_cast<std::size_t>(pes)) + (64u << 20);
+  setenv("SYMMETRA_SYMMETRIC_SIZE", std::to_string(heap).c_str(), 0);
+  Report report;
+  std::vector<std::string> winners;
+  std::atomic<int> arrived{0};
+  auto meet = [&](int round) {  // host threads of the PEs start each timing together
+    arrived.fetch_add(1);
+    while (arrived.load() < pes * round) std::this_thread::yield();
+  };
+  symmetra::launch_threads(pes, symmetra::RuntimeOptions{symmetra::Backend::kCuda, -1}, [&](symmetra::Runtime& rt) {
+    const int me = rt.my_pe();
+    int round = 0;
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const auto st = reinterpret_cast<symmetra::Stream>(s);
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    // Per-call microseconds of `iters` back-to-back enqueues of `body`, median of 5 (PE 0's view).
+    auto timed = [&](int iters, const std::function<void()>& body) {
+      std::vector<double> us;
+      for (int run = 0; run < 6; ++run) {
+        CK(cudaStreamSynchronize(s));
+        rt.barrier_all();
+        meet(++round);
+        CK(cudaEventRecord(a, s));
+        for (int i = 0; i < iters; ++i) body();
+        CK(cudaEventRecord(b, s));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (run > 0) us.push_back(ms * 1e3 / iters);  // run 0 warms up
+      }
+      double p50, p99;
+      symmetra::bench::percentiles(us, &p50, &p99);
+      return std::pair{p50, p99};
+    };
+    auto add = [&](const std::string& op, std::size_t bytes, const char* backend, std::pair<double, double> t) {
+      if (me == 0) report.add(Row{op, bytes, pes, "stream", backend, t.first, t.second, bytes / (t.first * 1e3)});
+    };
+    const symmetra::Team world = rt.team_world();
+    auto iters_for = [&](std::size_t bytes) {
+      return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
+    };
+
+    // All-reduce, every algorithm, the selector's pick, and the raw floor.
+    {
+      auto* src = static_cast<float*>(rt.allocate(max_ar));
+      auto* dst = static_cast<float*>(rt.allocate(max_ar));
+      CK(cudaMemset(src, 0, max_ar));
+      const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
+                                     AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
+                                     AllreduceAlgo::kAuto};
+      const sd::Context ctx = rt.device_context();
+      for (std::size_t bytes = 8; bytes <= max_ar; bytes *= (quick ? 16 : 4)) {
+        const std::size_t n = bytes / sizeof(float);
+        const int iters = iters_for(bytes);
+        double best = 1e30;
+        const char* best_name = "";
+        for (AllreduceAlgo algo : algos) {
+          const auto t = timed(iters, [&] { rt.allreduce_on_stream(world, dst, src, n, symmetra::coll::ReduceOp::kSum, st, algo); });
+          add(std::string("allreduce_") + symmetra::coll::algo_name(algo), bytes, "symmetra", t);
+          if (algo != AllreduceAlgo::kAuto && t.first < best) best = t.first, best_name = symmetra::coll::algo_name(algo);
+        }
+        add("allreduce_raw_reduce_no_sync", bytes, "raw_kernel", timed(iters, [&] { raw_reduce<<<1, 512, 0, s>>>(ctx, dst, src, n, pes); }));
+        if (bytes <= (1u << 20)) {  // in-kernel loops: the latency without launches
+          for (AllreduceAlgo algo : algos) {
+            if (algo == AllreduceAlgo::kAuto) continue;
+            const int loop = quick ? 50 : 200;
+            const auto t = timed(1, [&] { allreduce_loop<<<1, 512, 0, s>>>(ctx, dst, src, n, algo, loop); });
+            add(std::string("allreduce_") + symmetra::coll::algo_name(algo), bytes, "symmetra_in_kernel",
+                {t.first / loop, t.second / loop});
+          }
+        }
+        if (me == 0)
+          winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + " (" + std::to_string(best) +
+                            " us), selector picks " + symmetra::coll::algo_name(rt.allreduce_algo(world, bytes, true)));
+      }
+      rt.barrier_all();
+      rt.free(dst);
+      rt.free(src);
+    }
+
+    // The other collectives: bytes is the block each PE contributes.
+    {
+      const std::size_t m = static_cast<std::size_t>(pes);
+      auto* src = static_cast<char*>(rt.allocate(max_coll * m));
+      auto* dst = static_cast<char*>(rt.allocate(max_coll * m));
+      CK(cudaMemset(src, 1, max_coll * m));
+      for (std::size_t bytes = 8; bytes <= max_coll; bytes *= (quick ? 16 : 4)) {
+        const std::size_t n = bytes / 4;
+        auto* s32 = reinterpret_cast<std::uint32_t*>(src);
+        auto* d32 = reinterpret_cast<std::uint32_t*>(dst);
+        const int iters = iters_for(bytes * m);
+        add("broadcast", bytes, "symmetra", timed(iters, [&] { rt.broadcast_on_stream(world, d32, s32, n, 0, st); }));
+        add("fcollect_push", bytes, "symmetra", timed(iters, [&] { rt.fcollect_on_stream(world, d32, s32, n, st); }));
+        add("fcollect_pull", bytes, "symmetra", timed(iters, [&] { rt.fcollect_read_on_stream(world, d32, s32, n, st); }));
+        add("fcollect_ring", bytes, "symmetra", timed(iters, [&] { rt.fcollect_ring_on_stream(world, d32, s32, n, st); }));
+        add("alltoall", bytes, "symmetra", timed(iters, [&] { rt.alltoall_on_stream(world, d32, s32, n, st); }));
+        add("reduce_scatter_f32", bytes, "symmetra", timed(iters, [&] {
+          rt.reduce_scatter_on_stream(world, reinterpret_cast<float*>(dst), reinterpret_cast<const float*>(src), n,
+                                      symmetra::coll::ReduceOp::kSum, st);
+        }));
+        add("permute_ring_shift", bytes, "symmetra", timed(iters, [&] {
+          rt.permute_on_stream(world, d32, s32, n, (me + 1) % pes, (me + pes - 1) % pes, std::max<std::size_t>(n / 4, 1), st);
+        }));
+      }
+      rt.barrier_all();
+      rt.free(dst);
+      rt.free(src);
+    }
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    CK(cudaStreamDestroy(s));
+  });
+  report.table();
+  std::printf("\nall-reduce on the GPU, %d PEs as threads of one process (float sum, p50):\n", pes);
+  for (const auto& w : winners) std::printf("  %s\n", w.c_str());
+  return 0;
+}

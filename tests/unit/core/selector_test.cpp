@@ -1,0 +1,78 @@
+// The all-reduce selector: table parsing, table lookup by team shape and size, the defaults,
+// SYMMETRA_ALGO, and the fallback to LL algorithms when buffers are not symmetric.
+#include "runtime/selector.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+namespace symmetra::detail {
+namespace {
+
+using A = coll::AllreduceAlgo;
+
+device::TeamDesc team(int size, int local) {
+  device::TeamDesc t;
+  t.size = size;
+  t.local = local;
+  t.my_rank = 0;
+  return t;
+}
+
+TEST(Selector, ParsesTablesAndRejectsBadLines) {
+  auto rows = Selector::parse_table("# comment\nallreduce 8 8 1024 ll_two_shot\n\nallreduce 8 8 99999 two_shot # tail\n", "t");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows.value().size(), 2u);
+  EXPECT_EQ(rows.value()[1].max_bytes, 99999u);
+  EXPECT_EQ(rows.value()[1].algo, A::kTwoShot);
+  for (const char* bad : {"allreduce 8 8 1024 fastest\n", "allreduce 8 8\n", "broadcast 8 8 1 ring\n", "allreduce 8 8 1 auto\n"}) {
+    auto r = Selector::parse_table(bad, "file.txt");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("file.txt:1"), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(Selector, TableRowsMatchShapeAndSize) {
+  Selector s(A::kAuto, {{4, 4, 1024, A::kRecursiveDoubling}, {4, 4, 1u << 20, A::kRing}, {4, 2, 1u << 30, A::kHierarchical}});
+  EXPECT_EQ(s.pick(team(4, 4), 8, true, false), A::kRecursiveDoubling);
+  EXPECT_EQ(s.pick(team(4, 4), 1024, true, false), A::kRecursiveDoubling);
+  EXPECT_EQ(s.pick(team(4, 4), 1025, true, false), A::kRing);
+  EXPECT_EQ(s.pick(team(4, 2), 1025, true, false), A::kHierarchical);
+  // Past the table, or another shape: the defaults.
+  EXPECT_EQ(s.pick(team(4, 4), 2u << 20, true, false), coll::default_algo(team(4, 4), 2u << 20, false));
+  EXPECT_EQ(s.pick(team(8, 8), 64, true, true), A::kLLTwoShot);
+  // Ring needs symmetric buffers: the LL algorithm of the team's shape instead.
+  EXPECT_EQ(s.pick(team(4, 4), 4096, false, false), A::kLLTwoShot);
+  EXPECT_EQ(s.pick(team(4, 2), 1u << 25, false, false), A::kHierarchical);
+}
+
+TEST(Selector, DefaultsFollowTopologyAndBackend) {
+  EXPECT_EQ(coll::default_algo(team(8, 8), 64 << 10, true), A::kLLTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 16 << 20, true), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 10, true), A::kHierarchical);
+  EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kRing);
+  EXPECT_EQ(coll::default_algo(team(8, 0), 64, true), A::kHierarchical);  // irregular: every member a host
+  EXPECT_EQ(coll::default_algo(team(4, 4), 64, false), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(1, 1), 1 << 20, false), A::kOneShot);
+}
+
+TEST(Selector, EnvironmentForcesAndReportsBadValues) {
+  setenv("SYMMETRA_ALGO", "allreduce=ring", 1);
+  auto s = Selector::from_env();
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s.value().pick(team(4, 4), 8, true, false), A::kRing);
+  setenv("SYMMETRA_ALGO", "fastest", 1);
+  auto bad = Selector::from_env();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("SYMMETRA_ALGO='fastest'"), std::string::npos);
+  unsetenv("SYMMETRA_ALGO");
+  setenv("SYMMETRA_TUNE_FILE", "/nonexistent/tune.txt", 1);
+  auto missing = Selector::from_env();
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/tune.txt"), std::string::npos);
+  unsetenv("SYMMETRA_TUNE_FILE");
+}
+
+}  // namespace
+}  // namespace symmetra::detail
