@@ -7,8 +7,8 @@
 //
 //   symmetra-gpu-coll-perf [--quick] [--pes N]
 //
-// NCCL and NVSHMEM cannot run several ranks on one GPU; their columns need a machine with
-// several GPUs (issue 7).
+// NCCL (its row appears when the PEs sit on distinct GPUs and NCCL loads) and NVSHMEM cannot
+// run several ranks on one GPU; their columns need a machine with several GPUs (issue 7).
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -51,7 +51,7 @@ __global__ void raw_reduce(sd::Context ctx, float* dst, const float* src, std::s
 
 // `iters` all-reduces inside one kernel (the device form): the algorithm's own latency, with no
 // launch in between.
-__global__ void allreduce_loop(sd::Context ctx, float* dst, const float* src, std::size_t n, AllreduceAlgo algo,
+__global__ void __launch_bounds__(512) allreduce_loop(sd::Context ctx, float* dst, const float* src, std::size_t n, AllreduceAlgo algo,
                                int iters) {
   for (int i = 0; i < iters; ++i)
     symmetra::coll::allreduce(sd::BlockGroup{}, ctx, sd::kTeamWorld, dst, src, n, symmetra::coll::ReduceOp::kSum, algo);
@@ -122,9 +122,11 @@ int main(int argc, char** argv) {
       auto* src = static_cast<float*>(rt.allocate(max_ar));
       auto* dst = static_cast<float*>(rt.allocate(max_ar));
       CK(cudaMemset(src, 0, max_ar));
-      const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
-                                     AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
-                                     AllreduceAlgo::kAuto};
+      std::vector<AllreduceAlgo> algos = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
+                                          AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
+                                          AllreduceAlgo::kAuto};
+      rt.allreduce(world, dst, src, 1, symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
+      if (rt.nccl_ready(world)) algos.push_back(AllreduceAlgo::kNccl);  // PEs on distinct GPUs only
       const sd::Context ctx = rt.device_context();
       for (std::size_t bytes = 8; bytes <= max_ar; bytes *= (quick ? 16 : 4)) {
         const std::size_t n = bytes / sizeof(float);
@@ -136,12 +138,18 @@ int main(int argc, char** argv) {
           add(std::string("allreduce_") + symmetra::coll::algo_name(algo), bytes, "symmetra", t);
           if (algo != AllreduceAlgo::kAuto && t.first < best) best = t.first, best_name = symmetra::coll::algo_name(algo);
         }
-        add("allreduce_raw_reduce_no_sync", bytes, "raw_kernel", timed(iters, [&] { raw_reduce<<<1, 512, 0, s>>>(ctx, dst, src, n, pes); }));
+        add("allreduce_raw_reduce_no_sync", bytes, "raw_kernel", timed(iters, [&] {
+              raw_reduce<<<1, 512, 0, s>>>(ctx, dst, src, n, pes);
+              CK(cudaGetLastError());
+            }));
         if (bytes <= (1u << 20)) {  // in-kernel loops: the latency without launches
           for (AllreduceAlgo algo : algos) {
-            if (algo == AllreduceAlgo::kAuto) continue;
+            if (algo == AllreduceAlgo::kAuto || algo == AllreduceAlgo::kNccl) continue;
             const int loop = quick ? 50 : 200;
-            const auto t = timed(1, [&] { allreduce_loop<<<1, 512, 0, s>>>(ctx, dst, src, n, algo, loop); });
+            const auto t = timed(1, [&] {
+              allreduce_loop<<<1, 512, 0, s>>>(ctx, dst, src, n, algo, loop);
+              CK(cudaGetLastError());
+            });
             add(std::string("allreduce_") + symmetra::coll::algo_name(algo), bytes, "symmetra_in_kernel",
                 {t.first / loop, t.second / loop});
           }

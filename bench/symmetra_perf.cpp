@@ -142,6 +142,16 @@ void collectives(Runtime& rt, Report& report, const Options& o) {
         {"fcollect", [&] { rt.fcollect(world, dst, src, elems); }},
         {"alltoall", [&] { rt.alltoall(world, dst, src, elems); }},
         {"reduce_sum_long", [&] { rt.reduce(world, dst, src, elems, symmetra::coll::ReduceOp::kSum); }},
+        {"collect", [&] { rt.collect(world, dst, src, elems); }},
+        {"alltoalls", [&] { rt.alltoalls(world, dst, src, 1, 1, elems); }},
+        // Algorithms and collectives without an OpenSHMEM 1.4 counterpart in oshmem_perf.c:
+        {"fcollect_read", [&] { rt.fcollect_read(world, dst, src, elems); }},
+        {"fcollect_ring", [&] { rt.fcollect_ring(world, dst, src, elems); }},
+        {"reduce_scatter_long", [&] { rt.reduce_scatter(world, dst, src, elems / n > 0 ? elems / n : 1, symmetra::coll::ReduceOp::kSum); }},
+        {"permute_ring_shift", [&] {
+           rt.permute(world, dst, src, elems, (rt.my_pe() + 1) % rt.n_pes(), (rt.my_pe() + rt.n_pes() - 1) % rt.n_pes(),
+                      std::max<std::size_t>(elems / 4, 1));
+         }},
     };
     for (const Op& op : ops) {
       auto us = sample(batches, per, [&] {

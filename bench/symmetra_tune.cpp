@@ -39,11 +39,13 @@ struct Winner {
 };
 
 void tune(symmetra::Runtime& rt, const Options& o) {
-  const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
-                                 AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing};
+  std::vector<AllreduceAlgo> algos = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
+                                      AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing};
   auto* src = static_cast<float*>(rt.allocate(o.max_bytes));
   auto* dst = static_cast<float*>(rt.allocate(o.max_bytes));
   const symmetra::Team world = rt.team_world();
+  rt.allreduce(world, dst, src, 1, symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
+  if (rt.nccl_ready(world)) algos.push_back(AllreduceAlgo::kNccl);
   std::vector<Winner> winners;
   if (rt.my_pe() == 0) std::printf("%10s %-20s %10s\n", "bytes", "algorithm", "p50 us");
   for (std::size_t bytes = 8; bytes <= o.max_bytes; bytes *= 2) {

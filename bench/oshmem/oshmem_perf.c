@@ -157,7 +157,9 @@ int main(int argc, char** argv) {
   }
   /* Collectives, 8 B - 1 MiB per PE, through the active-set forms every OSHMEM has. */
   {
-    static long psync[SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE : SHMEM_COLLECT_SYNC_SIZE];
+    /* One pSync for every active-set collective here: larger than each kind's SYNC_SIZE. */
+    static long psync[SHMEM_REDUCE_SYNC_SIZE + SHMEM_COLLECT_SYNC_SIZE + SHMEM_BCAST_SYNC_SIZE +
+                      SHMEM_ALLTOALL_SYNC_SIZE + SHMEM_ALLTOALLS_SYNC_SIZE];
     static long pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + (1 << 17)];
     for (size_t i = 0; i < sizeof(psync) / sizeof(long); ++i) psync[i] = SHMEM_SYNC_VALUE;
     size_t cmax = max_bytes < (1u << 20) ? max_bytes : (1u << 20);
@@ -170,7 +172,7 @@ int main(int argc, char** argv) {
       int per = (int)((1u << 20) / bytes);
       per = per < 2 ? 2 : per > 200 ? 200 : per;
       int cb = quick ? 5 : 11;
-      for (int op = 0; op < 4; ++op) {
+      for (int op = 0; op < 6; ++op) {
         double us[64];
         for (int b = 0; b < cb; ++b) {
           double t0 = now_us();
@@ -180,11 +182,13 @@ int main(int argc, char** argv) {
             if (op == 2) shmem_alltoall64(cdst, csrc, elems, 0, 0, npes, psync);
             if (op == 3) shmem_long_sum_to_all(cdst, csrc, (int)elems, 0, 0, npes,
                                                elems <= (1 << 17) ? pwrk : pwrk, psync);
+            if (op == 4) shmem_collect64(cdst, csrc, elems, 0, 0, npes, psync);
+            if (op == 5) shmem_alltoalls64(cdst, csrc, 1, 1, elems, 0, 0, npes, psync);
             shmem_barrier_all(); /* psync reuse between active-set collectives */
           }
           us[b] = (now_us() - t0) / per;
         }
-        static const char* names[] = {"broadcast", "fcollect", "alltoall", "reduce_sum_long"};
+        static const char* names[] = {"broadcast", "fcollect", "alltoall", "reduce_sum_long", "collect", "alltoalls"};
         if (me == 0) emit(names[op], bytes, npes, us, cb, 0);
       }
     }

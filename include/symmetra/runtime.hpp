@@ -34,6 +34,7 @@ class SymmetricHeap;
 class Allocator;
 class GpuState;
 class Selector;
+class NcclTeams;
 struct Config;
 }  // namespace detail
 
@@ -385,9 +386,14 @@ class Runtime {
   template <class T>
   void allreduce(const Team& team, T* dest, const T* source, std::size_t nelems, coll::ReduceOp op,
                  coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto);
-  // The algorithm allreduce would run for these arguments.
+  // The algorithm allreduce would run for these arguments (no communication: it reads what the
+  // team's first all-reduce learned about NCCL).
   coll::AllreduceAlgo allreduce_algo(const Team& team, std::size_t bytes, bool symmetric_buffers,
-                                     coll::AllreduceAlgo requested = coll::AllreduceAlgo::kAuto) const;
+                                     coll::AllreduceAlgo requested = coll::AllreduceAlgo::kAuto,
+                                     DataType type = DataType::kFloat, coll::ReduceOp op = coll::ReduceOp::kSum) const;
+  // GPU backend: NCCL serves this team's all-reduce (known after the team's first all-reduce,
+  // which agrees on it collectively: every member loads NCCL, members on distinct GPUs).
+  bool nccl_ready(const Team& team) const;
   // Sends nelems of source to team rank `to` and receives into dest from `from` (-1: none), in
   // chunks of chunk_elems; on_chunk(c, ptr, count) runs as each received chunk lands (CPU
   // backend; on the GPU backend use the device form to consume chunks inside a kernel).
@@ -401,7 +407,15 @@ class Runtime {
   template <class T> void fcollect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
   template <class T> void fcollect_read_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
   template <class T> void fcollect_ring_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T> void collect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
   template <class T> void alltoall_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T>
+  void alltoalls_on_stream(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                           std::size_t nelems, Stream s);
+  // Team synchronization in stream order: barrier completes this stream's earlier operations
+  // (stream order does) and every member's puts, then syncs; sync only syncs.
+  void barrier_on_stream(const Team& team, Stream s);
+  void sync_on_stream(const Team& team, Stream s);
   template <class T>
   void reduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op, Stream s);
   template <class T>
@@ -419,7 +433,7 @@ class Runtime {
   // A collective for the GPU backend's kernels, with its element type erased
   // (src/transport/cuda/coll_ops.cu). stream null: the internal stream, waited for.
   enum class CollKind : int { kBroadcast, kFcollect, kFcollectRead, kFcollectRing, kCollect, kAlltoall,
-                              kAlltoalls, kReduce, kReduceScatter, kAllreduce, kPermute };
+                              kAlltoalls, kReduce, kReduceScatter, kAllreduce, kPermute, kBarrier, kSync };
   struct CollCall {
     CollKind kind;
     DataType type;
@@ -435,6 +449,9 @@ class Runtime {
     std::size_t chunk = 1;
   };
   void gpu_collective(const CollCall& call, Stream stream, const char* op);
+  // Collective over the team, once per team on the GPU backend (src/runtime/allreduce_nccl.cpp).
+  void ensure_nccl(int team);
+  void nccl_allreduce(const CollCall& call, Stream stream, const char* op);
   template <class T>
   CollCall coll_call(CollKind kind, const Team& team, T* dest, const T* source, std::size_t n, const char* op) const {
     return CollCall{kind, data_type_of<T>(), checked(team, op), dest, source, n};
@@ -512,6 +529,7 @@ class Runtime {
   std::unique_ptr<detail::GpuState> gpu_;  // GPU backend: the data heap lives on the device
   std::unique_ptr<detail::Config> config_;
   std::unique_ptr<detail::Selector> selector_;
+  std::unique_ptr<detail::NcclTeams> nccl_;
   std::unique_ptr<detail::Bootstrap> bootstrap_;
   std::unique_ptr<detail::SymmetricHeap> heap_;
   std::unique_ptr<detail::Allocator> allocator_;

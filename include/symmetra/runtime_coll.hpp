@@ -53,8 +53,12 @@ void Runtime::fcollect_ring_on_stream(const Team& team, T* dest, const T* source
 }
 template <class T>
 void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
-  if (gpu_) return gpu_collective(coll_call(CollKind::kCollect, team, dest, source, nelems, "collect"), nullptr, "collect");
+  if (gpu_) return collect_on_stream(team, dest, source, nelems, nullptr);
   coll::collect(device::ThreadGroup{}, ctx_, host_team(team, "collect"), dest, source, nelems);
+}
+template <class T>
+void Runtime::collect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
+  gpu_collective(coll_call(CollKind::kCollect, team, dest, source, nelems, "collect"), s, "collect_on_stream");
 }
 
 template <class T>
@@ -69,13 +73,16 @@ void Runtime::alltoall_on_stream(const Team& team, T* dest, const T* source, std
 template <class T>
 void Runtime::alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
                         std::size_t nelems) {
-  if (gpu_) {
-    auto c = coll_call(CollKind::kAlltoalls, team, dest, source, nelems, "alltoalls");
-    c.dst_stride = dst;
-    c.src_stride = sst;
-    return gpu_collective(c, nullptr, "alltoalls");
-  }
+  if (gpu_) return alltoalls_on_stream(team, dest, source, dst, sst, nelems, nullptr);
   coll::alltoalls(device::ThreadGroup{}, ctx_, host_team(team, "alltoalls"), dest, source, dst, sst, nelems);
+}
+template <class T>
+void Runtime::alltoalls_on_stream(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                                  std::size_t nelems, Stream s) {
+  auto c = coll_call(CollKind::kAlltoalls, team, dest, source, nelems, "alltoalls");
+  c.dst_stride = dst;
+  c.src_stride = sst;
+  gpu_collective(c, s, "alltoalls_on_stream");
 }
 
 template <class T>
@@ -128,7 +135,8 @@ void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t 
   if (gpu_) return allreduce_on_stream(team, dest, source, nelems, op, nullptr, algo);
   const int h = host_team(team, "allreduce");
   const bool separate = !overlaps(dest, nelems, source, nelems);
-  algo = allreduce_algo(team, nelems * sizeof(T), separate && is_symmetric(dest) && is_symmetric(source), algo);
+  algo = allreduce_algo(team, nelems * sizeof(T), separate && is_symmetric(dest) && is_symmetric(source), algo,
+                        data_type_of<T>(), op);
   coll::allreduce(device::ThreadGroup{}, ctx_, h, dest, source, nelems, op, algo);
 }
 template <class T>
@@ -136,8 +144,10 @@ void Runtime::allreduce_on_stream(const Team& team, T* dest, const T* source, st
                                   coll::ReduceOp op, Stream s, coll::AllreduceAlgo algo) {
   auto c = coll_call(CollKind::kAllreduce, team, dest, source, nelems, "allreduce");
   c.op = op;
+  ensure_nccl(c.team);  // the team's first call: agree whether NCCL can serve it
   const bool separate = !overlaps(dest, nelems, source, nelems);
-  c.algo = allreduce_algo(team, nelems * sizeof(T), separate && is_symmetric(dest) && is_symmetric(source), algo);
+  c.algo = allreduce_algo(team, nelems * sizeof(T), separate && is_symmetric(dest) && is_symmetric(source), algo,
+                          c.type, op);
   gpu_collective(c, s, "allreduce_on_stream");
 }
 
@@ -161,6 +171,13 @@ void Runtime::permute_on_stream(const Team& team, T* dest, const T* source, std:
   c.from = from;
   c.chunk = chunk_elems;
   gpu_collective(c, s, "permute_on_stream");
+}
+
+inline void Runtime::barrier_on_stream(const Team& team, Stream s) {
+  gpu_collective(coll_call<std::uint8_t>(CollKind::kBarrier, team, nullptr, nullptr, 0, "barrier"), s, "barrier_on_stream");
+}
+inline void Runtime::sync_on_stream(const Team& team, Stream s) {
+  gpu_collective(coll_call<std::uint8_t>(CollKind::kSync, team, nullptr, nullptr, 0, "sync"), s, "sync_on_stream");
 }
 
 }  // namespace symmetra

@@ -9,6 +9,10 @@
 #include "symmetra/launch.hpp"
 
 namespace symmetra {
+namespace detail {
+void prepare_cuda_env();  // runtime.cpp
+}  // namespace detail
+
 
 void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn) {
   launch_threads(n_pes, RuntimeOptions{}, fn);
@@ -16,6 +20,7 @@ void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn) {
 
 void launch_threads(int n_pes, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn) {
   if (n_pes < 1) throw Error("launch_threads: need at least one PE, got " + std::to_string(n_pes));
+  detail::prepare_cuda_env();  // before the PE threads exist (runtime.cpp)
   auto job = std::make_shared<detail::ThreadJob>(n_pes, detail::timeout_ms_from_env());
   std::mutex m;
   std::exception_ptr first;

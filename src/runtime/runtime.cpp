@@ -13,6 +13,7 @@
 #include "../core/config.hpp"
 #include "../heap/allocator.hpp"
 #include "../heap/symmetric_heap.hpp"
+#include "../transport/nccl/nccl.hpp"
 #include "selector.hpp"
 #include "gpu_state.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
@@ -48,13 +49,24 @@ Backend resolve_backend(Backend requested, const std::string& pe) {
 }
 }  // namespace detail
 
+namespace detail {
+// Kernels of PEs that wait for each other must not share a hardware work queue: CUDA maps
+// streams onto CUDA_DEVICE_MAX_CONNECTIONS queues (default 8), and a kernel queued behind one
+// that waits for it never starts (seen: 4 PEs as threads hung once other streams existed). Ask
+// for the maximum, 32, unless the user chose; it takes effect if no CUDA context exists yet.
+// Called where the process is still single-threaded (init, launch_threads), as setenv needs.
+void prepare_cuda_env() { setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0); }
+}  // namespace detail
+
 std::unique_ptr<Runtime> Runtime::init(const RuntimeOptions& options) {
+  detail::prepare_cuda_env();
   return std::make_unique<Runtime>(detail::bootstrap_from_env().value_or_throw(), options);
 }
 
 Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOptions& options)
     : config_(std::make_unique<detail::Config>(detail::config_from_env().value_or_throw())),
       selector_(std::make_unique<detail::Selector>(detail::Selector::from_env().value_or_throw())),
+      nccl_(std::make_unique<detail::NcclTeams>()),
       bootstrap_(std::move(bootstrap)) {
   detail::Bootstrap& bs = *bootstrap_;
   const int n = bs.size();
@@ -146,6 +158,7 @@ void Runtime::finalize() {
   finalized_ = true;
   barrier_all();
   bootstrap_->barrier().or_throw();
+  nccl_->release_all();  // before the GPU state goes
   gpu_.reset();
   heap_.reset();
   bootstrap_->finalize();
@@ -155,6 +168,7 @@ void Runtime::abandon() {
   if (finalized_) return;
   finalized_ = true;
   device::detail::host_mark_abort(ctx_, my_pe());  // ctx_: the host-memory control heap
+  nccl_->release_all();
   gpu_.reset();
   heap_.reset();
   bootstrap_->finalize();

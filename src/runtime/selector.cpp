@@ -4,7 +4,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "symmetra/runtime.hpp"
 
 namespace symmetra::detail {
 
@@ -51,7 +50,7 @@ Result<Selector> Selector::from_env() {
     if (!parse_algo(name, &s.forced_))
       return Status::fail("SYMMETRA_ALGO='" + std::string(v) +
                           "' is not an algorithm (auto, one_shot, two_shot, recursive_doubling, "
-                          "ll_two_shot, hierarchical, ring)");
+                          "ll_two_shot, hierarchical, ring, nccl)");
   }
   if (const char* f = std::getenv("SYMMETRA_TUNE_FILE"); f && *f) {
     std::ifstream in(f);
@@ -65,7 +64,8 @@ Result<Selector> Selector::from_env() {
   return s;
 }
 
-coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu) const {
+coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu,
+                                   bool nccl) const {
   using A = coll::AllreduceAlgo;
   const int local = coll::team_local(team);
   A algo = forced_;
@@ -77,23 +77,10 @@ coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t byt
         break;
       }
   }
-  if (algo == A::kAuto) algo = coll::default_algo(team, bytes, gpu);
+  if (algo == A::kNccl && !nccl) algo = A::kAuto;  // a table or SYMMETRA_ALGO from elsewhere
+  if (algo == A::kAuto) algo = nccl && gpu && bytes >= kNcclFrom ? A::kNccl : coll::default_algo(team, bytes, gpu);
   if (!symmetric && needs_symmetric(algo)) algo = local == team.size ? A::kLLTwoShot : A::kHierarchical;
   return algo;
 }
 
 }  // namespace symmetra::detail
-
-namespace symmetra {
-
-coll::AllreduceAlgo Runtime::allreduce_algo(const Team& team, std::size_t bytes, bool symmetric_buffers,
-                                            coll::AllreduceAlgo requested) const {
-  const int h = checked(team, "allreduce");
-  if (requested == coll::AllreduceAlgo::kAuto) return selector_->pick(teams_[h], bytes, symmetric_buffers, on_gpu());
-  if (!symmetric_buffers && detail::needs_symmetric(requested))
-    fail(std::string("allreduce: the ") + coll::algo_name(requested) +
-         " algorithm needs separate symmetric source and dest buffers (the LL algorithms take any)");
-  return requested;
-}
-
-}  // namespace symmetra

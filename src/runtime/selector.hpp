@@ -34,8 +34,12 @@ class Selector {
   // Table rows from text: "allreduce <size> <local> <max_bytes> <algo>" per line, '#' comments.
   static Result<std::vector<Row>> parse_table(const std::string& text, const std::string& where);
 
-  // symmetric: source and dest are separate symmetric buffers; gpu: the GPU backend's defaults.
-  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu) const;
+  // symmetric: source and dest are separate symmetric buffers; gpu: the GPU backend's defaults;
+  // nccl: NCCL can serve this team and this type and operation.
+  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu,
+                           bool nccl = false) const;
+  // From this size up the defaults hand the all-reduce to NCCL where it can serve (XLA's rule).
+  static constexpr std::size_t kNcclFrom = std::size_t{16} << 20;
   const std::vector<Row>& table() const { return table_; }
 
  private:

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "symmetra/device/impl/heap_header.hpp"
+#include "../transport/nccl/nccl.hpp"
 #include "gpu_state.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -148,6 +149,7 @@ void Runtime::destroy(Team& team) {
   if (h == device::kTeamWorld || h == device::kTeamShared)
     fail("destroy: the predefined teams cannot be destroyed");
   barrier(team);  // nobody still syncs on the slot's words
+  nccl_->release(teams_[h].slot);
   teams_[h] = device::TeamDesc{};
   refresh_context();
   team = Team();

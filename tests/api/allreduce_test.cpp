@@ -139,6 +139,35 @@ TEST_P(AllreduceTest, ManyChunksWithSmallWorkspace) {
   unsetenv("SYMMETRA_COLL_WORKSPACE");
 }
 
+// The largest message of the issue, 64 MiB of floats, every algorithm, every element checked, on
+// 2 and 4 PEs as threads and 3 as processes (8 PEs of 128 MiB each on CI's two cores would only
+// measure the machine; 5 and 8 PEs run every algorithm up to 160 KB above).
+class Allreduce64MiBTest : public ::testing::TestWithParam<PeConfig> {};
+
+TEST_P(Allreduce64MiBTest, EveryAlgorithm) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 16u << 20;
+    const int m = rt.n_pes(), me = rt.my_pe();
+    auto* src = rt.allocate_array<float>(kN);
+    auto* dst = rt.allocate_array<float>(kN);
+    auto val = [](int pe, std::size_t i) { return static_cast<float>((i * 7 + static_cast<std::size_t>(pe) * 13) % 1024) / 8.0f; };
+    for (std::size_t i = 0; i < kN; ++i) src[i] = val(me, i);
+    for (AllreduceAlgo algo : kAlgos) {
+      std::memset(static_cast<void*>(dst), 0, kN * sizeof(float));
+      rt.barrier_all();
+      rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < kN; ++i) {
+        float want = 0;  // multiples of 1/8 below 128: exact in any order
+        for (int r = 0; r < m; ++r) want += val(r, i);
+        bad += dst[i] != want;
+      }
+      EXPECT_EQ(bad, 0u) << coll::algo_name(algo);
+      rt.barrier_all();
+    }
+  });
+}
+
 // 10,000 calls back to back, fresh data each, cycling through the algorithms so that their
 // protocols' counters interleave; no barrier between calls.
 TEST_P(AllreduceTest, TenThousandBackToBack) {
@@ -170,11 +199,22 @@ TEST_P(AllreduceTest, BadRequestsAreClearErrors) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("needs separate symmetric source and dest"), std::string::npos) << e.what();
     }
+    try {
+      rt.allreduce(rt.team_world(), sym, sym, 8, ReduceOp::kSum, AllreduceAlgo::kNccl);
+      ADD_FAILURE() << "nccl on the CPU backend did not fail";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("NCCL cannot serve this call: it needs the CUDA backend"), std::string::npos)
+          << e.what();
+    }
     rt.barrier_all();
   });
 }
 
 INSTANTIATE_TEST_SUITE_P(Pes, AllreduceTest, ::testing::ValuesIn(configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Pes, Allreduce64MiBTest,
+                         ::testing::Values(PeConfig{2, Mode::kThreads}, PeConfig{4, Mode::kThreads},
+                                           PeConfig{3, Mode::kProcesses}),
+                         PeConfigName());
 
 }  // namespace
 }  // namespace symmetra::testing

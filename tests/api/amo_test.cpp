@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "support/local_access.hpp"
 #include "support/pe_runner.hpp"
 
 namespace symmetra::testing {
@@ -16,7 +17,7 @@ template <class T>
 void contended_adds(Runtime& rt) {
   const int me = rt.my_pe(), n = rt.n_pes();
   auto* counter = rt.allocate_array<T>(1);
-  *counter = T(1000);
+  st(rt, counter, T(1000));
   rt.barrier_all();
   constexpr int kRounds = 200;
   // Everyone adds to every PE: fetch_add, add, inc, fetch_inc.
@@ -32,7 +33,7 @@ void contended_adds(Runtime& rt) {
   rt.barrier_all();
   T expect = T(1000);
   for (int p = 0; p < n; ++p) expect += T(kRounds) * T(p + 1 + 2 + 1 + 1);
-  EXPECT_EQ(*counter, expect);
+  EXPECT_EQ(ld(rt, counter), expect);
   EXPECT_EQ(rt.atomic_fetch(counter, (me + 1) % n), expect);
   for (T v : fetched) {
     EXPECT_GE(v, T(1000));
@@ -55,7 +56,7 @@ TEST_P(AmoTest, CompareSwapTicketsAreUnique) {
     const int n = rt.n_pes();
     auto* next = rt.allocate_array<std::int64_t>(1);
     auto* claimed = rt.allocate_array<std::int64_t>(64 * n);
-    *next = 0;
+    st(rt, next, std::int64_t{0});
     rt.barrier_all();
     std::vector<std::int64_t> mine;
     while (mine.size() < 64) {
@@ -65,15 +66,16 @@ TEST_P(AmoTest, CompareSwapTicketsAreUnique) {
     for (std::size_t i = 0; i < mine.size(); ++i) rt.p(&claimed[rt.my_pe() * 64 + i], mine[i], 0);
     rt.barrier_all();
     if (rt.my_pe() == 0) {
-      std::set<std::int64_t> all(claimed, claimed + 64 * n);
+      const auto got = ld(rt, claimed, 64 * static_cast<std::size_t>(n));
+      std::set<std::int64_t> all(got.begin(), got.end());
       EXPECT_EQ(all.size(), static_cast<std::size_t>(64 * n));
       EXPECT_EQ(*all.begin(), 0);
       EXPECT_EQ(*all.rbegin(), 64 * n - 1);
-      EXPECT_EQ(*next, 64 * n);
+      EXPECT_EQ(ld(rt, next), 64 * n);
     }
     // swap: a token passed around; the values returned are each PE's previous token.
     auto* token = rt.allocate_array<std::int32_t>(1);
-    *token = -1;
+    st(rt, token, -1);
     rt.barrier_all();
     const std::int32_t old = rt.atomic_swap(token, rt.my_pe(), 0);
     std::vector<std::int32_t> olds(n);
@@ -82,8 +84,9 @@ TEST_P(AmoTest, CompareSwapTicketsAreUnique) {
     rt.barrier_all();
     if (rt.my_pe() == 0) {
       // The swaps form one chain: -1 and every PE but the last swapped in appear exactly once.
-      std::multiset<std::int32_t> seen(olds_sym, olds_sym + n);
-      seen.insert(*token);
+      const auto got = ld(rt, olds_sym, static_cast<std::size_t>(n));
+      std::multiset<std::int32_t> seen(got.begin(), got.end());
+      seen.insert(ld(rt, token));
       std::multiset<std::int32_t> want;
       for (int p = -1; p < n; ++p) want.insert(p);
       EXPECT_EQ(seen, want);
@@ -101,9 +104,7 @@ TEST_P(AmoTest, BitwiseOperations) {
   run_pes(GetParam(), [](Runtime& rt) {
     const int me = rt.my_pe(), n = rt.n_pes();
     auto* w = rt.allocate_array<std::uint64_t>(3);
-    w[0] = 0;                      // or target
-    w[1] = ~std::uint64_t{0};      // and target
-    w[2] = 0x5555555555555555ull;  // xor target
+    st(rt, w, std::vector<std::uint64_t>{0, ~std::uint64_t{0}, 0x5555555555555555ull});  // or, and, xor targets
     rt.barrier_all();
     const std::uint64_t bit = std::uint64_t{1} << (me * 3 % 64);
     for (int pe = 0; pe < n; ++pe) {
@@ -120,9 +121,10 @@ TEST_P(AmoTest, BitwiseOperations) {
     rt.barrier_all();
     std::uint64_t all = 0;
     for (int p = 0; p < n; ++p) all |= std::uint64_t{1} << (p * 3 % 64);
-    EXPECT_EQ(w[0], all);
-    EXPECT_EQ(w[1], ~all);
-    EXPECT_EQ(w[2], 0x5555555555555555ull ^ all);
+    const auto got = ld(rt, w, 3);
+    EXPECT_EQ(got[0], all);
+    EXPECT_EQ(got[1], ~all);
+    EXPECT_EQ(got[2], 0x5555555555555555ull ^ all);
     rt.barrier_all();
     rt.free(w);
   });
@@ -142,14 +144,22 @@ TEST_P(AmoTest, FloatingPointFetchSetSwap) {
     const int from = (me + n - 1) % n;
     EXPECT_EQ(rt.atomic_fetch(&f[from], me), 0.25f + from);
     EXPECT_EQ(rt.atomic_swap(&d[from], -3.5, me), 1e100 * (from + 1));
-    EXPECT_EQ(d[from], -3.5);
+    EXPECT_EQ(ld(rt, &d[from]), -3.5);
     rt.barrier_all();
     rt.free(d);
     rt.free(f);
   });
 }
 
+#if defined(SYMMETRA_API_TEST_GPU)
+// The same tests on the GPU backend (label gpu): 2 and 4 PEs as threads on the GPU.
+INSTANTIATE_TEST_SUITE_P(Gpu, AmoTest,
+                         ::testing::Values(PeConfig{2, Mode::kThreads, Backend::kCuda},
+                                           PeConfig{4, Mode::kThreads, Backend::kCuda}),
+                         PeConfigName());
+#else
 SYMMETRA_INSTANTIATE_PES(AmoTest);
+#endif
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "support/local_access.hpp"
 #include "support/pe_runner.hpp"
 
 namespace symmetra::testing {
@@ -27,7 +28,7 @@ TEST_P(RmaTest, PutmemRingEverySize) {
     const std::uint64_t seed = run_seed();
     for (std::size_t bytes : {1ul, 7ul, 8ul, 64ul, 1000ul, 65536ul + 3, 1ul << 20}) {
       auto* dst = static_cast<unsigned char*>(rt.allocate(bytes));
-      std::memset(dst, 0xEE, bytes);  // poison
+      fill(rt, dst, bytes, static_cast<unsigned char>(0xEE));  // poison
       std::vector<unsigned char> src(bytes);
       for (std::size_t i = 0; i < bytes; ++i) src[i] = static_cast<unsigned char>(pattern(seed, me, 0, i));
       rt.barrier_all();
@@ -35,8 +36,9 @@ TEST_P(RmaTest, PutmemRingEverySize) {
       rt.barrier_all();
       const int from = (me + n - 1) % n;
       std::size_t bad = 0;
+      const auto got = ld(rt, dst, bytes);
       for (std::size_t i = 0; i < bytes; ++i)
-        bad += dst[i] != static_cast<unsigned char>(pattern(seed, from, 0, i));
+        bad += got[i] != static_cast<unsigned char>(pattern(seed, from, 0, i));
       EXPECT_EQ(bad, 0u) << "bytes " << bytes << " on PE " << me;
       rt.free(dst);
     }
@@ -50,14 +52,17 @@ TEST_P(RmaTest, TypedPutGetAllPairs) {
     constexpr std::size_t kN = 333;
     auto* slots = rt.allocate_array<double>(kN * n);  // slot k receives from PE k
     auto* mine = rt.allocate_array<double>(kN);
-    for (std::size_t i = 0; i < kN; ++i) mine[i] = static_cast<double>(pattern(seed, me, 1, i) % 1000003) * 0.5;
-    for (std::size_t i = 0; i < kN * n; ++i) slots[i] = -1;
+    std::vector<double> host_mine(kN);
+    for (std::size_t i = 0; i < kN; ++i) host_mine[i] = static_cast<double>(pattern(seed, me, 1, i) % 1000003) * 0.5;
+    st(rt, mine, host_mine);
+    fill(rt, slots, kN * n, -1.0);
     rt.barrier_all();
-    for (int pe = 0; pe < n; ++pe) rt.put(slots + kN * me, mine, kN, pe);
+    for (int pe = 0; pe < n; ++pe) rt.put(slots + kN * me, host_mine.data(), kN, pe);
     rt.barrier_all();
+    const auto got_slots = ld(rt, slots, kN * n);
     for (int k = 0; k < n; ++k)
       for (std::size_t i = 0; i < kN; ++i)
-        ASSERT_EQ(slots[kN * k + i], static_cast<double>(pattern(seed, k, 1, i) % 1000003) * 0.5)
+        ASSERT_EQ(got_slots[kN * k + i], static_cast<double>(pattern(seed, k, 1, i) % 1000003) * 0.5)
             << "from PE " << k << " element " << i;
     // get: read every PE's `mine` and check it.
     std::vector<double> got(kN, -2);
@@ -93,13 +98,19 @@ TEST_P(RmaTest, PAndGEveryType) {
       rt.p(&c[me], static_cast<char>('a' + me), pe);
     }
     rt.barrier_all();
+    const auto h16 = ld(rt, i16, n);
+    const auto h32 = ld(rt, i32, n);
+    const auto h64 = ld(rt, i64, n);
+    const auto hf32 = ld(rt, f32, n);
+    const auto hf64 = ld(rt, f64, n);
+    const auto hc = ld(rt, c, n);
     for (int k = 0; k < n; ++k) {
-      EXPECT_EQ(i16[k], static_cast<std::int16_t>(-(k * 100 + me)));
-      EXPECT_EQ(i32[k], -(k * 100000 + me));
-      EXPECT_EQ(i64[k], -(static_cast<std::int64_t>(k) << 40) - me);
-      EXPECT_EQ(f32[k], k * 1.5f + me);
-      EXPECT_EQ(f64[k], k * 2.25 + me);
-      EXPECT_EQ(c[k], static_cast<char>('a' + k));
+      EXPECT_EQ(h16[k], static_cast<std::int16_t>(-(k * 100 + me)));
+      EXPECT_EQ(h32[k], -(k * 100000 + me));
+      EXPECT_EQ(h64[k], -(static_cast<std::int64_t>(k) << 40) - me);
+      EXPECT_EQ(hf32[k], k * 1.5f + me);
+      EXPECT_EQ(hf64[k], k * 2.25 + me);
+      EXPECT_EQ(hc[k], static_cast<char>('a' + k));
       // g reads PE k's slot written by me
       EXPECT_EQ(rt.g(&i64[me], k), -(static_cast<std::int64_t>(me) << 40) - k);
     }
@@ -117,15 +128,18 @@ TEST_P(RmaTest, StridedIputIget) {
     constexpr std::size_t kN = 50;
     auto* dst = rt.allocate_array<std::int64_t>(kN * 3);
     auto* src = rt.allocate_array<std::int64_t>(kN * 2);
-    for (std::size_t i = 0; i < kN * 3; ++i) dst[i] = -7;
-    for (std::size_t i = 0; i < kN * 2; ++i) src[i] = static_cast<std::int64_t>(pattern(seed, me, 2, i) >> 2);
+    fill(rt, dst, kN * 3, std::int64_t{-7});
+    std::vector<std::int64_t> host_src(kN * 2);
+    for (std::size_t i = 0; i < kN * 2; ++i) host_src[i] = static_cast<std::int64_t>(pattern(seed, me, 2, i) >> 2);
+    st(rt, src, host_src);
     rt.barrier_all();
     const int to = (me + 1) % n, from = (me + n - 1) % n;
-    rt.iput(dst, src, 3, 2, kN, to);  // dst[3i] on `to` = src[2i]
+    rt.iput(dst, host_src.data(), 3, 2, kN, to);  // dst[3i] on `to` = src[2i]
     rt.barrier_all();
+    const auto got_dst = ld(rt, dst, kN * 3);
     for (std::size_t i = 0; i < kN * 3; ++i) {
       const std::int64_t want = i % 3 == 0 ? static_cast<std::int64_t>(pattern(seed, from, 2, (i / 3) * 2) >> 2) : -7;
-      ASSERT_EQ(dst[i], want) << "element " << i;
+      ASSERT_EQ(got_dst[i], want) << "element " << i;
     }
     std::vector<std::int64_t> got(kN * 2, -9);
     rt.iget(got.data(), src, 2, 1, kN, to);  // got[2i] = src[i] on `to`
@@ -143,7 +157,7 @@ TEST_P(RmaTest, FenceOrdersPutBeforeFlag) {
     constexpr std::size_t kN = 4096;
     auto* data = rt.allocate_array<std::uint32_t>(kN);
     auto* flag = rt.allocate_array<std::uint32_t>(1);
-    *flag = 0;
+    st(rt, flag, 0u);
     rt.barrier_all();
     const int to = (me + 1) % n, from = (me + n - 1) % n;
     std::vector<std::uint32_t> src(kN);
@@ -153,8 +167,9 @@ TEST_P(RmaTest, FenceOrdersPutBeforeFlag) {
       rt.fence();
       rt.p(flag, static_cast<std::uint32_t>(round), to);
       rt.wait_until(flag, Cmp::kGe, static_cast<std::uint32_t>(round));
+      const auto got = ld(rt, data, kN);
       for (std::size_t i = 0; i < kN; i += 97)
-        ASSERT_EQ(data[i], static_cast<std::uint32_t>(round * 1000003u + i + from));
+        ASSERT_EQ(got[i], static_cast<std::uint32_t>(round * 1000003u + i + from));
       rt.barrier_all();  // the sender may overwrite `data` only after we checked it
     }
     rt.free(flag);
@@ -162,7 +177,15 @@ TEST_P(RmaTest, FenceOrdersPutBeforeFlag) {
   });
 }
 
+#if defined(SYMMETRA_API_TEST_GPU)
+// The same tests on the GPU backend (label gpu): 2 and 4 PEs as threads on the GPU.
+INSTANTIATE_TEST_SUITE_P(Gpu, RmaTest,
+                         ::testing::Values(PeConfig{2, Mode::kThreads, Backend::kCuda},
+                                           PeConfig{4, Mode::kThreads, Backend::kCuda}),
+                         PeConfigName());
+#else
 SYMMETRA_INSTANTIATE_PES(RmaTest);
+#endif
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "support/local_access.hpp"
 #include "support/pe_runner.hpp"
 
 namespace symmetra::testing {
@@ -18,8 +19,8 @@ TEST_P(SignalTest, RingWithSetSignal) {
     auto* buf = rt.allocate_array<std::int32_t>(kN);
     auto* sig = rt.allocate_array<std::uint64_t>(1);
     auto* ack = rt.allocate_array<std::uint64_t>(1);
-    *sig = 0;
-    *ack = 0;
+    st(rt, sig, std::uint64_t{0});
+    st(rt, ack, std::uint64_t{0});
     rt.barrier_all();
     auto rng = pe_rng(rt);
     const int to = (me + 1) % n, from = (me + n - 1) % n;
@@ -32,8 +33,9 @@ TEST_P(SignalTest, RingWithSetSignal) {
       rt.put_signal(buf, src.data(), kN, sig, round, SignalOp::kSet, to);
       EXPECT_EQ(rt.signal_wait_until(sig, Cmp::kEq, round), round);
       std::mt19937_64 theirs(run_seed() ^ (round * 131 + static_cast<std::uint64_t>(from)));
+      const auto got = ld(rt, buf, kN);
       for (std::size_t i = 0; i < kN; ++i)
-        ASSERT_EQ(buf[i], static_cast<std::int32_t>(theirs() | 1)) << "round " << round << " element " << i;
+        ASSERT_EQ(got[i], static_cast<std::int32_t>(theirs() | 1)) << "round " << round << " element " << i;
       rt.atomic_set(ack, round, from);
     }
     (void)rng;
@@ -49,8 +51,8 @@ TEST_P(SignalTest, AddSignalCountsEverySender) {
     const int me = rt.my_pe(), n = rt.n_pes();
     auto* slots = rt.allocate_array<std::int64_t>(n);
     auto* sig = rt.allocate_array<std::uint64_t>(1);
-    *sig = 0;
-    for (int i = 0; i < n; ++i) slots[i] = -1;
+    st(rt, sig, std::uint64_t{0});
+    fill(rt, slots, static_cast<std::size_t>(n), std::int64_t{-1});
     rt.barrier_all();
     const std::int64_t value = 1000 * me + 7;
     for (int pe = 0; pe < n; ++pe)
@@ -58,14 +60,23 @@ TEST_P(SignalTest, AddSignalCountsEverySender) {
     const std::uint64_t total = static_cast<std::uint64_t>(n) * (n + 1) / 2;
     EXPECT_EQ(rt.signal_wait_until(sig, Cmp::kGe, total), total);
     EXPECT_EQ(rt.signal_fetch(sig), total);
-    for (int k = 0; k < n; ++k) EXPECT_EQ(slots[k], 1000 * k + 7);
+    const auto got = ld(rt, slots, static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) EXPECT_EQ(got[k], 1000 * k + 7);
     rt.barrier_all();
     rt.free(sig);
     rt.free(slots);
   });
 }
 
+#if defined(SYMMETRA_API_TEST_GPU)
+// The same tests on the GPU backend (label gpu): 2 and 4 PEs as threads on the GPU.
+INSTANTIATE_TEST_SUITE_P(Gpu, SignalTest,
+                         ::testing::Values(PeConfig{2, Mode::kThreads, Backend::kCuda},
+                                           PeConfig{4, Mode::kThreads, Backend::kCuda}),
+                         PeConfigName());
+#else
 SYMMETRA_INSTANTIATE_PES(SignalTest);
+#endif
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "support/local_access.hpp"
 #include "support/pe_runner.hpp"
 
 namespace symmetra::testing {
@@ -29,7 +30,7 @@ TEST_P(TeamTest, SplitStridedEvenPes) {
     Team even = rt.split_strided(rt.team_world(), 0, 2, size);
     ASSERT_EQ(even.valid(), me % 2 == 0);
     auto* x = rt.allocate_array<std::int32_t>(size);
-    for (int i = 0; i < size; ++i) x[i] = -1;
+    fill(rt, x, static_cast<std::size_t>(size), -1);
     rt.barrier_all();
     if (even.valid()) {
       EXPECT_EQ(even.my_pe(), me / 2);
@@ -38,7 +39,8 @@ TEST_P(TeamTest, SplitStridedEvenPes) {
       // Team-relative PE numbers: put into every member's slot, then a team barrier.
       for (int k = 0; k < size; ++k) rt.p(&x[even.my_pe()], me * 10, even.world_pe(k));
       for (int round = 0; round < 50; ++round) rt.barrier(even);
-      for (int k = 0; k < size; ++k) EXPECT_EQ(x[k], 2 * k * 10);
+      const auto got = ld(rt, x, static_cast<std::size_t>(size));
+      for (int k = 0; k < size; ++k) EXPECT_EQ(got[k], 2 * k * 10);
       // Odd PEs are not in the team.
       if (n > 1) {
         EXPECT_EQ(rt.team_world().translate_pe(1, even), -1);
@@ -67,7 +69,7 @@ TEST_P(TeamTest, Split2dGrid) {
     EXPECT_EQ(yt.world_pe(0), me % xrange);
     // Sum of world PE numbers over each team, by atomics into member 0 and a team barrier.
     auto* sums = rt.allocate_array<std::int64_t>(2);
-    sums[0] = sums[1] = 0;
+    fill(rt, sums, 2, std::int64_t{0});
     rt.barrier_all();
     rt.atomic_add(&sums[0], std::int64_t(me), xt.world_pe(0));
     rt.atomic_add(&sums[1], std::int64_t(me), yt.world_pe(0));
@@ -77,12 +79,12 @@ TEST_P(TeamTest, Split2dGrid) {
     if (xt.my_pe() == 0) {
       std::int64_t want = 0;
       for (int k = 0; k < xt.n_pes(); ++k) want += xt.world_pe(k);
-      EXPECT_EQ(sums[0], want);
+      EXPECT_EQ(ld(rt, &sums[0]), want);
     }
     if (yt.my_pe() == 0) {
       std::int64_t want = 0;
       for (int k = 0; k < yt.n_pes(); ++k) want += yt.world_pe(k);
-      EXPECT_EQ(sums[1], want);
+      EXPECT_EQ(ld(rt, &sums[1]), want);
     }
     rt.barrier_all();
     rt.destroy(xt);
@@ -108,7 +110,15 @@ TEST_P(TeamTest, ManyTeamsReuseSlots) {
   });
 }
 
+#if defined(SYMMETRA_API_TEST_GPU)
+// The same tests on the GPU backend (label gpu): 2 and 4 PEs as threads on the GPU.
+INSTANTIATE_TEST_SUITE_P(Gpu, TeamTest,
+                         ::testing::Values(PeConfig{2, Mode::kThreads, Backend::kCuda},
+                                           PeConfig{4, Mode::kThreads, Backend::kCuda}),
+                         PeConfigName());
+#else
 SYMMETRA_INSTANTIATE_PES(TeamTest);
+#endif
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "support/local_access.hpp"
 #include "support/pe_runner.hpp"
 
 namespace symmetra::testing {
@@ -16,7 +17,7 @@ TEST_P(WaitTest, AllAnySomeWithStatus) {
   run_pes(GetParam(), [](Runtime& rt) {
     const int me = rt.my_pe(), n = rt.n_pes();
     auto* words = rt.allocate_array<std::int64_t>(n);
-    for (int i = 0; i < n; ++i) words[i] = 0;
+    fill(rt, words, static_cast<std::size_t>(n), std::int64_t{0});
     rt.barrier_all();
     if (me != 0) {
       rt.p(&words[me], std::int64_t(10 + me), 0);
@@ -26,13 +27,14 @@ TEST_P(WaitTest, AllAnySomeWithStatus) {
       const std::size_t any = rt.wait_until_any(words, n, status.data(), Cmp::kGt, std::int64_t{9});
       ASSERT_NE(any, device::kNoIndex);
       EXPECT_GE(any, 1u);
-      EXPECT_EQ(words[any], static_cast<std::int64_t>(10 + any));
+      EXPECT_EQ(ld(rt, &words[any]), static_cast<std::int64_t>(10 + any));
       std::vector<std::size_t> idx(n);
       const std::size_t some = rt.wait_until_some(words, n, idx.data(), status.data(), Cmp::kGe, std::int64_t{10});
       EXPECT_GE(some, 1u);
-      for (std::size_t k = 0; k < some; ++k) EXPECT_EQ(words[idx[k]], static_cast<std::int64_t>(10 + idx[k]));
+      for (std::size_t k = 0; k < some; ++k) EXPECT_EQ(ld(rt, &words[idx[k]]), static_cast<std::int64_t>(10 + idx[k]));
       rt.wait_until_all(words, n, status.data(), Cmp::kNe, std::int64_t{0});
-      for (int k = 1; k < n; ++k) EXPECT_EQ(words[k], 10 + k);
+      const auto got = ld(rt, words, static_cast<std::size_t>(n));
+      for (int k = 1; k < n; ++k) EXPECT_EQ(got[k], 10 + k);
       std::vector<std::int64_t> values(n);
       for (int k = 0; k < n; ++k) values[k] = 10 + k;
       rt.wait_until_all_vector(words, n, status.data(), Cmp::kEq, values.data());
@@ -67,8 +69,8 @@ TEST_P(WaitTest, EveryComparison) {
     const int me = rt.my_pe(), n = rt.n_pes();
     auto* w = rt.allocate_array<std::uint32_t>(1);
     auto* ack = rt.allocate_array<std::uint32_t>(1);
-    *w = 100;
-    *ack = 0;
+    st(rt, w, 100u);
+    st(rt, ack, 0u);
     rt.barrier_all();
     const int to = (me + 1) % n, from = (me + n - 1) % n;
     struct Step { Cmp cmp; std::uint32_t arg; std::uint32_t store; };
@@ -79,7 +81,7 @@ TEST_P(WaitTest, EveryComparison) {
       ++k;
       rt.p(w, s.store, to);  // the next PE's word goes to s.store
       rt.wait_until(w, s.cmp, s.arg);
-      EXPECT_EQ(*w, s.store);
+      EXPECT_EQ(ld(rt, w), s.store);
       rt.atomic_set(ack, k, from);   // tell the writer we saw it
       rt.wait_until(ack, Cmp::kGe, k);  // and wait until our reader saw ours
     }
@@ -89,7 +91,15 @@ TEST_P(WaitTest, EveryComparison) {
   });
 }
 
+#if defined(SYMMETRA_API_TEST_GPU)
+// The same tests on the GPU backend (label gpu): 2 and 4 PEs as threads on the GPU.
+INSTANTIATE_TEST_SUITE_P(Gpu, WaitTest,
+                         ::testing::Values(PeConfig{2, Mode::kThreads, Backend::kCuda},
+                                           PeConfig{4, Mode::kThreads, Backend::kCuda}),
+                         PeConfigName());
+#else
 SYMMETRA_INSTANTIATE_PES(WaitTest);
+#endif
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -223,6 +224,154 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
     rt.barrier_all();
     CK(cudaFree(round));
     CK(cudaFree(bad));
+  });
+}
+
+__global__ void fill_u32(std::uint32_t* src, std::size_t n, std::uint64_t seed, int me, const std::uint64_t* round) {
+  for (std::size_t i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += blockDim.x * gridDim.x)
+    src[i] = static_cast<std::uint32_t>(gpattern(seed, me, *round, i));
+}
+// mode 0 broadcast (root = round % m), 1 all-gather, 2 alltoall, 3 permute from me - 1,
+// 4 barrier (nothing to check).
+__global__ void check_u32(int mode, const std::uint32_t* dst, std::size_t n, std::uint64_t seed, int me, int m,
+                          std::uint64_t* round, unsigned long long* bad) {
+  const std::uint64_t rd = *round;
+  auto v = [&](int pe, std::size_t i) { return static_cast<std::uint32_t>(gpattern(seed, pe, rd, i)); };
+  const std::size_t total = mode == 1 || mode == 2 ? n * static_cast<std::size_t>(m) : mode == 4 ? 0 : n;
+  for (std::size_t i = threadIdx.x; i < total; i += blockDim.x) {
+    std::uint32_t want = 0;
+    if (mode == 0) want = v(static_cast<int>(rd % static_cast<std::uint64_t>(m)), i);
+    if (mode == 1) want = v(static_cast<int>(i / n), i % n);
+    if (mode == 2) want = v(static_cast<int>(i / n), static_cast<std::size_t>(me) * n + i % n);
+    if (mode == 3) want = v((me + m - 1) % m, i);
+    if (dst[i] != want) atomicAdd(bad, 1ull);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) ++*round;
+}
+
+// 1,000 back-to-back stream-ordered calls of each data-moving collective, fresh data each call,
+// checked on the device; the host never waits between calls.
+TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 777;
+    const int m = rt.n_pes(), me = rt.my_pe();
+    PeStream s;
+    auto* src = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m));
+    auto* dst = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m));
+    std::uint64_t* round = nullptr;
+    unsigned long long* bad = nullptr;
+    CK(cudaMalloc(&round, sizeof(*round)));
+    CK(cudaMalloc(&bad, sizeof(*bad)));
+    const std::uint64_t seed = run_seed();
+    const Team w = rt.team_world();
+    const char* names[] = {"broadcast", "fcollect", "fcollect_read", "fcollect_ring", "collect", "alltoall", "permute", "barrier"};
+    for (int kind = 0; kind < 8; ++kind) {
+      CK(cudaMemset(round, 0, sizeof(*round)));
+      CK(cudaMemset(bad, 0, sizeof(*bad)));
+      CK(cudaDeviceSynchronize());
+      rt.barrier_all();
+      const int mode = std::array{0, 1, 1, 1, 1, 2, 3, 4}[kind];
+      for (int call = 0; call < 1000; ++call) {
+        fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round);
+        switch (kind) {
+          case 0: rt.broadcast_on_stream(w, dst, src, kN, call % m, s); break;
+          case 1: rt.fcollect_on_stream(w, dst, src, kN, s); break;
+          case 2: rt.fcollect_read_on_stream(w, dst, src, kN, s); break;
+          case 3: rt.fcollect_ring_on_stream(w, dst, src, kN, s); break;
+          case 4: rt.collect_on_stream(w, dst, src, kN, s); break;
+          case 5: rt.alltoall_on_stream(w, dst, src, kN, s); break;
+          case 6: rt.permute_on_stream(w, dst, src, kN, (me + 1) % m, (me + m - 1) % m, 100, s); break;
+          case 7: rt.barrier_on_stream(w, s); rt.sync_on_stream(w, s); break;
+        }
+        check_u32<<<1, 256, 0, s>>>(mode, dst, kN, seed, me, m, round, bad);
+        // The next call's fill rewrites src: every member must have finished reading it (the
+        // collectives that read peers end with a sync; the push forms' dest is the peer's).
+        if (kind != 7) rt.sync_on_stream(w, s);
+      }
+      CK(cudaStreamSynchronize(s));
+      unsigned long long h = 1;
+      CK(cudaMemcpy(&h, bad, sizeof(h), cudaMemcpyDeviceToHost));
+      EXPECT_EQ(h, 0u) << names[kind] << ": wrong elements over 1,000 calls";
+    }
+    rt.barrier_all();
+    CK(cudaFree(round));
+    CK(cudaFree(bad));
+  });
+}
+
+// The largest message of the issue: 64 MiB of floats, every algorithm, every element checked.
+TEST_P(CollHostGpuTest, Allreduce64MiB) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 16u << 20;
+    const int m = rt.n_pes(), me = rt.my_pe();
+    auto* src = rt.allocate_array<float>(kN);
+    auto* dst = rt.allocate_array<float>(kN);
+    auto val = [](int pe, std::size_t i) { return static_cast<float>((i * 7 + static_cast<std::size_t>(pe) * 13) % 1024) / 8.0f; };
+    std::vector<float> h(kN);
+    for (std::size_t i = 0; i < kN; ++i) h[i] = val(me, i);
+    put(src, h);
+    for (AllreduceAlgo algo : {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
+                               AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing, AllreduceAlgo::kAuto}) {
+      CK(cudaMemset(dst, 0, kN * sizeof(float)));
+      rt.barrier_all();
+      rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
+      const auto d = fetch(dst, kN);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < kN; ++i) {
+        float want = 0;  // multiples of 1/8 below 128: exact in any order
+        for (int r = 0; r < m; ++r) want += val(r, i);
+        bad += d[i] != want;
+      }
+      EXPECT_EQ(bad, 0u) << coll::algo_name(algo);
+      rt.barrier_all();
+    }
+  });
+}
+
+// NCCL as the all-reduce's backend. PEs sharing the GPU: the team's first all-reduce learns that
+// NCCL cannot serve it, the selector never picks it, and asking for it says why.
+TEST_P(CollHostGpuTest, NcclRefusedForPesSharingAGpu) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    auto* buf = rt.allocate_array<float>(64);
+    rt.allreduce(rt.team_world(), buf, buf, 64, ReduceOp::kSum);  // the team's first: agrees on NCCL
+    EXPECT_FALSE(rt.nccl_ready(rt.team_world()));
+    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 64u << 20, true), AllreduceAlgo::kNccl);
+    try {
+      rt.allreduce(rt.team_world(), buf, buf, 64, ReduceOp::kSum, AllreduceAlgo::kNccl);
+      ADD_FAILURE() << "nccl on a shared GPU did not fail";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_TRUE(what.find("share GPU") != std::string::npos || what.find("NCCL not found") != std::string::npos) << what;
+    }
+    rt.barrier_all();
+  });
+}
+
+// One PE on its GPU: a real NCCL communicator (of one rank) runs the all-reduce, in place and
+// not, on the host and stream forms. Needs NCCL: tools/gpu-check points SYMMETRA_NCCL_LIB at
+// the machine's Python package.
+TEST(NcclBackend, OnePeRunsNcclAllReduce) {
+  run_pes({1, Mode::kThreads, Backend::kCuda}, [](Runtime& rt) {
+    constexpr std::size_t kN = 1 << 20;
+    auto* src = rt.allocate_array<float>(kN);
+    auto* dst = rt.allocate_array<float>(kN);
+    std::vector<float> h(kN);
+    for (std::size_t i = 0; i < kN; ++i) h[i] = static_cast<float>(mix(7, 0, i) % 1000) * 0.5f;
+    put(src, h);
+    rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum);  // the team's first call
+    ASSERT_TRUE(rt.nccl_ready(rt.team_world())) << "NCCL did not load (SYMMETRA_NCCL_LIB="
+                                                  << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
+    EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 64u << 20, true), AllreduceAlgo::kNccl);  // from 16 MiB
+    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 1u << 20, true), AllreduceAlgo::kNccl);
+    put(dst, std::vector<float>(kN, -1.0f));
+    rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kMax, AllreduceAlgo::kNccl);
+    EXPECT_EQ(fetch(dst, kN), h);
+    PeStream s;
+    put(dst, std::vector<float>(kN, -1.0f));
+    rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s, AllreduceAlgo::kNccl);
+    CK(cudaStreamSynchronize(s));
+    EXPECT_EQ(fetch(dst, kN), h);
   });
 }
 

@@ -6,6 +6,8 @@
 //   kLLTwoShot         allreduce_ll.hpp      LL reduce-scatter + all-gather    (no syncs)
 //   kHierarchical      allreduce_ll.hpp      NVRAR: LL inside hosts, recursive doubling across
 //   kRing              allreduce_ring.hpp    ring reduce-scatter + all-gather  (large messages)
+//   kNccl              ncclAllReduce on the PE's stream: host and stream forms on the GPU
+//                      backend, PEs on distinct GPUs, NCCL loadable (src/transport/nccl)
 //
 // kAuto picks by message size and the team's topology with the defaults below; the host forms
 // (Runtime::allreduce) pick through the selector instead (measured crossovers, SYMMETRA_ALGO),
@@ -30,8 +32,9 @@ enum class AllreduceAlgo : int {
   kLLTwoShot,
   kHierarchical,
   kRing,
+  kNccl,
 };
-inline constexpr int kAllreduceAlgos = 7;
+inline constexpr int kAllreduceAlgos = 8;
 
 SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
   switch (a) {
@@ -42,6 +45,7 @@ SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
     case AllreduceAlgo::kLLTwoShot: return "ll_two_shot";
     case AllreduceAlgo::kHierarchical: return "hierarchical";
     case AllreduceAlgo::kRing: return "ring";
+    case AllreduceAlgo::kNccl: return "nccl";
   }
   return "?";
 }
@@ -82,6 +86,8 @@ SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T*
     case AllreduceAlgo::kHierarchical:
       return allreduce_ll(g, ctx, team, dest, source, nelems, op, team_local(t.desc));
     case AllreduceAlgo::kRing: return allreduce_ring(g, ctx, team, dest, source, nelems, op);
+    case AllreduceAlgo::kNccl:
+      SYMMETRA_FATAL(ctx, "allreduce", "the nccl backend runs from the host and stream forms, not in device code");
     case AllreduceAlgo::kAuto: break;
   }
   SYMMETRA_FATAL(ctx, "allreduce", "unknown algorithm %d", static_cast<int>(algo));

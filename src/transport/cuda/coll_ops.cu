@@ -27,8 +27,9 @@ struct Args {
   std::size_t chunk;
 };
 
+// The same order as Runtime::CollKind (gpu_collective passes its value).
 enum Kind : int { kBroadcast, kFcollect, kFcollectRead, kFcollectRing, kCollect, kAlltoall, kAlltoalls,
-                  kReduce, kReduceScatter, kAllreduce, kPermute };
+                  kReduce, kReduceScatter, kAllreduce, kPermute, kBarrier, kSync };
 
 // Threads per block: enough to keep a copy's loads in flight, few enough that a block's
 // __syncthreads stays cheap (the latency-bound sizes dominate use).
@@ -48,6 +49,8 @@ __global__ void __launch_bounds__(kThreads) move_kernel(device::Context ctx, Arg
     case kAlltoall: coll::alltoall(g, ctx, a.team, d, s, a.nelems); break;
     case kAlltoalls: coll::alltoalls(g, ctx, a.team, d, s, a.dst_stride, a.src_stride, a.nelems); break;
     case kPermute: coll::permute(g, ctx, a.team, d, s, a.nelems, a.to, a.from, a.chunk); break;
+    case kBarrier: device::barrier(g, ctx, a.team); break;
+    case kSync: device::sync(g, ctx, a.team); break;
     default: break;
   }
 }
@@ -114,8 +117,13 @@ void Runtime::gpu_collective(const CollCall& c, Stream stream, const char* op) {
   const int kind = static_cast<int>(c.kind);
   if ((kind == kReduce || kind == kReduceScatter || kind == kAllreduce) && bitwise && floating)
     fail(std::string(op) + ": bitwise reductions need an integer type");
-  Args a{kind, c.team, c.dest, c.source, c.nelems, c.root, c.dst_stride, c.src_stride, c.op, c.algo, c.to, c.from, c.chunk};
   auto s = reinterpret_cast<cudaStream_t>(stream ? stream : gpu_->stream());
+  if (kind == kAllreduce && c.algo == coll::AllreduceAlgo::kNccl) {
+    nccl_allreduce(c, reinterpret_cast<Stream>(s), op);
+    if (!stream) check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    return;
+  }
+  Args a{kind, c.team, c.dest, c.source, c.nelems, c.root, c.dst_stride, c.src_stride, c.op, c.algo, c.to, c.from, c.chunk};
   kernel_for(kind, c.type)<<<1, kThreads, 0, s>>>(gpu_->device_context(), a);
   check_cuda(ctx_, op, cudaGetLastError(), "collective kernel launch");
   if (!stream) check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");

@@ -57,6 +57,17 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(1, 1), 1 << 20, false), A::kOneShot);
 }
 
+TEST(Selector, NcclTakesLargeMessagesWhereItCanServe) {
+  Selector plain;
+  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, true), A::kNccl);
+  EXPECT_EQ(plain.pick(team(8, 8), 1 << 20, true, true, true), coll::default_algo(team(8, 8), 1 << 20, true));
+  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, false), A::kTwoShot);  // NCCL cannot serve
+  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, false, true), A::kTwoShot);  // CPU backend
+  Selector table(A::kAuto, {{8, 8, ~std::size_t{0}, A::kNccl}});
+  EXPECT_EQ(table.pick(team(8, 8), 64, true, true, true), A::kNccl);
+  EXPECT_EQ(table.pick(team(8, 8), 64, true, true, false), coll::default_algo(team(8, 8), 64, true));
+}
+
 TEST(Selector, EnvironmentForcesAndReportsBadValues) {
   setenv("SYMMETRA_ALGO", "allreduce=ring", 1);
   auto s = Selector::from_env();
