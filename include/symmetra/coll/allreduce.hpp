@@ -57,14 +57,18 @@ SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
 }
 
 // The built-in defaults (a table from symmetra-tune replaces them on the host). GPU: LL packets
-// while the message is small, then the direct two-shot on one host or the ring across hosts.
+// while the message is small (recursive doubling to 8 KiB, then the LL two-shot), then the
+// direct two-shot on one host; across hosts the hierarchy, then the ring.
 // CPU (measured on 4 PEs, docs/perf_notes.md): LL recursive doubling for a few cache lines,
 // one-shot to 4 KiB, then two-shot; across hosts the hierarchy, then the ring.
 SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes, bool gpu) {
   const bool one_host = team_local(t) == t.size;
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
   if (gpu) {
-    if (one_host) return bytes <= (256u << 10) ? AllreduceAlgo::kLLTwoShot : AllreduceAlgo::kTwoShot;
+    if (one_host) {  // measured with 4 PEs on one H200 (docs/perf_notes.md)
+      if (bytes <= (8u << 10)) return AllreduceAlgo::kRecursiveDoubling;
+      return bytes <= (256u << 10) ? AllreduceAlgo::kLLTwoShot : AllreduceAlgo::kTwoShot;
+    }
     return bytes <= (2u << 20) ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
   }
   if (!one_host) return bytes <= 1024 ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;

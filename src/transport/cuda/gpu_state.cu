@@ -7,6 +7,7 @@
 
 #include "../../runtime/gpu_state.hpp"
 #include "cuda_heap.hpp"
+#include "../nccl/nccl.hpp"
 #include "driver.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
@@ -69,6 +70,10 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
   SYMMETRA_TRY(preload_stream_kernels());
   SYMMETRA_TRY(preload_amo_kernels());
   SYMMETRA_TRY(preload_coll_kernels());
+  // NCCL too, if it is there: loading a library's kernels can wait for running kernels, and
+  // later the other PEs' kernels would be running (the all-reduce's NCCL backend loads it on a
+  // team's first call). Whether it loaded is the answer nccl_library() keeps.
+  (void)nccl_library();
   g->ws_world_ = ws_world;
   g->ws_team_ = ws_team;
   // Device memory starts undefined: zero this PE's header and workspace (LL packets hold

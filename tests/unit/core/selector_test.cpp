@@ -40,7 +40,8 @@ TEST(Selector, TableRowsMatchShapeAndSize) {
   EXPECT_EQ(s.pick(team(4, 2), 1025, true, false), A::kHierarchical);
   // Past the table, or another shape: the defaults.
   EXPECT_EQ(s.pick(team(4, 4), 2u << 20, true, false), coll::default_algo(team(4, 4), 2u << 20, false));
-  EXPECT_EQ(s.pick(team(8, 8), 64, true, true), A::kLLTwoShot);
+  EXPECT_EQ(s.pick(team(8, 8), 64, true, true), A::kRecursiveDoubling);
+  EXPECT_EQ(s.pick(team(8, 8), 64 << 10, true, true), A::kLLTwoShot);
   // Ring needs symmetric buffers: the LL algorithm of the team's shape instead.
   EXPECT_EQ(s.pick(team(4, 4), 4096, false, false), A::kLLTwoShot);
   EXPECT_EQ(s.pick(team(4, 2), 1u << 25, false, false), A::kHierarchical);
