@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_check.cuh"
 #include "perf_report.hpp"
 #include "symmetra/launch.hpp"
 #include "symmetra/runtime.hpp"
@@ -28,15 +29,6 @@ namespace sd = symmetra::device;
 using symmetra::bench::Report;
 using symmetra::bench::Row;
 using symmetra::coll::AllreduceAlgo;
-
-#define CK(call)                                                                                  \
-  do {                                                                                            \
-    cudaError_t rc_ = (call);                                                                     \
-    if (rc_ != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(rc_)); \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
 
 namespace {
 
@@ -122,9 +114,9 @@ int main(int argc, char** argv) {
       auto* src = static_cast<float*>(rt.allocate(max_ar));
       auto* dst = static_cast<float*>(rt.allocate(max_ar));
       CK(cudaMemset(src, 0, max_ar));
-      std::vector<AllreduceAlgo> algos = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
-                                          AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
-                                          AllreduceAlgo::kAuto};
+      std::vector<AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
+                                       std::end(symmetra::coll::kDeviceAllreduceAlgos));
+      algos.push_back(AllreduceAlgo::kAuto);
       rt.allreduce(world, dst, src, 1, symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
       if (rt.nccl_ready(world)) algos.push_back(AllreduceAlgo::kNccl);  // PEs on distinct GPUs only
       const sd::Context ctx = rt.device_context();

@@ -176,9 +176,9 @@ void allreduces(Runtime& rt, Report& report, const Options& o) {
   auto* dst = static_cast<float*>(rt.allocate(max));
   for (std::size_t i = 0; i < max / sizeof(float); ++i) src[i] = static_cast<float>(i % 1000) * 0.5f;
   const symmetra::Team world = rt.team_world();
-  const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
-                                 AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
-                                 AllreduceAlgo::kAuto};
+  std::vector<AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
+                                   std::end(symmetra::coll::kDeviceAllreduceAlgos));
+  algos.push_back(AllreduceAlgo::kAuto);
   std::vector<std::string> winners;
   for (std::size_t bytes = 8; bytes <= max; bytes = (bytes < max && bytes * (o.quick ? 16 : 4) > max) ? max : bytes * (o.quick ? 16 : 4)) {
     const std::size_t elems = bytes / sizeof(float);

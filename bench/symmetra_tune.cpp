@@ -39,8 +39,8 @@ struct Winner {
 };
 
 void tune(symmetra::Runtime& rt, const Options& o) {
-  std::vector<AllreduceAlgo> algos = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
-                                      AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing};
+  std::vector<AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
+                                   std::end(symmetra::coll::kDeviceAllreduceAlgos));
   auto* src = static_cast<float*>(rt.allocate(o.max_bytes));
   auto* dst = static_cast<float*>(rt.allocate(o.max_bytes));
   const symmetra::Team world = rt.team_world();

@@ -428,8 +428,6 @@ class Runtime {
   void permute_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
                          std::size_t chunk_elems, Stream s);
  private:
-  // A member's team handle for a host-form collective.
-  int host_team(const Team& team, const char* op) const { return checked(team, op); }
   // A collective for the GPU backend's kernels, with its element type erased
   // (src/transport/cuda/coll_ops.cu). stream null: the internal stream, waited for.
   enum class CollKind : int { kBroadcast, kFcollect, kFcollectRead, kFcollectRing, kCollect, kAlltoall,

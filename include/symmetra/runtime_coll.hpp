@@ -14,7 +14,7 @@ namespace symmetra {
 template <class T>
 void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root) {
   if (gpu_) return broadcast_on_stream(team, dest, source, nelems, root, nullptr);
-  coll::broadcast(device::ThreadGroup{}, ctx_, host_team(team, "broadcast"), dest, source, nelems, root);
+  coll::broadcast(device::ThreadGroup{}, ctx_, checked(team, "broadcast"), dest, source, nelems, root);
 }
 template <class T>
 void Runtime::broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int root,
@@ -27,7 +27,7 @@ void Runtime::broadcast_on_stream(const Team& team, T* dest, const T* source, st
 template <class T>
 void Runtime::fcollect(const Team& team, T* dest, const T* source, std::size_t nelems) {
   if (gpu_) return fcollect_on_stream(team, dest, source, nelems, nullptr);
-  coll::fcollect(device::ThreadGroup{}, ctx_, host_team(team, "fcollect"), dest, source, nelems);
+  coll::fcollect(device::ThreadGroup{}, ctx_, checked(team, "fcollect"), dest, source, nelems);
 }
 template <class T>
 void Runtime::fcollect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
@@ -36,7 +36,7 @@ void Runtime::fcollect_on_stream(const Team& team, T* dest, const T* source, std
 template <class T>
 void Runtime::fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems) {
   if (gpu_) return fcollect_read_on_stream(team, dest, source, nelems, nullptr);
-  coll::fcollect_read(device::ThreadGroup{}, ctx_, host_team(team, "fcollect_read"), dest, source, nelems);
+  coll::fcollect_read(device::ThreadGroup{}, ctx_, checked(team, "fcollect_read"), dest, source, nelems);
 }
 template <class T>
 void Runtime::fcollect_read_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
@@ -45,7 +45,7 @@ void Runtime::fcollect_read_on_stream(const Team& team, T* dest, const T* source
 template <class T>
 void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems) {
   if (gpu_) return fcollect_ring_on_stream(team, dest, source, nelems, nullptr);
-  coll::fcollect_ring(device::ThreadGroup{}, ctx_, host_team(team, "fcollect_ring"), dest, source, nelems);
+  coll::fcollect_ring(device::ThreadGroup{}, ctx_, checked(team, "fcollect_ring"), dest, source, nelems);
 }
 template <class T>
 void Runtime::fcollect_ring_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
@@ -54,7 +54,7 @@ void Runtime::fcollect_ring_on_stream(const Team& team, T* dest, const T* source
 template <class T>
 void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
   if (gpu_) return collect_on_stream(team, dest, source, nelems, nullptr);
-  coll::collect(device::ThreadGroup{}, ctx_, host_team(team, "collect"), dest, source, nelems);
+  coll::collect(device::ThreadGroup{}, ctx_, checked(team, "collect"), dest, source, nelems);
 }
 template <class T>
 void Runtime::collect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
@@ -64,7 +64,7 @@ void Runtime::collect_on_stream(const Team& team, T* dest, const T* source, std:
 template <class T>
 void Runtime::alltoall(const Team& team, T* dest, const T* source, std::size_t nelems) {
   if (gpu_) return alltoall_on_stream(team, dest, source, nelems, nullptr);
-  coll::alltoall(device::ThreadGroup{}, ctx_, host_team(team, "alltoall"), dest, source, nelems);
+  coll::alltoall(device::ThreadGroup{}, ctx_, checked(team, "alltoall"), dest, source, nelems);
 }
 template <class T>
 void Runtime::alltoall_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s) {
@@ -74,7 +74,7 @@ template <class T>
 void Runtime::alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
                         std::size_t nelems) {
   if (gpu_) return alltoalls_on_stream(team, dest, source, dst, sst, nelems, nullptr);
-  coll::alltoalls(device::ThreadGroup{}, ctx_, host_team(team, "alltoalls"), dest, source, dst, sst, nelems);
+  coll::alltoalls(device::ThreadGroup{}, ctx_, checked(team, "alltoalls"), dest, source, dst, sst, nelems);
 }
 template <class T>
 void Runtime::alltoalls_on_stream(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
@@ -88,7 +88,7 @@ void Runtime::alltoalls_on_stream(const Team& team, T* dest, const T* source, st
 template <class T>
 void Runtime::reduce(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op) {
   if (gpu_) return reduce_on_stream(team, dest, source, nreduce, op, nullptr);
-  const int h = host_team(team, "reduce");
+  const int h = checked(team, "reduce");
   if (!overlaps(dest, nreduce, source, nreduce))
     return coll::reduce(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
   std::vector<T> tmp(nreduce);
@@ -111,7 +111,7 @@ void Runtime::reduce_on_stream(const Team& team, T* dest, const T* source, std::
 template <class T>
 void Runtime::reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op) {
   if (gpu_) return reduce_scatter_on_stream(team, dest, source, nreduce, op, nullptr);
-  const int h = host_team(team, "reduce_scatter");
+  const int h = checked(team, "reduce_scatter");
   const std::size_t total = nreduce * static_cast<std::size_t>(teams_[h].size);
   if (!overlaps(dest, nreduce, source, total))
     return coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
@@ -133,7 +133,7 @@ template <class T>
 void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t nelems, coll::ReduceOp op,
                         coll::AllreduceAlgo algo) {
   if (gpu_) return allreduce_on_stream(team, dest, source, nelems, op, nullptr, algo);
-  const int h = host_team(team, "allreduce");
+  const int h = checked(team, "allreduce");
   const bool separate = !overlaps(dest, nelems, source, nelems);
   algo = allreduce_algo(team, nelems * sizeof(T), separate && is_symmetric(dest) && is_symmetric(source), algo,
                         data_type_of<T>(), op);
@@ -160,7 +160,7 @@ void Runtime::permute(const Team& team, T* dest, const T* source, std::size_t ne
            "in a kernel with the device form (coll::permute)");
     return permute_on_stream(team, dest, source, nelems, to, from, chunk_elems, nullptr);
   }
-  coll::permute(device::ThreadGroup{}, ctx_, host_team(team, "permute"), dest, source, nelems, to, from,
+  coll::permute(device::ThreadGroup{}, ctx_, checked(team, "permute"), dest, source, nelems, to, from,
                 chunk_elems, on_chunk);
 }
 template <class T>

@@ -50,16 +50,19 @@ void Runtime::ensure_nccl(int team) {
   // Collective over the team, once: every member learns the same answer.
   const device::TeamDesc t = teams_[team];
   auto lib = detail::nccl_library();
-  const auto oks = team_allgather(team, lib.ok() ? 1 : 0);
-  const std::uint64_t place = (static_cast<std::uint64_t>(host_of_[my_pe()]) << 32) | static_cast<std::uint32_t>(device());
-  const auto places = team_allgather(team, place);
+  // One word per member: bit 63 "loads NCCL", then its host (bits 32-62) and GPU (bits 0-31).
+  constexpr std::uint64_t kLoads = std::uint64_t{1} << 63;
+  const std::uint64_t mine = (lib.ok() ? kLoads : 0) | (static_cast<std::uint64_t>(host_of_[my_pe()]) << 32) |
+                             static_cast<std::uint32_t>(device());
+  const auto words = team_allgather(team, mine);
   std::string why;
   for (int r = 0; r < t.size && why.empty(); ++r) {
-    if (oks[r] == 0) why = lib.ok() ? "PE " + std::to_string(device::detail::team_pe(t, r)) + " cannot load NCCL" : lib.status().message();
+    if ((words[r] & kLoads) == 0)
+      why = lib.ok() ? "PE " + std::to_string(device::detail::team_pe(t, r)) + " cannot load NCCL" : lib.status().message();
     for (int q = 0; q < r && why.empty(); ++q)
-      if (places[q] == places[r])
+      if ((words[q] & ~kLoads) == (words[r] & ~kLoads))
         why = "PEs " + std::to_string(device::detail::team_pe(t, q)) + " and " + std::to_string(device::detail::team_pe(t, r)) +
-              " share GPU " + std::to_string(places[r] & 0xffffffffu) + " (NCCL needs one GPU per rank)";
+              " share GPU " + std::to_string(words[r] & 0xffffffffu) + " (NCCL needs one GPU per rank)";
   }
   if (!why.empty()) {
     e.state = detail::NcclTeams::State::kIneligible;

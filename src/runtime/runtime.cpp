@@ -71,43 +71,38 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   detail::Bootstrap& bs = *bootstrap_;
   const int n = bs.size();
   const std::string pe = "[pe " + std::to_string(bs.rank()) + "] ";
-  // Every PE must sit on this host until the remote transport exists.
-  char mine[64] = {};
-  std::strncpy(mine, host_name().c_str(), sizeof(mine) - 1);
-  std::vector<char> hosts(sizeof(mine) * n);
-  bs.allgather(mine, hosts.data(), sizeof(mine)).or_throw();
-  for (int p = 0; p < n; ++p) {
-    if (std::strncmp(mine, &hosts[sizeof(mine) * p], sizeof(mine)) != 0)
-      throw Error(pe + "PE " + std::to_string(p) + " runs on host '" + &hosts[sizeof(mine) * p] +
-                  "' and this PE on '" + mine +
-                  "': PEs on other hosts need the UCX transport, which this build does not have");
-  }
-  // The topology: host index of every PE, in order of first appearance.
-  {
-    char topo[64] = {};
-    std::strncpy(topo, topology_name().c_str(), sizeof(topo) - 1);
-    std::vector<char> names(sizeof(topo) * n);
-    bs.allgather(topo, names.data(), sizeof(topo)).or_throw();
-    std::vector<std::string> seen;
-    host_of_.resize(n);
-    for (int p = 0; p < n; ++p) {
-      const std::string name(&names[sizeof(topo) * p], strnlen(&names[sizeof(topo) * p], sizeof(topo)));
-      auto it = std::find(seen.begin(), seen.end(), name);
-      host_of_[p] = static_cast<int>(it - seen.begin());
-      if (it == seen.end()) seen.push_back(name);
-    }
-  }
   const std::uint64_t header = device::detail::header_bytes(n);
   // Header and collective workspace: the same bytes on every PE, or the layouts would differ.
   const std::uint64_t reserved =
       device::detail::reserved_bytes(n, config_->ws_world_bytes, config_->ws_team_bytes);
-  {
-    std::vector<std::uint64_t> all(n);
-    bs.allgather(&reserved, all.data(), sizeof(reserved)).or_throw();
-    for (int p = 0; p < n; ++p)
-      if (all[p] != reserved)
-        throw Error(pe + "SYMMETRA_COLL_WORKSPACE / SYMMETRA_COLL_TEAM_WORKSPACE differ between this PE and PE " +
-                    std::to_string(p) + ": set them alike on every PE");
+  // What every PE must know of the others at start, in one exchange: its machine, its host in
+  // the topology, and its reserved bytes.
+  struct Identity {
+    char host[64];
+    char topo[64];
+    std::uint64_t reserved;
+  };
+  Identity me{};
+  std::strncpy(me.host, host_name().c_str(), sizeof(me.host) - 1);
+  std::strncpy(me.topo, topology_name().c_str(), sizeof(me.topo) - 1);
+  me.reserved = reserved;
+  std::vector<Identity> all(n);
+  bs.allgather(&me, all.data(), sizeof(me)).or_throw();
+  std::vector<std::string> seen;  // topology hosts, in order of first appearance
+  host_of_.resize(n);
+  for (int p = 0; p < n; ++p) {
+    // Every PE must sit on this host until the remote transport exists.
+    if (std::strncmp(me.host, all[p].host, sizeof(me.host)) != 0)
+      throw Error(pe + "PE " + std::to_string(p) + " runs on host '" + all[p].host +
+                  "' and this PE on '" + me.host +
+                  "': PEs on other hosts need the UCX transport, which this build does not have");
+    if (all[p].reserved != reserved)
+      throw Error(pe + "SYMMETRA_COLL_WORKSPACE / SYMMETRA_COLL_TEAM_WORKSPACE differ between this PE and PE " +
+                  std::to_string(p) + ": set them alike on every PE");
+    const std::string name(all[p].topo, strnlen(all[p].topo, sizeof(all[p].topo)));
+    auto it = std::find(seen.begin(), seen.end(), name);
+    host_of_[p] = static_cast<int>(it - seen.begin());
+    if (it == seen.end()) seen.push_back(name);
   }
   const bool gpu = detail::resolve_backend(options.backend, pe) == Backend::kCuda;
   // The host-memory heap always exists: host-side synchronization runs on its header. On the

@@ -21,16 +21,12 @@ using coll::AllreduceAlgo;
 
 class AllreduceTest : public ::testing::TestWithParam<PeConfig> {};
 
-std::vector<PeConfig> configs() {
-  std::vector<PeConfig> v;
-  for (Mode m : {Mode::kThreads, Mode::kProcesses})
-    for (int n : {1, 2, 3, 4, 5, 8}) v.push_back({n, m});
+// Every device algorithm, then the selector's pick.
+const std::vector<AllreduceAlgo> kAlgos = [] {
+  std::vector<AllreduceAlgo> v(std::begin(coll::kDeviceAllreduceAlgos), std::end(coll::kDeviceAllreduceAlgos));
+  v.push_back(AllreduceAlgo::kAuto);
   return v;
-}
-
-const AllreduceAlgo kAlgos[] = {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot,   AllreduceAlgo::kRecursiveDoubling,
-                                AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
-                                AllreduceAlgo::kAuto};
+}();
 
 // One call: member r's element i is make(mix(call, r, i)); `run` does the all-reduce; every
 // element of the result is checked. Rounding: the LL and ring algorithms round half and bfloat16
@@ -65,18 +61,7 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
   auto* src = rt.allocate_array<T>(kMax);
   auto* dst = rt.allocate_array<T>(kMax);
   std::vector<T> priv_src(kMax), priv_dst(kMax);
-  auto teams = [&](const std::function<void(const Team&)>& body) {
-    body(rt.team_world());
-    if (rt.n_pes() >= 2) {
-      Team odd = rt.split_strided(rt.team_world(), 1, 2, rt.n_pes() / 2);
-      if (odd.valid()) {
-        body(odd);
-        rt.destroy(odd);
-      }
-    }
-    rt.barrier_all();
-  };
-  teams([&](const Team& t) {
+  for_each_team(rt, [&](const Team& t) {
     std::uint64_t call = salt;
     for (AllreduceAlgo algo : kAlgos)
       for (std::size_t n : sizes) {
@@ -158,16 +143,15 @@ TEST_P(Allreduce64MiBTest, EveryAlgorithm) {
     const int m = rt.n_pes(), me = rt.my_pe();
     auto* src = rt.allocate_array<float>(kN);
     auto* dst = rt.allocate_array<float>(kN);
-    auto val = [](int pe, std::size_t i) { return static_cast<float>((i * 7 + static_cast<std::size_t>(pe) * 13) % 1024) / 8.0f; };
-    for (std::size_t i = 0; i < kN; ++i) src[i] = val(me, i);
+    for (std::size_t i = 0; i < kN; ++i) src[i] = exact_value(me, i);
     for (AllreduceAlgo algo : kAlgos) {
       std::memset(static_cast<void*>(dst), 0, kN * sizeof(float));
       rt.barrier_all();
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
       std::size_t bad = 0;
       for (std::size_t i = 0; i < kN; ++i) {
-        float want = 0;  // multiples of 1/8 below 128: exact in any order
-        for (int r = 0; r < m; ++r) want += val(r, i);
+        float want = 0;  // exact in any order
+        for (int r = 0; r < m; ++r) want += exact_value(r, i);
         bad += dst[i] != want;
       }
       EXPECT_EQ(bad, 0u) << coll::algo_name(algo);
@@ -185,7 +169,7 @@ TEST_P(AllreduceTest, TenThousandBackToBack) {
     auto* dst = rt.allocate_array<std::int32_t>(kN);
     const int n = rt.n_pes(), me = rt.my_pe();
     for (std::uint64_t call = 0; call < 10000; ++call) {
-      const AllreduceAlgo algo = kAlgos[call % 7];
+      const AllreduceAlgo algo = kAlgos[call % kAlgos.size()];
       for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int32_t>(mix(call, me, i));
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
       for (std::size_t i = 0; i < kN; ++i) {
@@ -218,7 +202,7 @@ TEST_P(AllreduceTest, BadRequestsAreClearErrors) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Pes, AllreduceTest, ::testing::ValuesIn(configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Pes, AllreduceTest, ::testing::ValuesIn(collective_configs()), PeConfigName());
 INSTANTIATE_TEST_SUITE_P(Pes, Allreduce64MiBTest,
                          ::testing::Values(PeConfig{2, Mode::kThreads}, PeConfig{4, Mode::kThreads},
                                            PeConfig{3, Mode::kProcesses}),

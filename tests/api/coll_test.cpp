@@ -19,27 +19,6 @@ using coll::ReduceOp;
 
 class CollTest : public ::testing::TestWithParam<PeConfig> {};
 
-std::vector<PeConfig> coll_configs() {
-  std::vector<PeConfig> v;
-  for (Mode m : {Mode::kThreads, Mode::kProcesses})
-    for (int n : {1, 2, 3, 4, 5, 8}) v.push_back({n, m});
-  return v;
-}
-
-// Runs `body(team)` on the world team, then on the members of {1, 3, 5, ...}. Buffers must be
-// allocated before (allocation is collective over the world).
-void for_each_team(Runtime& rt, const std::function<void(const Team&)>& body) {
-  body(rt.team_world());
-  if (rt.n_pes() >= 2) {
-    Team odd = rt.split_strided(rt.team_world(), 1, 2, rt.n_pes() / 2);
-    if (odd.valid()) {
-      body(odd);
-      rt.destroy(odd);
-    }
-  }
-  rt.barrier_all();
-}
-
 TEST_P(CollTest, BroadcastFromEveryRootBackToBack) {
   run_pes(GetParam(), [](Runtime& rt) {
     constexpr std::size_t kN = 333;
@@ -267,7 +246,7 @@ TEST_P(CollTest, PermutePartialPairs) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Pes, CollTest, ::testing::ValuesIn(coll_configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Pes, CollTest, ::testing::ValuesIn(collective_configs()), PeConfigName());
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -223,15 +223,7 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
   });
 }
 
-#if defined(SYMMETRA_MODEL_TEST_GPU)
-// The same model on the GPU backend (gpu_model_test, label gpu): 2 and 4 PEs as threads.
-INSTANTIATE_TEST_SUITE_P(Gpu, ModelTest,
-                         ::testing::Values(PeConfig{2, Mode::kThreads, Backend::kCuda},
-                                           PeConfig{4, Mode::kThreads, Backend::kCuda}),
-                         PeConfigName());
-#else
-SYMMETRA_INSTANTIATE_PES(ModelTest);
-#endif
+SYMMETRA_INSTANTIATE_PES(ModelTest);  // gpu_model_test: the GPU configurations
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -177,15 +177,7 @@ TEST_P(RmaTest, FenceOrdersPutBeforeFlag) {
   });
 }
 
-#if defined(SYMMETRA_API_TEST_GPU)
-// The same tests on the GPU backend (label gpu): 2 and 4 PEs as threads on the GPU.
-INSTANTIATE_TEST_SUITE_P(Gpu, RmaTest,
-                         ::testing::Values(PeConfig{2, Mode::kThreads, Backend::kCuda},
-                                           PeConfig{4, Mode::kThreads, Backend::kCuda}),
-                         PeConfigName());
-#else
 SYMMETRA_INSTANTIATE_PES(RmaTest);
-#endif
 
 }  // namespace
 }  // namespace symmetra::testing

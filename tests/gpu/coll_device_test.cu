@@ -137,7 +137,7 @@ TEST_P(CollDeviceTest, SplitTeamsInKernelsAcrossSlotReuse) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Gpu, CollDeviceTest, ::testing::ValuesIn(gpu_configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Gpu, CollDeviceTest, ::testing::ValuesIn(gpu_thread_configs()), PeConfigName());
 
 }  // namespace
 }  // namespace symmetra::testing

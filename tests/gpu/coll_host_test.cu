@@ -37,19 +37,6 @@ void put(T* dev, const std::vector<T>& h) {
   EXPECT_EQ(cudaMemcpy(dev, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
 }
 
-// Runs `body(team)` on the world team and on the odd members.
-void for_each_team(Runtime& rt, const std::function<void(const Team&)>& body) {
-  body(rt.team_world());
-  if (rt.n_pes() >= 2) {
-    Team odd = rt.split_strided(rt.team_world(), 1, 2, rt.n_pes() / 2);
-    if (odd.valid()) {
-      body(odd);
-      rt.destroy(odd);
-    }
-  }
-  rt.barrier_all();
-}
-
 TEST_P(CollHostGpuTest, DataMovingCollectives) {
   run_pes(GetParam(), [](Runtime& rt) {
     constexpr std::size_t kN = 1000;
@@ -106,9 +93,8 @@ void allreduce_every_algorithm(Runtime& rt, std::uint64_t salt) {
   constexpr std::size_t kMax = 300000;
   auto* src = rt.allocate_array<T>(kMax);
   auto* dst = rt.allocate_array<T>(kMax);
-  const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
-                                 AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
-                                 AllreduceAlgo::kAuto};
+  std::vector<AllreduceAlgo> algos(std::begin(coll::kDeviceAllreduceAlgos), std::end(coll::kDeviceAllreduceAlgos));
+  algos.push_back(AllreduceAlgo::kAuto);
   for_each_team(rt, [&](const Team& t) {
     const int m = t.n_pes(), me = t.my_pe();
     std::uint64_t call = salt;
@@ -307,20 +293,20 @@ TEST_P(CollHostGpuTest, Allreduce64MiB) {
     const int m = rt.n_pes(), me = rt.my_pe();
     auto* src = rt.allocate_array<float>(kN);
     auto* dst = rt.allocate_array<float>(kN);
-    auto val = [](int pe, std::size_t i) { return static_cast<float>((i * 7 + static_cast<std::size_t>(pe) * 13) % 1024) / 8.0f; };
     std::vector<float> h(kN);
-    for (std::size_t i = 0; i < kN; ++i) h[i] = val(me, i);
+    for (std::size_t i = 0; i < kN; ++i) h[i] = exact_value(me, i);
     put(src, h);
-    for (AllreduceAlgo algo : {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
-                               AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing, AllreduceAlgo::kAuto}) {
+    std::vector<AllreduceAlgo> algos(std::begin(coll::kDeviceAllreduceAlgos), std::end(coll::kDeviceAllreduceAlgos));
+    algos.push_back(AllreduceAlgo::kAuto);
+    for (AllreduceAlgo algo : algos) {
       CK(cudaMemset(dst, 0, kN * sizeof(float)));
       rt.barrier_all();
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
       const auto d = fetch(dst, kN);
       std::size_t bad = 0;
       for (std::size_t i = 0; i < kN; ++i) {
-        float want = 0;  // multiples of 1/8 below 128: exact in any order
-        for (int r = 0; r < m; ++r) want += val(r, i);
+        float want = 0;  // exact in any order
+        for (int r = 0; r < m; ++r) want += exact_value(r, i);
         bad += d[i] != want;
       }
       EXPECT_EQ(bad, 0u) << coll::algo_name(algo);

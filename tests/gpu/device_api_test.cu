@@ -212,7 +212,7 @@ TEST_P(DeviceApiTest, PutSignalRingWithDeviceBarriers) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Gpu, DeviceApiTest, ::testing::ValuesIn(gpu_configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Gpu, DeviceApiTest, ::testing::ValuesIn(gpu_thread_configs()), PeConfigName());
 
 }  // namespace
 }  // namespace symmetra::testing

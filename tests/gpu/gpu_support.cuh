@@ -36,9 +36,4 @@ struct PeStream {
   operator cudaStream_t() const { return s; }
 };
 
-// The PE layouts of the gpu tests: 2 and 4 PEs as threads sharing the GPU(s).
-inline std::vector<PeConfig> gpu_configs() {
-  return {{2, Mode::kThreads, Backend::kCuda}, {4, Mode::kThreads, Backend::kCuda}};
-}
-
 }  // namespace symmetra::testing

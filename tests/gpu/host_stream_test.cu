@@ -198,7 +198,7 @@ TEST_P(GpuHostTest, GraphReplaysPutSignalWait1000Times) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Gpu, GpuHostTest, ::testing::ValuesIn(gpu_configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Gpu, GpuHostTest, ::testing::ValuesIn(gpu_thread_configs()), PeConfigName());
 
 }  // namespace
 }  // namespace symmetra::testing

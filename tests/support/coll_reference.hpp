@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -91,6 +92,26 @@ double tolerance(double ref, int members) {
   if constexpr (std::is_same_v<T, bfloat16>) eps = 8e-3;    // 2^-8, one rounding
   const double scale = std::max(std::abs(ref), 100.0 * members);  // sums of values up to 100
   return eps * scale * (std::is_same_v<T, float> ? members : 1) + 1e-30;
+}
+
+// Member `pe`'s element i where a test needs float sums that are exact in any order (the
+// algorithms add in different orders): multiples of 1/8 below 128.
+inline float exact_value(int pe, std::size_t i) {
+  return static_cast<float>((i * 7 + static_cast<std::size_t>(pe) * 13) % 1024) / 8.0f;
+}
+
+// Runs `body(team)` on the world team, then on the members of {1, 3, 5, ...}. Buffers must be
+// allocated before (allocation is collective over the world).
+inline void for_each_team(Runtime& rt, const std::function<void(const Team&)>& body) {
+  body(rt.team_world());
+  if (rt.n_pes() >= 2) {
+    Team odd = rt.split_strided(rt.team_world(), 1, 2, rt.n_pes() / 2);
+    if (odd.valid()) {
+      body(odd);
+      rt.destroy(odd);
+    }
+  }
+  rt.barrier_all();
 }
 
 }  // namespace symmetra::testing

@@ -28,6 +28,17 @@ std::vector<PeConfig> standard_configs() {
   return v;
 }
 
+std::vector<PeConfig> collective_configs() {
+  std::vector<PeConfig> v;
+  for (Mode m : {Mode::kThreads, Mode::kProcesses})
+    for (int n : {1, 2, 3, 4, 5, 8}) v.push_back({n, m});
+  return v;
+}
+
+std::vector<PeConfig> gpu_thread_configs() {
+  return {{2, Mode::kThreads, Backend::kCuda}, {4, Mode::kThreads, Backend::kCuda}};
+}
+
 std::uint64_t run_seed() {
   static const std::uint64_t seed = [] {
     if (const char* s = std::getenv("SYMMETRA_TEST_SEED"))

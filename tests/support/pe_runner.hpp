@@ -38,11 +38,20 @@ struct PeConfigName {
   }
 };
 
-// Instantiates a TEST_P suite over standard_configs().
+// Instantiates a TEST_P suite over standard_configs(); in the GPU builds of the API suites
+// (compiled with SYMMETRA_API_TEST_GPU, label gpu), over gpu_thread_configs() instead, so one
+// test source serves both backends.
+#if defined(SYMMETRA_API_TEST_GPU)
+#define SYMMETRA_INSTANTIATE_PES(suite)                                                     \
+  INSTANTIATE_TEST_SUITE_P(Gpu, suite,                                                    \
+                           ::testing::ValuesIn(::symmetra::testing::gpu_thread_configs()), \
+                           ::symmetra::testing::PeConfigName())
+#else
 #define SYMMETRA_INSTANTIATE_PES(suite)                                                  \
   INSTANTIATE_TEST_SUITE_P(Pes, suite,                                                 \
                            ::testing::ValuesIn(::symmetra::testing::standard_configs()), \
                            ::symmetra::testing::PeConfigName())
+#endif
 
 // Runs `fn` on every PE and fails the current test if any PE failed or the run timed out.
 void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int timeout_s = 120);
@@ -58,5 +67,9 @@ inline std::mt19937_64 pe_rng(const Runtime& rt, std::uint64_t salt = 0) {
 
 // The standard PE counts and modes of the API tests: 2, 3, 4, 8 PEs, threads and processes.
 std::vector<PeConfig> standard_configs();
+// The collectives' tests: 1, 2, 3, 4, 5, 8 PEs, threads and processes.
+std::vector<PeConfig> collective_configs();
+// The GPU tests: 2 and 4 PEs as threads on the GPU(s).
+std::vector<PeConfig> gpu_thread_configs();
 
 }  // namespace symmetra::testing

@@ -36,6 +36,12 @@ enum class AllreduceAlgo : int {
 };
 inline constexpr int kAllreduceAlgos = 8;
 
+// The algorithms that run in device code (all but kAuto and kNccl): what the benchmarks,
+// symmetra-tune and the tests iterate.
+inline constexpr AllreduceAlgo kDeviceAllreduceAlgos[] = {
+    AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
+    AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing};
+
 SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
   switch (a) {
     case AllreduceAlgo::kAuto: return "auto";
