@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
     {
       auto* src = static_cast<float*>(rt.allocate(max_ar));
       auto* dst = static_cast<float*>(rt.allocate(max_ar));
-      CK(cudaMemset(src, 0, max_ar));
+      CK(cudaMemsetAsync(src, 0, max_ar, s));
+      CK(cudaStreamSynchronize(s));
       std::vector<AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
                                        std::end(symmetra::coll::kDeviceAllreduceAlgos));
       algos.push_back(AllreduceAlgo::kAuto);
@@ -160,7 +161,8 @@ int main(int argc, char** argv) {
       const std::size_t m = static_cast<std::size_t>(pes);
       auto* src = static_cast<char*>(rt.allocate(max_coll * m));
       auto* dst = static_cast<char*>(rt.allocate(max_coll * m));
-      CK(cudaMemset(src, 1, max_coll * m));
+      CK(cudaMemsetAsync(src, 1, max_coll * m, s));
+      CK(cudaStreamSynchronize(s));
       for (std::size_t bytes = 8; bytes <= max_coll; bytes *= (quick ? 16 : 4)) {
         const std::size_t n = bytes / 4;
         auto* s32 = reinterpret_cast<std::uint32_t*>(src);

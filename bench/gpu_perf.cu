@@ -355,7 +355,7 @@ int main(int argc, char** argv) {
       double us_sym = 0, us_raw = 0;
       // Each PE's flag and data word in its own allocation, as on two GPUs: [0] flag, [1] data.
       static std::uint64_t* own[2] = {nullptr, nullptr};
-      CK(cudaMalloc(&own[me], 256));
+      CK(cudaMallocAsync(&own[me], 256, s));
       const char* variant_names[] = {"var_release_store", "var_relaxed_poll", "var_acquire_load",
                                      "var_all_three", "raw_flags_on_heap", "raw_flags_one_line",
                                      "lib_send_raw_wait", "raw_send_lib_wait", "var_acquire_fence",
@@ -366,9 +366,9 @@ int main(int argc, char** argv) {
       // (first launches, clocks ramping) that the first kernel measured would otherwise carry.
       for (int step = 0; step < 28; ++step) {
         const int rep = step % 14;
-        CK(cudaMemset(sig, 0, 4 * sizeof(std::uint64_t)));
-        CK(cudaMemset(own[me], 0, 256));
-        CK(cudaDeviceSynchronize());
+        CK(cudaMemsetAsync(sig, 0, 4 * sizeof(std::uint64_t), s));
+        CK(cudaMemsetAsync(own[me], 0, 256, s));
+        CK(cudaStreamSynchronize(s));
         rt.barrier_all();
         line = own[0];
         cudaEvent_t a, b;
@@ -419,7 +419,8 @@ int main(int argc, char** argv) {
         }
         rt.barrier_all();
       }
-      CK(cudaFree(own[me]));
+      CK(cudaFreeAsync(own[me], s));
+      CK(cudaStreamSynchronize(s));
       if (me == 0) {
         add(report, "put_signal_pingpong_rtt", 8, "device", "symmetra", us_sym, 0);
         add(report, "put_signal_pingpong_rtt", 8, "device", "raw_flags", us_raw, 0);
@@ -431,9 +432,9 @@ int main(int argc, char** argv) {
     {
       auto* dst = static_cast<char*>(rt.allocate(max_bw));
       char* src = nullptr;
-      CK(cudaMalloc(&src, max_bw));
-      fill_pattern<<<512, 512>>>(reinterpret_cast<int4*>(src), max_bw / 16);  // distinct words: a misplaced chunk shows
-      CK(cudaDeviceSynchronize());
+      CK(cudaMallocAsync(&src, max_bw, s));
+      fill_pattern<<<512, 512, 0, s>>>(reinterpret_cast<int4*>(src), max_bw / 16);  // distinct words: a misplaced chunk shows
+      CK(cudaStreamSynchronize(s));
       rt.barrier_all();
       if (me == 0) {
         int sms = 0;
@@ -480,7 +481,7 @@ int main(int argc, char** argv) {
               unsigned long long h = 0;
               CK(cudaMemcpyAsync(&h, diff, sizeof(h), cudaMemcpyDeviceToHost, s));
               CK(cudaStreamSynchronize(s));
-              CK(cudaFree(diff));
+              CK(cudaFreeAsync(diff, s));
               if (h != 0) {
                 std::printf("%s: %llu of %zu 16-byte words wrong; not timed\n", name.c_str(), h, bytes / 16);
                 continue;
@@ -500,8 +501,8 @@ int main(int argc, char** argv) {
           add(report, "block_put_bw", bytes, "device", "cudaMemcpy", copy * 1e3, bytes / (copy * 1e6));
         }
       }
-      rt.barrier_all();
-      CK(cudaFree(src));
+      CK(cudaFreeAsync(src, s));
+      CK(cudaStreamSynchronize(s));
       rt.free(dst);
     }
 
@@ -511,8 +512,8 @@ int main(int argc, char** argv) {
       CUstream cs = reinterpret_cast<CUstream>(s);
       symmetra::Stream st = reinterpret_cast<symmetra::Stream>(s);
       for (int rep = 0; rep < 2; ++rep) {
-        CK(cudaMemset(sig, 0, 4 * sizeof(std::uint64_t)));
-        CK(cudaDeviceSynchronize());
+        CK(cudaMemsetAsync(sig, 0, 4 * sizeof(std::uint64_t), s));
+        CK(cudaStreamSynchronize(s));
         rt.barrier_all();
         meet(++my_round);
         cudaEvent_t a, b;
@@ -549,9 +550,9 @@ int main(int argc, char** argv) {
       const std::size_t max = 1u << 20;
       auto* dst = static_cast<char*>(rt.allocate(max));
       char* src = nullptr;
-      CK(cudaMalloc(&src, max));
-      CK(cudaMemset(src, 3, max));
-      CK(cudaDeviceSynchronize());
+      CK(cudaMallocAsync(&src, max, s));
+      CK(cudaMemsetAsync(src, 3, max, s));
+      CK(cudaStreamSynchronize(s));
       rt.barrier_all();
       if (me == 0) {
         for (int target : {1, 0}) {
@@ -570,8 +571,8 @@ int main(int argc, char** argv) {
           }
         }
       }
-      rt.barrier_all();
-      CK(cudaFree(src));
+      CK(cudaFreeAsync(src, s));
+      CK(cudaStreamSynchronize(s));
       rt.free(dst);
     }
     (void)round;

@@ -9,9 +9,15 @@
 #include "symmetra/launch.hpp"
 
 namespace symmetra {
-namespace detail {
-void prepare_cuda_env();  // runtime.cpp
-}  // namespace detail
+namespace {
+// PEs as threads share one CUDA context, where the first launch of a lazily loaded kernel (CUDA's
+// default loading since 12.2) waits for every running kernel: a PE launching a kernel of its own
+// for the first time while a peer's kernel waits for this PE deadlocks
+// (bench/probes/blocking_calls.cu). Load modules eagerly unless the user chose; it takes effect
+// if no CUDA context exists yet. One PE per process keeps lazy loading, which starts large
+// programs faster. setenv needs the process still single-threaded: before the PE threads.
+void prepare_threaded_cuda_env() { setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+}  // namespace
 
 
 void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn) {
@@ -20,7 +26,7 @@ void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn) {
 
 void launch_threads(int n_pes, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn) {
   if (n_pes < 1) throw Error("launch_threads: need at least one PE, got " + std::to_string(n_pes));
-  detail::prepare_cuda_env();  // before the PE threads exist (runtime.cpp)
+  if (n_pes > 1) prepare_threaded_cuda_env();
   auto job = std::make_shared<detail::ThreadJob>(n_pes, detail::timeout_ms_from_env());
   std::mutex m;
   std::exception_ptr first;

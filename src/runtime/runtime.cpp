@@ -49,17 +49,7 @@ Backend resolve_backend(Backend requested, const std::string& pe) {
 }
 }  // namespace detail
 
-namespace detail {
-// Kernels of PEs that wait for each other must not share a hardware work queue: CUDA maps
-// streams onto CUDA_DEVICE_MAX_CONNECTIONS queues (default 8), and a kernel queued behind one
-// that waits for it never starts (seen: 4 PEs as threads hung once other streams existed). Ask
-// for the maximum, 32, unless the user chose; it takes effect if no CUDA context exists yet.
-// Called where the process is still single-threaded (init, launch_threads), as setenv needs.
-void prepare_cuda_env() { setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0); }
-}  // namespace detail
-
 std::unique_ptr<Runtime> Runtime::init(const RuntimeOptions& options) {
-  detail::prepare_cuda_env();
   return std::make_unique<Runtime>(detail::bootstrap_from_env().value_or_throw(), options);
 }
 

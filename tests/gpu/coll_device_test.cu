@@ -76,19 +76,13 @@ TEST_P(CollDeviceTest, BackToBackCallsInKernels) {
     auto* fdst = rt.allocate_array<float>(kN);
     auto* isrc = rt.allocate_array<int>(kN * n);
     auto* idst = rt.allocate_array<int>(kN);
-    unsigned long long* bad = nullptr;
-    CK(cudaMalloc(&bad, sizeof(*bad)));
-    CK(cudaMemset(bad, 0, sizeof(*bad)));
-    CK(cudaDeviceSynchronize());
+    DeviceArray<unsigned long long> bad;
     rt.barrier_all();
     coll_suite<<<1, 256, 0, s>>>(rt.device_context(), 100, run_seed(), src, dst, fsrc, fdst, isrc, idst, bad);
     CK(cudaGetLastError());
     CK(cudaStreamSynchronize(s));
-    unsigned long long h = 1;
-    CK(cudaMemcpy(&h, bad, sizeof(h), cudaMemcpyDeviceToHost));
-    EXPECT_EQ(h, 0u);
+    EXPECT_EQ(bad.read(), 0u);
     rt.barrier_all();
-    CK(cudaFree(bad));
   });
 }
 
@@ -114,11 +108,9 @@ TEST_P(CollDeviceTest, SplitTeamsInKernelsAcrossSlotReuse) {
     PeStream s;
     auto* src = rt.allocate_array<std::uint64_t>(kN);
     auto* dst = rt.allocate_array<std::uint64_t>(kN * n);
-    unsigned long long* bad = nullptr;
-    CK(cudaMalloc(&bad, sizeof(*bad)));
+    DeviceArray<unsigned long long> bad;
     for (int round = 0; round < 3; ++round) {
-      CK(cudaMemset(bad, 0, sizeof(*bad)));
-      CK(cudaDeviceSynchronize());
+      bad.zero();
       // rounds 0 and 2: the even PEs; round 1: everybody but PE 0
       Team t = round == 1 ? rt.split_strided(rt.team_world(), 1, 1, n - 1)
                           : rt.split_strided(rt.team_world(), 0, 2, (n + 1) / 2);
@@ -126,14 +118,11 @@ TEST_P(CollDeviceTest, SplitTeamsInKernelsAcrossSlotReuse) {
         team_fcollect<<<1, 256, 0, s>>>(rt.device_context(), t.handle(), 50 + round, run_seed() + round, src, dst, bad);
         CK(cudaGetLastError());
         CK(cudaStreamSynchronize(s));
-        unsigned long long h = 1;
-        CK(cudaMemcpy(&h, bad, sizeof(h), cudaMemcpyDeviceToHost));
-        EXPECT_EQ(h, 0u) << "round " << round;
+        EXPECT_EQ(bad.read(), 0u) << "round " << round;
         rt.destroy(t);
       }
       rt.barrier_all();
     }
-    CK(cudaFree(bad));
   });
 }
 

@@ -34,7 +34,7 @@ std::vector<T> fetch(const T* dev, std::size_t n) {
 }
 template <class T>
 void put(T* dev, const std::vector<T>& h) {
-  EXPECT_EQ(cudaMemcpy(dev, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  copy_to_device(dev, h.data(), h.size() * sizeof(T));
 }
 
 TEST_P(CollHostGpuTest, DataMovingCollectives) {
@@ -169,13 +169,8 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
     PeStream s;
     auto* src = rt.allocate_array<float>(kN);
     auto* dst = rt.allocate_array<float>(kN);
-    std::uint64_t* round = nullptr;
-    unsigned long long* bad = nullptr;
-    CK(cudaMalloc(&round, sizeof(*round)));
-    CK(cudaMalloc(&bad, sizeof(*bad)));
-    CK(cudaMemset(round, 0, sizeof(*round)));
-    CK(cudaMemset(bad, 0, sizeof(*bad)));
-    CK(cudaDeviceSynchronize());
+    DeviceArray<std::uint64_t> round;
+    DeviceArray<unsigned long long> bad;
     rt.barrier_all();
     const std::uint64_t seed = run_seed();
     const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
@@ -186,9 +181,7 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
       check<<<1, 256, 0, s>>>(dst, kN, seed, m, round, bad);
     }
     CK(cudaStreamSynchronize(s));
-    unsigned long long h = 1;
-    CK(cudaMemcpy(&h, bad, sizeof(h), cudaMemcpyDeviceToHost));
-    EXPECT_EQ(h, 0u) << "wrong elements over 10,000 stream-ordered calls";
+    EXPECT_EQ(bad.read(), 0u) << "wrong elements over 10,000 stream-ordered calls";
 
     cudaGraph_t graph;
     cudaGraphExec_t exec;
@@ -200,16 +193,11 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
     CK(cudaGraphInstantiate(&exec, graph, 0));
     for (int r = 0; r < 1000; ++r) CK(cudaGraphLaunch(exec, s));
     CK(cudaStreamSynchronize(s));
-    std::uint64_t rounds = 0;
-    CK(cudaMemcpy(&h, bad, sizeof(h), cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(&rounds, round, sizeof(rounds), cudaMemcpyDeviceToHost));
-    EXPECT_EQ(h, 0u) << "wrong elements over 1,000 graph replays";
-    EXPECT_EQ(rounds, 11000u);
+    EXPECT_EQ(bad.read(), 0u) << "wrong elements over 1,000 graph replays";
+    EXPECT_EQ(round.read(), 11000u);
     CK(cudaGraphExecDestroy(exec));
     CK(cudaGraphDestroy(graph));
     rt.barrier_all();
-    CK(cudaFree(round));
-    CK(cudaFree(bad));
   });
 }
 
@@ -245,17 +233,14 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
     PeStream s;
     auto* src = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m));
     auto* dst = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m));
-    std::uint64_t* round = nullptr;
-    unsigned long long* bad = nullptr;
-    CK(cudaMalloc(&round, sizeof(*round)));
-    CK(cudaMalloc(&bad, sizeof(*bad)));
+    DeviceArray<std::uint64_t> round;
+    DeviceArray<unsigned long long> bad;
     const std::uint64_t seed = run_seed();
     const Team w = rt.team_world();
     const char* names[] = {"broadcast", "fcollect", "fcollect_read", "fcollect_ring", "collect", "alltoall", "permute", "barrier"};
     for (int kind = 0; kind < 8; ++kind) {
-      CK(cudaMemset(round, 0, sizeof(*round)));
-      CK(cudaMemset(bad, 0, sizeof(*bad)));
-      CK(cudaDeviceSynchronize());
+      round.zero();
+      bad.zero();
       rt.barrier_all();
       const int mode = std::array{0, 1, 1, 1, 1, 2, 3, 4}[kind];
       for (int call = 0; call < 1000; ++call) {
@@ -276,13 +261,9 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
         if (kind != 7) rt.sync_on_stream(w, s);
       }
       CK(cudaStreamSynchronize(s));
-      unsigned long long h = 1;
-      CK(cudaMemcpy(&h, bad, sizeof(h), cudaMemcpyDeviceToHost));
-      EXPECT_EQ(h, 0u) << names[kind] << ": wrong elements over 1,000 calls";
+      EXPECT_EQ(bad.read(), 0u) << names[kind] << ": wrong elements over 1,000 calls";
     }
     rt.barrier_all();
-    CK(cudaFree(round));
-    CK(cudaFree(bad));
   });
 }
 
@@ -299,7 +280,7 @@ TEST_P(CollHostGpuTest, Allreduce64MiB) {
     std::vector<AllreduceAlgo> algos(std::begin(coll::kDeviceAllreduceAlgos), std::end(coll::kDeviceAllreduceAlgos));
     algos.push_back(AllreduceAlgo::kAuto);
     for (AllreduceAlgo algo : algos) {
-      CK(cudaMemset(dst, 0, kN * sizeof(float)));
+      clear_device(dst, kN * sizeof(float));
       rt.barrier_all();
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
       const auto d = fetch(dst, kN);

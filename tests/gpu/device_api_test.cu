@@ -48,12 +48,8 @@ TEST_P(DeviceApiTest, PutGetEveryGroupAndSize) {
     PeStream s;
     const size_t kMax = (1 << 20) + 7;
     auto* sym = rt.allocate_array<unsigned char>(kMax);
-    unsigned char* src = nullptr;
-    unsigned char* got = nullptr;
-    unsigned long long* bad = nullptr;
-    CK(cudaMalloc(&src, kMax));
-    CK(cudaMalloc(&got, kMax));
-    CK(cudaMalloc(&bad, sizeof(*bad)));
+    DeviceArray<unsigned char> src(kMax), got(kMax);
+    DeviceArray<unsigned long long> bad;
     std::uint64_t round = 0;
     for (int group = 0; group < 3; ++group) {
       for (size_t bytes : {size_t{1}, size_t{15}, size_t{16}, size_t{4099}, kMax}) {
@@ -89,9 +85,6 @@ TEST_P(DeviceApiTest, PutGetEveryGroupAndSize) {
         rt.barrier_all();
       }
     }
-    CK(cudaFree(bad));
-    CK(cudaFree(got));
-    CK(cudaFree(src));
     rt.free(sym);
   });
 }
@@ -131,8 +124,8 @@ TEST_P(DeviceApiTest, AtomicsFromEveryPeAreExact) {
     auto* counters = rt.allocate_array<unsigned long long>(4);
     auto* next = rt.allocate_array<unsigned long long>(1);
     auto* claimed = rt.allocate_array<unsigned long long>(static_cast<size_t>(n) * kThreads * kPer);
-    CK(cudaMemset(counters, 0, 4 * sizeof(unsigned long long)));
-    CK(cudaMemset(next, 0, sizeof(unsigned long long)));
+    clear_device(counters, 4 * sizeof(unsigned long long));
+    clear_device(next, sizeof(unsigned long long));
     rt.barrier_all();
     atomic_storm<<<kBlocks, kThreads, 0, s>>>(rt.device_context(), counters, iters);
     claim_tickets<<<1, kThreads, 0, s>>>(rt.device_context(), next, claimed, kPer);
@@ -186,27 +179,19 @@ TEST_P(DeviceApiTest, PutSignalRingWithDeviceBarriers) {
     constexpr int kWords = 1000, kRounds = 300;
     auto* buf = rt.allocate_array<std::uint64_t>(kWords);
     auto* sig = rt.allocate_array<std::uint64_t>(1);
-    std::uint64_t* src = nullptr;
-    unsigned long long* bad = nullptr;
-    CK(cudaMalloc(&src, kWords * sizeof(std::uint64_t)));
-    CK(cudaMalloc(&bad, sizeof(*bad)));
-    CK(cudaMemset(bad, 0, sizeof(*bad)));
-    CK(cudaMemset(sig, 0, sizeof(*sig)));
-    CK(cudaDeviceSynchronize());
+    DeviceArray<std::uint64_t> src(kWords);
+    DeviceArray<unsigned long long> bad;
+    clear_device(sig, sizeof(*sig));
     rt.barrier_all();
     signal_ring<<<1, 256, 0, s>>>(rt.device_context(), buf, src, sig, kRounds, kWords, run_seed(), bad);
     CK(cudaGetLastError());
     CK(cudaStreamSynchronize(s));
-    unsigned long long h_bad = 1;
     std::uint64_t h_sig = 0;
-    CK(cudaMemcpy(&h_bad, bad, sizeof(h_bad), cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(&h_sig, sig, sizeof(h_sig), cudaMemcpyDeviceToHost));
-    EXPECT_EQ(h_bad, 0u);
+    EXPECT_EQ(bad.read(), 0u);
     EXPECT_EQ(h_sig, static_cast<std::uint64_t>(kRounds));
     EXPECT_EQ(rt.signal_fetch(sig), static_cast<std::uint64_t>(kRounds));
     rt.barrier_all();
-    CK(cudaFree(bad));
-    CK(cudaFree(src));
     rt.free(sig);
     rt.free(buf);
   });

@@ -30,9 +30,9 @@ TEST_P(GpuHostTest, HostRmaAtomicsAndWaitsOnDeviceMemory) {
     auto* flag = rt.allocate_array<std::uint64_t>(1);
     EXPECT_FALSE(rt.is_symmetric(&kN));
     EXPECT_TRUE(rt.is_symmetric(data));
-    CK(cudaMemset(words, 0, n * sizeof(std::int64_t)));
-    CK(cudaMemset(flag, 0, sizeof(std::uint64_t)));
-    CK(cudaMemset(strided, 0xFF, 3 * 64 * sizeof(std::int64_t)));
+    clear_device(words, n * sizeof(std::int64_t));
+    clear_device(flag, sizeof(std::uint64_t));
+    clear_device(strided, 3 * 64 * sizeof(std::int64_t), 0xFF);
     std::vector<std::int64_t> src(kN), got(kN, -1);
     for (size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int64_t>(gpattern(run_seed(), me, 7, i) >> 1);
     rt.barrier_all();
@@ -91,12 +91,11 @@ TEST_P(GpuHostTest, StreamOrderedPutSignalWaitBarrier) {
     constexpr size_t kBytes = 3 << 20;
     auto* buf = rt.allocate_array<unsigned char>(kBytes);
     auto* sig = rt.allocate_array<std::uint64_t>(2);
-    unsigned char* src = nullptr;
-    CK(cudaMalloc(&src, kBytes));
+    DeviceArray<unsigned char> src(kBytes);
     std::vector<unsigned char> h(kBytes);
     for (size_t i = 0; i < kBytes; ++i) h[i] = static_cast<unsigned char>(gpattern(run_seed(), me, 3, i));
-    CK(cudaMemcpy(src, h.data(), kBytes, cudaMemcpyHostToDevice));
-    CK(cudaMemset(sig, 0, 2 * sizeof(std::uint64_t)));
+    copy_to_device(src, h.data(), kBytes);
+    clear_device(sig, 2 * sizeof(std::uint64_t));
     rt.barrier_all();
     Stream st = reinterpret_cast<Stream>(static_cast<cudaStream_t>(s));
     for (std::uint64_t round = 1; round <= 20; ++round) {
@@ -116,7 +115,6 @@ TEST_P(GpuHostTest, StreamOrderedPutSignalWaitBarrier) {
     EXPECT_EQ(bad, 0u);
     EXPECT_EQ(rt.signal_fetch(&sig[0]), 20u);
     rt.barrier_all();
-    CK(cudaFree(src));
     rt.free(sig);
     rt.free(buf);
   });
@@ -149,16 +147,9 @@ TEST_P(GpuHostTest, GraphReplaysPutSignalWait1000Times) {
     PeStream s;
     auto* buf = rt.allocate_array<std::uint64_t>(kWords);
     auto* sig = rt.allocate_array<std::uint64_t>(2);  // [0]: data ready at PE 1, [1]: ack at PE 0
-    std::uint64_t* src = nullptr;
-    std::uint64_t* counter = nullptr;
-    unsigned long long* bad = nullptr;
-    CK(cudaMalloc(&src, kWords * sizeof(std::uint64_t)));
-    CK(cudaMalloc(&counter, sizeof(std::uint64_t)));
-    CK(cudaMalloc(&bad, sizeof(*bad)));
-    CK(cudaMemset(counter, 0, sizeof(std::uint64_t)));
-    CK(cudaMemset(bad, 0, sizeof(*bad)));
-    CK(cudaMemset(sig, 0, 2 * sizeof(std::uint64_t)));
-    CK(cudaDeviceSynchronize());
+    DeviceArray<std::uint64_t> src(kWords), counter;
+    DeviceArray<unsigned long long> bad;
+    clear_device(sig, 2 * sizeof(std::uint64_t));
     rt.barrier_all();
     Stream st = reinterpret_cast<Stream>(static_cast<cudaStream_t>(s));
     cudaGraph_t graph = nullptr;
@@ -180,19 +171,12 @@ TEST_P(GpuHostTest, GraphReplaysPutSignalWait1000Times) {
       CK(cudaGraphInstantiate(&exec, graph, 0));
       for (int i = 0; i < kReplays; ++i) CK(cudaGraphLaunch(exec, s));
       CK(cudaStreamSynchronize(s));
-      std::uint64_t h_counter = 0;
-      unsigned long long h_bad = 1;
-      CK(cudaMemcpy(&h_counter, counter, sizeof(h_counter), cudaMemcpyDeviceToHost));
-      CK(cudaMemcpy(&h_bad, bad, sizeof(h_bad), cudaMemcpyDeviceToHost));
-      EXPECT_EQ(h_counter, static_cast<std::uint64_t>(kReplays));
-      EXPECT_EQ(h_bad, 0u);
+      EXPECT_EQ(counter.read(), static_cast<std::uint64_t>(kReplays));
+      EXPECT_EQ(bad.read(), 0u);
       CK(cudaGraphExecDestroy(exec));
       CK(cudaGraphDestroy(graph));
     }
     rt.barrier_all();
-    CK(cudaFree(bad));
-    CK(cudaFree(counter));
-    CK(cudaFree(src));
     rt.free(sig);
     rt.free(buf);
   });

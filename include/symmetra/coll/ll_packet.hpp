@@ -67,6 +67,7 @@ __device__ __noinline__ inline void report_ll_timeout(const device::Context& ctx
   printf("[pe %d] %s: timed out after %llu ms waiting for PE %d's packet at %p (flag %u)\n",
          ctx.my_pe, op, static_cast<unsigned long long>(ctx.timeout_ns / 1000000), from,
          static_cast<const void*>(line), flag);
+  device::detail::print_shared_gpu_hint(ctx);
   __trap();
 }
 #endif

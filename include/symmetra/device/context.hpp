@@ -56,6 +56,9 @@ struct Context {
   // table load. On the GPU that load misses L1 after every system-scope fence and costs a
   // microsecond per ping-pong hop.
   static constexpr std::uint32_t kIdentityIndex = 4u;
+  // Another PE of this host runs on the same GPU: a wait that times out says what can deadlock
+  // there (docs/gpu_backend.md, "PEs that share a GPU").
+  static constexpr std::uint32_t kSharedGpu = 8u;
 
   SYMMETRA_INLINE int index_of(int pe) const {
     return (flags & kIdentityIndex) ? pe : pe_index[pe];

@@ -37,6 +37,7 @@ Result<std::unique_ptr<CudaHeap>> CudaHeap::create(Bootstrap& bs, int device, st
   // Every mapping must be usable from every device the PEs of this host use.
   std::vector<int> all(bs.size());
   SYMMETRA_TRY(bs.allgather(&device, all.data(), sizeof(int)));
+  heap->shares_device_ = std::count(all.begin(), all.end(), device) > 1;
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
   heap->devices_ = all;

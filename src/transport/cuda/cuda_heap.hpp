@@ -33,6 +33,8 @@ class CudaHeap {
   std::uint64_t size() const { return size_; }
   int index() const { return index_; }
   int device() const { return device_; }
+  // Another PE of this host uses the same GPU.
+  bool shares_device() const { return shares_device_; }
 
   // Collective: every PE's heap is mapped up to `new_size` (> size(), <= stride()).
   Status grow(std::uint64_t new_size);
@@ -58,6 +60,7 @@ class CudaHeap {
   CUdeviceptr reservation_ = 0;
   std::uint64_t reserved_bytes_ = 0;
   bool owns_reservation_ = false;
+  bool shares_device_ = false;
   std::vector<int> devices_;       // distinct devices of the local PEs: every mapping's accessors
   std::vector<Mapping> mappings_;  // released in reverse order
 };

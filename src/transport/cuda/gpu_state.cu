@@ -53,8 +53,7 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
   if (!drv.ok()) return Status::fail("[pe " + std::to_string(bs.rank()) + "] " + drv.status().message());
   auto dev = pick_device(bs, device);
   SYMMETRA_TRY(dev);
-  SYMMETRA_CUDA(cudaSetDevice(dev.value()));
-  SYMMETRA_CUDA(cudaFree(nullptr));  // make the primary context current in this thread
+  SYMMETRA_CUDA(cudaSetDevice(dev.value()));  // CUDA 12+: also makes the primary context current
   std::unique_ptr<GpuState> g(new GpuState());
   g->impl_ = std::make_unique<Impl>();
   Impl& im = *g->impl_;
@@ -64,9 +63,12 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
   im.n_pes = bs.size();
   SYMMETRA_CUDA(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
   g->stream_ = reinterpret_cast<Stream>(im.stream);
-  SYMMETRA_CUDA(cudaMalloc(&im.d_pe_index, sizeof(std::int32_t) * bs.size()));
-  SYMMETRA_CUDA(cudaMalloc(&im.d_teams, sizeof(device::TeamDesc) * device::kMaxTeams));
-  SYMMETRA_CUDA(cudaMalloc(&im.d_result, sizeof(std::uint64_t)));
+  // Nothing here or in ~GpuState may wait for the whole device (cudaFree, cudaDeviceSynchronize):
+  // PEs that share the GPU as threads have kernels waiting for this PE (docs/gpu_backend.md).
+  // Stream-ordered allocation and the own stream's synchronization wait for this PE's work only.
+  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_pe_index), sizeof(std::int32_t) * bs.size(), im.stream));
+  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_teams), sizeof(device::TeamDesc) * device::kMaxTeams, im.stream));
+  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_result), sizeof(std::uint64_t), im.stream));
   SYMMETRA_TRY(preload_stream_kernels());
   SYMMETRA_TRY(preload_amo_kernels());
   SYMMETRA_TRY(preload_coll_kernels());
@@ -78,19 +80,19 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
   g->ws_team_ = ws_team;
   // Device memory starts undefined: zero this PE's header and workspace (LL packets hold
   // sequence numbers) before anyone syncs on them.
-  SYMMETRA_CUDA(cudaMemset(im.heap->base(), 0, reserved_bytes));
-  SYMMETRA_CUDA(cudaDeviceSynchronize());
+  SYMMETRA_CUDA(cudaMemsetAsync(im.heap->base(), 0, reserved_bytes, im.stream));
+  SYMMETRA_CUDA(cudaStreamSynchronize(im.stream));
   SYMMETRA_TRY(bs.barrier());
   return std::move(g);
 }
 
 GpuState::~GpuState() {
   if (!impl_) return;
+  cudaFreeAsync(impl_->d_pe_index, impl_->stream);
+  cudaFreeAsync(impl_->d_teams, impl_->stream);
+  cudaFreeAsync(impl_->d_result, impl_->stream);
   cudaStreamSynchronize(impl_->stream);
   cudaStreamDestroy(impl_->stream);
-  cudaFree(impl_->d_pe_index);
-  cudaFree(impl_->d_teams);
-  cudaFree(impl_->d_result);
   impl_->heap.reset();
 }
 
@@ -108,6 +110,7 @@ Status GpuState::refresh(const device::Context& control) {
   hctx_.heap_bytes = im.heap->size();
   hctx_.my_index = im.heap->index();
   hctx_.flags |= device::Context::kDeviceHeap;
+  if (im.heap->shares_device()) hctx_.flags |= device::Context::kSharedGpu;
   hctx_.ws_world_bytes = ws_world_;
   hctx_.ws_team_bytes = ws_team_;
   hctx_.pe_index = pe_index_.data();
@@ -115,10 +118,13 @@ Status GpuState::refresh(const device::Context& control) {
   dctx_ = hctx_;
   dctx_.pe_index = im.d_pe_index;
   dctx_.teams = im.d_teams;
-  SYMMETRA_CUDA(cudaMemcpy(im.d_pe_index, pe_index_.data(), sizeof(std::int32_t) * pe_index_.size(),
-                           cudaMemcpyHostToDevice));
-  SYMMETRA_CUDA(cudaMemcpy(im.d_teams, teams_.data(), sizeof(device::TeamDesc) * teams_.size(),
-                           cudaMemcpyHostToDevice));
+  // On the own stream and waited for: a plain cudaMemcpy from pageable memory may return before
+  // its DMA ends, and a kernel on another stream could then read the old tables.
+  SYMMETRA_CUDA(cudaMemcpyAsync(im.d_pe_index, pe_index_.data(), sizeof(std::int32_t) * pe_index_.size(),
+                                cudaMemcpyHostToDevice, im.stream));
+  SYMMETRA_CUDA(cudaMemcpyAsync(im.d_teams, teams_.data(), sizeof(device::TeamDesc) * teams_.size(),
+                                cudaMemcpyHostToDevice, im.stream));
+  SYMMETRA_CUDA(cudaStreamSynchronize(im.stream));
   return {};
 }
 

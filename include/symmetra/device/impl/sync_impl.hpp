@@ -31,7 +31,19 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
     HeapHeader* peer = peer_header(ctx, to);
     atomic_store(&peer->team_sync[t.slot][round], seq, kRelease);
     notify(ctx, to, &me->team_sync[t.slot][round], sizeof(seq));
+#if SYMMETRA_DEVICE_PASS
+    // On a timeout, say whether the partner started this sync at all (its own count).
+    const int from = team_pe(t, (t.my_rank - dist + t.size) % t.size);
+    const int slot = t.slot;
+    wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq, [ctx, from, slot, round, seq] {
+      const std::uint64_t theirs = atomic_load(&peer_header(ctx, from)->team_seq[slot], kRelaxed);
+      printf("[pe %d] sync: team slot %d round %d waits for PE %d's sync %llu; PE %d has started %llu syncs on the slot\n",
+             ctx.my_pe, slot, round, from, static_cast<unsigned long long>(seq), from,
+             static_cast<unsigned long long>(theirs));
+    });
+#else
     wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq);
+#endif
   }
 }
 

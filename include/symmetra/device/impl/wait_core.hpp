@@ -57,6 +57,15 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 #endif
 
 #if SYMMETRA_DEVICE_PASS
+// Appended to a GPU timeout when another PE shares this GPU: the usual cause there is a peer's
+// host thread blocked in a call that waits for the whole device, so its kernel never comes.
+__device__ __noinline__ inline void print_shared_gpu_hint(const Context& ctx) {
+  if (ctx.flags & Context::kSharedGpu)
+    printf("[pe %d] hint: PEs share this GPU; a PE whose host thread is in cudaDeviceSynchronize, "
+           "cudaFree, cudaFreeHost, cudaHostUnregister or a lazily loaded kernel's first launch "
+           "waits for this kernel and never launches its own (docs/gpu_backend.md)\n", ctx.my_pe);
+}
+
 // The cold end of a GPU wait, out of line so that the waiting loop stays small: describe the
 // condition, print, trap.
 template <class Describe>
@@ -65,6 +74,7 @@ __device__ __noinline__ void report_timeout(const Context& ctx, const char* op, 
   describe(what, sizeof(what));
   printf("[pe %d] %s: timed out after %llu ms waiting for %s\n", ctx.my_pe, op,
          static_cast<unsigned long long>(ctx.timeout_ns / 1000000), what);
+  print_shared_gpu_hint(ctx);
   __trap();
 }
 
@@ -140,13 +150,21 @@ __device__ __noinline__ void report_value_timeout(const Context& ctx, const char
   describe_cmp(what, sizeof(what), ivar, cmp, value, seen);
   printf("[pe %d] %s: timed out after %llu ms waiting\n", ctx.my_pe, op,
          static_cast<unsigned long long>(ctx.timeout_ns / 1000000));
+  print_shared_gpu_hint(ctx);
   __trap();
 }
 #endif
 
-// Waits until `*ivar <cmp> value` (ivar in this PE's memory) and returns the value seen.
-template <class T>
-SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, Cmp cmp, T value) {
+// What a wait adds to its timeout diagnostic: nothing by default (see team_sync_thread).
+struct NoExplain {
+  SYMMETRA_INLINE void operator()() const {}
+};
+
+// Waits until `*ivar <cmp> value` (ivar in this PE's memory) and returns the value seen. On a
+// GPU timeout, explain() prints more before the trap; it must capture plain values only.
+template <class T, class Explain = NoExplain>
+SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, Cmp cmp, T value,
+                             Explain explain = {}) {
   T seen{};
 #if SYMMETRA_DEVICE_PASS
   // One word, its own loop: plain values only (no lambda capturing them by reference, which
@@ -164,10 +182,14 @@ SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, 
       if (start == 0) start = global_ns();
       __nanosleep(sleep_ns);
       if (sleep_ns < 1024) sleep_ns *= 2;
-      if (global_ns() - start > ctx.timeout_ns) report_value_timeout(ctx, op, ivar, cmp, value, seen);
+      if (global_ns() - start > ctx.timeout_ns) {
+        explain();
+        report_value_timeout(ctx, op, ivar, cmp, value, seen);
+      }
     }
   }
 #else
+  (void)explain;  // the host's diagnostic names the word and the values
   wait_for(
       ctx, op, ivar, ivar + 1,
       [&] {
