@@ -122,6 +122,14 @@ class Tagger {
 volatile sig_atomic_t g_signal = 0;
 void on_signal(int sig) { g_signal = sig; }
 
+// shmem_global_exit(status) in a PE queues SIGUSR1 with the status: end every PE, return it.
+volatile sig_atomic_t g_global_exit = 0;
+volatile sig_atomic_t g_global_status = 0;
+void on_global_exit(int, siginfo_t* info, void*) {
+  g_global_status = info->si_value.sival_int;
+  g_global_exit = 1;
+}
+
 std::string describe(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status))
@@ -161,6 +169,11 @@ int main(int argc, char** argv) {
 
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
+  struct sigaction ge {};
+  ge.sa_sigaction = on_global_exit;
+  ge.sa_flags = SA_SIGINFO;
+  sigemptyset(&ge.sa_mask);
+  sigaction(SIGUSR1, &ge, nullptr);
   Tagger tagger;
   std::vector<pid_t> pids(o.n, -1);
   const int per_host = (o.n + o.hosts - 1) / o.hosts;
@@ -204,6 +217,12 @@ int main(int argc, char** argv) {
   int result = 0, running = o.n;
   bool killing = false;
   auto kill_deadline = std::chrono::steady_clock::time_point::max();
+  auto end_all = [&] {  // SIGTERM now, SIGKILL after 3 s
+    killing = true;
+    for (pid_t p : pids)
+      if (p > 0) kill(p, SIGTERM);
+    kill_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  };
   while (running > 0) {
     int status = 0;
     const pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -214,26 +233,29 @@ int main(int argc, char** argv) {
       pids[pe] = -1;
       --running;
       const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+      if (g_global_exit != 0 && !killing) {  // the job ends with shmem_global_exit's status
+        result = g_global_status;
+        end_all();
+        continue;
+      }
       if (failed && !killing) {
         std::fprintf(stderr, "symrun: PE %d %s; ending the other %d PEs\n", pe,
                      describe(status).c_str(), running);
         result = exit_code(status);
       }
       if (failed && !killing && running > 0) {
-        killing = true;
-        for (pid_t p : pids)
-          if (p > 0) kill(p, SIGTERM);
-        kill_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        end_all();
       }
       continue;
+    }
+    if (g_global_exit != 0 && !killing) {
+      result = g_global_status;
+      end_all();
     }
     if (g_signal != 0 && !killing) {
       std::fprintf(stderr, "symrun: signal %d, ending the PEs\n", static_cast<int>(g_signal));
       result = 128 + g_signal;
-      killing = true;
-      for (pid_t p : pids)
-        if (p > 0) kill(p, SIGTERM);
-      kill_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      end_all();
     }
     if (killing && std::chrono::steady_clock::now() > kill_deadline) {
       for (pid_t p : pids)

@@ -1,0 +1,251 @@
+// OpenSHMEM collectives (shmem.h): the team forms over the Runtime's collectives, and the
+// deprecated active-set forms over ActiveSet (active_set.hpp) with one-sided gets.
+#include <cstring>
+#include <vector>
+
+#include "active_set.hpp"
+#include "state.hpp"
+
+namespace symmetra::shmem {
+namespace {
+
+using coll::ReduceOp;
+
+// Element types the Runtime moves: fixed-width by size; 16-byte elements as byte runs.
+template <class T, class F>
+int move(shmem_team_t t, const char* op, F&& f) {
+  if (t == SHMEM_TEAM_INVALID) return 1;
+  SYMMETRA_SHMEM_GUARD(op, f(rt(op), team(t, op)));
+  return 0;
+}
+
+template <std::size_t kBytes>
+using word_t = std::conditional_t<kBytes == 1, std::uint8_t,
+                                  std::conditional_t<kBytes == 2, std::uint16_t,
+                                                     std::conditional_t<kBytes == 4, std::uint32_t, std::uint64_t>>>;
+
+template <std::size_t kBytes>
+int broadcast(shmem_team_t t, void* d, const void* s, std::size_t n, int root, const char* op) {
+  return move<void>(t, op, [&](Runtime& r, const Team& tm) {
+    if constexpr (kBytes <= 8) r.broadcast(tm, static_cast<word_t<kBytes>*>(d), static_cast<const word_t<kBytes>*>(s), n, root);
+    else r.broadcast(tm, static_cast<std::uint8_t*>(d), static_cast<const std::uint8_t*>(s), n * kBytes, root);
+  });
+}
+template <std::size_t kBytes>
+int collect(shmem_team_t t, void* d, const void* s, std::size_t n, bool fixed, const char* op) {
+  return move<void>(t, op, [&](Runtime& r, const Team& tm) {
+    if constexpr (kBytes <= 8) {
+      auto* dd = static_cast<word_t<kBytes>*>(d);
+      auto* ss = static_cast<const word_t<kBytes>*>(s);
+      fixed ? r.fcollect(tm, dd, ss, n) : r.collect(tm, dd, ss, n);
+    } else {
+      auto* dd = static_cast<std::uint8_t*>(d);
+      auto* ss = static_cast<const std::uint8_t*>(s);
+      fixed ? r.fcollect(tm, dd, ss, n * kBytes) : r.collect(tm, dd, ss, n * kBytes);
+    }
+  });
+}
+template <std::size_t kBytes>
+int alltoall(shmem_team_t t, void* d, const void* s, std::size_t n, const char* op) {
+  return move<void>(t, op, [&](Runtime& r, const Team& tm) {
+    if constexpr (kBytes <= 8) r.alltoall(tm, static_cast<word_t<kBytes>*>(d), static_cast<const word_t<kBytes>*>(s), n);
+    else r.alltoall(tm, static_cast<std::uint8_t*>(d), static_cast<const std::uint8_t*>(s), n * kBytes);
+  });
+}
+template <std::size_t kBytes>
+int alltoalls(shmem_team_t t, void* d, const void* s, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, const char* op) {
+  return move<void>(t, op, [&](Runtime& r, const Team& tm) {
+    if constexpr (kBytes <= 8) {
+      r.alltoalls(tm, static_cast<word_t<kBytes>*>(d), static_cast<const word_t<kBytes>*>(s), dst, sst, n);
+    } else {  // each 16-byte element as its two 8-byte halves, strided twice as far
+      auto* dd = static_cast<std::uint64_t*>(d);
+      auto* ss = static_cast<const std::uint64_t*>(s);
+      r.alltoalls(tm, dd, ss, 2 * dst, 2 * sst, n);
+      r.alltoalls(tm, dd + 1, ss + 1, 2 * dst, 2 * sst, n);
+    }
+  });
+}
+
+template <class T>
+int reduce(shmem_team_t t, T* d, const T* s, std::size_t n, ReduceOp rop, const char* op) {
+  return move<T>(t, op, [&](Runtime& r, const Team& tm) { r.reduce(tm, canon(d), canon(s), n, rop); });
+}
+
+// --- Active-set forms: pull with gets between two syncs of the set. ---
+void as_broadcast(void* d, const void* s, std::size_t bytes, int root, int start, int log_stride, int size, long* psync,
+                  const char* op) {
+  Runtime& r = rt(op);
+  ActiveSet set(r, start, log_stride, size, psync, op);
+  if (root < 0 || root >= size) die(op, "PE_root " + std::to_string(root) + " is not in the active set");
+  set.sync();  // the root's source is ready
+  if (set.rank() != root) r.getmem(d, s, bytes, set.pe(root));
+  set.sync();  // nobody changes source before everyone read it
+}
+
+void as_collect(void* d, const void* s, std::size_t elem, std::size_t n, bool fixed, int start, int log_stride, int size,
+                long* psync, const char* op) {
+  Runtime& r = rt(op);
+  ActiveSet set(r, start, log_stride, size, psync, op);
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(size), static_cast<std::int64_t>(n));
+  if (!fixed) {
+    r.atomic_set(set.word(), static_cast<std::int64_t>(n), r.my_pe());
+    set.sync();
+    for (int k = 0; k < size; ++k) counts[static_cast<std::size_t>(k)] = r.atomic_fetch(set.word(), set.pe(k));
+  }
+  set.sync();
+  std::size_t at = 0;
+  for (int k = 0; k < size; ++k) {
+    const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(k)]) * elem;
+    r.getmem(static_cast<char*>(d) + at, s, bytes, set.pe(k));
+    at += bytes;
+  }
+  set.sync();
+  if (!fixed) r.atomic_set(set.word(), std::int64_t{0}, r.my_pe());  // restored; read by nobody until the next sync
+}
+
+void as_alltoall(void* d, const void* s, std::size_t bytes, int start, int log_stride, int size, long* psync, const char* op) {
+  Runtime& r = rt(op);
+  ActiveSet set(r, start, log_stride, size, psync, op);
+  set.sync();
+  for (int k = 0; k < size; ++k)
+    r.getmem(static_cast<char*>(d) + static_cast<std::size_t>(k) * bytes,
+             static_cast<const char*>(s) + static_cast<std::size_t>(set.rank()) * bytes, bytes, set.pe(k));
+  set.sync();
+}
+
+template <class E>
+void as_alltoalls(void* d, const void* s, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, int start, int log_stride,
+                  int size, long* psync, const char* op) {
+  Runtime& r = rt(op);
+  ActiveSet set(r, start, log_stride, size, psync, op);
+  const auto me = static_cast<std::ptrdiff_t>(set.rank());
+  const auto count = static_cast<std::ptrdiff_t>(n);
+  set.sync();
+  for (int k = 0; k < size; ++k)
+    r.iget(static_cast<E*>(d) + k * count * dst, static_cast<const E*>(s) + me * count * sst, dst, sst, n, set.pe(k));
+  set.sync();
+}
+
+// Every member reads every member's source in set order, so results agree bit for bit; dest may
+// be source, so nothing is written before every member has read.
+template <class T>
+void as_reduce(T* d, const T* s, int n, ReduceOp rop, int start, int log_stride, int size, long* psync, const char* op) {
+  Runtime& r = rt(op);
+  ActiveSet set(r, start, log_stride, size, psync, op);
+  if (n < 0) die(op, "nreduce is negative");
+  const std::size_t count = static_cast<std::size_t>(n);
+  std::vector<T> acc(count), part(count);
+  set.sync();
+  for (int k = 0; k < size; ++k) {
+    r.getmem(part.data(), s, count * sizeof(T), set.pe(k));
+    for (std::size_t i = 0; i < count; ++i) {
+      if (k == 0) {
+        acc[i] = part[i];
+        continue;
+      }
+      switch (rop) {
+        case ReduceOp::kSum: acc[i] = static_cast<T>(acc[i] + part[i]); break;
+        case ReduceOp::kProd: acc[i] = static_cast<T>(acc[i] * part[i]); break;
+        case ReduceOp::kMin: acc[i] = part[i] < acc[i] ? part[i] : acc[i]; break;
+        case ReduceOp::kMax: acc[i] = part[i] > acc[i] ? part[i] : acc[i]; break;
+        case ReduceOp::kAnd:
+        case ReduceOp::kOr:
+        case ReduceOp::kXor:
+          if constexpr (std::is_integral_v<T>) {
+            if (rop == ReduceOp::kAnd) acc[i] = static_cast<T>(acc[i] & part[i]);
+            if (rop == ReduceOp::kOr) acc[i] = static_cast<T>(acc[i] | part[i]);
+            if (rop == ReduceOp::kXor) acc[i] = static_cast<T>(acc[i] ^ part[i]);
+          }
+          break;
+      }
+    }
+  }
+  set.sync();
+  std::memcpy(d, acc.data(), count * sizeof(T));
+}
+
+}  // namespace
+}  // namespace symmetra::shmem
+
+using namespace symmetra::shmem;
+using symmetra::coll::ReduceOp;
+
+extern "C" {
+
+int shmem_broadcastmem(shmem_team_t t, void* d, const void* s, size_t n, int root) {
+  return broadcast<1>(t, d, s, n, root, "shmem_broadcastmem");
+}
+int shmem_collectmem(shmem_team_t t, void* d, const void* s, size_t n) { return collect<1>(t, d, s, n, false, "shmem_collectmem"); }
+int shmem_fcollectmem(shmem_team_t t, void* d, const void* s, size_t n) { return collect<1>(t, d, s, n, true, "shmem_fcollectmem"); }
+int shmem_alltoallmem(shmem_team_t t, void* d, const void* s, size_t n) { return alltoall<1>(t, d, s, n, "shmem_alltoallmem"); }
+int shmem_alltoallsmem(shmem_team_t t, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {
+  return alltoalls<1>(t, d, s, dst, sst, n, "shmem_alltoallsmem");
+}
+
+#define SYMMETRA_DEF_COLL(T, N)                                                                          \
+  int shmem_##N##_broadcast(shmem_team_t t, T* d, const T* s, size_t n, int root) {                      \
+    return broadcast<sizeof(T)>(t, d, s, n, root, "shmem_" #N "_broadcast");                              \
+  }                                                                                                      \
+  int shmem_##N##_collect(shmem_team_t t, T* d, const T* s, size_t n) {                                  \
+    return collect<sizeof(T)>(t, d, s, n, false, "shmem_" #N "_collect");                                 \
+  }                                                                                                      \
+  int shmem_##N##_fcollect(shmem_team_t t, T* d, const T* s, size_t n) {                                 \
+    return collect<sizeof(T)>(t, d, s, n, true, "shmem_" #N "_fcollect");                                 \
+  }                                                                                                      \
+  int shmem_##N##_alltoall(shmem_team_t t, T* d, const T* s, size_t n) {                                 \
+    return alltoall<sizeof(T)>(t, d, s, n, "shmem_" #N "_alltoall");                                      \
+  }                                                                                                      \
+  int shmem_##N##_alltoalls(shmem_team_t t, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n) {  \
+    return alltoalls<sizeof(T)>(t, d, s, dst, sst, n, "shmem_" #N "_alltoalls");                          \
+  }
+SHMEM_RMA_TYPES(SYMMETRA_DEF_COLL)
+
+#define SYMMETRA_DEF_REDUCE(T, N, OP, ROP)                                                   \
+  int shmem_##N##_##OP##_reduce(shmem_team_t t, T* d, const T* s, size_t n) {               \
+    return reduce<T>(t, d, s, n, ReduceOp::ROP, "shmem_" #N "_" #OP "_reduce");              \
+  }
+#define SYMMETRA_DEF_REDUCE_BIT(T, N) \
+  SYMMETRA_DEF_REDUCE(T, N, and, kAnd) SYMMETRA_DEF_REDUCE(T, N, or, kOr) SYMMETRA_DEF_REDUCE(T, N, xor, kXor)
+#define SYMMETRA_DEF_REDUCE_ARITH(T, N)                                                                  \
+  SYMMETRA_DEF_REDUCE(T, N, max, kMax) SYMMETRA_DEF_REDUCE(T, N, min, kMin) SYMMETRA_DEF_REDUCE(T, N, sum, kSum) \
+  SYMMETRA_DEF_REDUCE(T, N, prod, kProd)
+SHMEM_REDUCE_BITWISE_TYPES(SYMMETRA_DEF_REDUCE_BIT)
+SHMEM_REDUCE_ARITH_TYPES(SYMMETRA_DEF_REDUCE_ARITH)
+
+// --- Deprecated active-set collectives ---
+#define SYMMETRA_DEF_AS_SIZED(B, BYTES)                                                                          \
+  void shmem_broadcast##B(void* d, const void* s, size_t n, int root, int start, int ls, int size, long* ps) {   \
+    SYMMETRA_SHMEM_GUARD("shmem_broadcast" #B, as_broadcast(d, s, n * BYTES, root, start, ls, size, ps, "shmem_broadcast" #B)); \
+  }                                                                                                              \
+  void shmem_collect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {               \
+    SYMMETRA_SHMEM_GUARD("shmem_collect" #B, as_collect(d, s, BYTES, n, false, start, ls, size, ps, "shmem_collect" #B)); \
+  }                                                                                                              \
+  void shmem_fcollect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {              \
+    SYMMETRA_SHMEM_GUARD("shmem_fcollect" #B, as_collect(d, s, BYTES, n, true, start, ls, size, ps, "shmem_fcollect" #B)); \
+  }                                                                                                              \
+  void shmem_alltoall##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {              \
+    SYMMETRA_SHMEM_GUARD("shmem_alltoall" #B, as_alltoall(d, s, n * BYTES, start, ls, size, ps, "shmem_alltoall" #B)); \
+  }
+SYMMETRA_DEF_AS_SIZED(32, 4)
+SYMMETRA_DEF_AS_SIZED(64, 8)
+void shmem_alltoalls32(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int start, int ls, int size, long* ps) {
+  SYMMETRA_SHMEM_GUARD("shmem_alltoalls32", as_alltoalls<std::uint32_t>(d, s, dst, sst, n, start, ls, size, ps, "shmem_alltoalls32"));
+}
+void shmem_alltoalls64(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int start, int ls, int size, long* ps) {
+  SYMMETRA_SHMEM_GUARD("shmem_alltoalls64", as_alltoalls<std::uint64_t>(d, s, dst, sst, n, start, ls, size, ps, "shmem_alltoalls64"));
+}
+
+#define SYMMETRA_DEF_TO_ALL(T, N, OP, ROP)                                                                         \
+  void shmem_##N##_##OP##_to_all(T* d, const T* s, int n, int start, int ls, int size, T*, long* ps) {             \
+    SYMMETRA_SHMEM_GUARD("shmem_" #N "_" #OP "_to_all",                                                            \
+                         as_reduce<T>(d, s, n, ReduceOp::ROP, start, ls, size, ps, "shmem_" #N "_" #OP "_to_all")); \
+  }
+#define SYMMETRA_DEF_TO_ALL_BIT(T, N) \
+  SYMMETRA_DEF_TO_ALL(T, N, and, kAnd) SYMMETRA_DEF_TO_ALL(T, N, or, kOr) SYMMETRA_DEF_TO_ALL(T, N, xor, kXor)
+#define SYMMETRA_DEF_TO_ALL_ARITH(T, N)                                                                   \
+  SYMMETRA_DEF_TO_ALL(T, N, max, kMax) SYMMETRA_DEF_TO_ALL(T, N, min, kMin) SYMMETRA_DEF_TO_ALL(T, N, sum, kSum) \
+  SYMMETRA_DEF_TO_ALL(T, N, prod, kProd)
+SHMEM_TO_ALL_BITWISE_TYPES(SYMMETRA_DEF_TO_ALL_BIT)
+SHMEM_TO_ALL_ARITH_TYPES(SYMMETRA_DEF_TO_ALL_ARITH)
+
+}  // extern "C"

@@ -1,0 +1,255 @@
+// OpenSHMEM setup, query, memory management, teams and contexts (shmem.h).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "state.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+
+struct symmetra_ctx_s symmetra_ctx_default = {symmetra::device::kTeamWorld, 0};
+
+namespace symmetra::shmem {
+namespace {
+
+std::unique_ptr<Runtime> g_rt;
+int g_init_count = 0;  // shmem_init after shmem_finalize is an error; nested init is counted
+bool g_finalized = false;
+std::mutex g_mutex;
+
+}  // namespace
+
+Runtime& rt(const char* op) {
+  if (!g_rt) {
+    std::fprintf(stderr, "%s: called before shmem_init (or after shmem_finalize)\n", op);
+    std::fflush(stderr);
+    std::abort();
+  }
+  return *g_rt;
+}
+
+bool initialized() { return g_rt != nullptr; }
+
+void die(const char* op, const std::string& message) {
+  // Runtime messages already start with "[pe N] op:"; others get the prefix here.
+  if (message.rfind("[pe ", 0) == 0) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+  } else {
+    std::fprintf(stderr, "[pe %d] %s: %s\n", g_rt ? g_rt->my_pe() : -1, op, message.c_str());
+  }
+  std::fflush(stderr);
+  if (g_rt) device::detail::host_mark_abort(g_rt->device_context(), g_rt->my_pe());
+  std::abort();
+}
+
+Team team(shmem_team_t t, const char* op) {
+  const int h = handle_of(t);
+  Runtime& r = rt(op);
+  if (h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0)
+    die(op, "team handle " + std::to_string(h + 1) + " is not a valid team");
+  return Team(&r, h);
+}
+
+void check_ctx(shmem_ctx_t ctx, const char* op) {
+  if (ctx == SHMEM_CTX_INVALID) die(op, "the context is SHMEM_CTX_INVALID");
+}
+
+Cmp cmp_of(int cmp, const char* op) {
+  if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) die(op, "unknown comparison " + std::to_string(cmp));
+  return static_cast<Cmp>(cmp);  // SHMEM_CMP_* follow Cmp's order
+}
+
+SignalOp signal_op_of(int sig_op, const char* op) {
+  if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
+    die(op, "unknown signal operation " + std::to_string(sig_op));
+  return sig_op == SHMEM_SIGNAL_SET ? SignalOp::kSet : SignalOp::kAdd;
+}
+
+}  // namespace symmetra::shmem
+
+using namespace symmetra;
+using shmem::rt;
+
+extern "C" {
+
+void shmem_init(void) {
+  std::lock_guard<std::mutex> lock(shmem::g_mutex);
+  if (shmem::g_finalized) {
+    std::fprintf(stderr, "shmem_init: called after shmem_finalize (the library cannot be re-initialized)\n");
+    std::abort();
+  }
+  if (shmem::g_init_count++ > 0) return;
+  try {
+    shmem::g_rt = Runtime::init();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "shmem_init: %s\n", e.what());
+    std::fflush(stderr);
+    std::exit(1);
+  }
+}
+
+int shmem_init_thread(int requested, int* provided) {
+  if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) return 1;
+  shmem_init();
+  if (provided) *provided = SHMEM_THREAD_MULTIPLE;
+  return 0;
+}
+
+void shmem_query_thread(int* provided) {
+  if (provided) *provided = SHMEM_THREAD_MULTIPLE;
+}
+
+void shmem_finalize(void) {
+  std::lock_guard<std::mutex> lock(shmem::g_mutex);
+  if (!shmem::g_rt || --shmem::g_init_count > 0) return;
+  SYMMETRA_SHMEM_GUARD("shmem_finalize", shmem::g_rt->finalize());
+  shmem::g_rt.reset();
+  shmem::g_finalized = true;
+}
+
+// Ends every PE with `status`: this PE tells symrun (a queued signal carrying the status, which
+// makes symrun end the others and return it), marks the job as ended in every heap so that PEs
+// in a wait stop, and exits.
+void shmem_global_exit(int status) {
+  std::fflush(nullptr);
+  if (std::getenv("SYMMETRA_BOOTSTRAP") != nullptr) {
+    sigval v{};
+    v.sival_int = status;
+    sigqueue(getppid(), SIGUSR1, v);
+  }
+  if (shmem::g_rt) device::detail::host_mark_abort(shmem::g_rt->device_context(), shmem::g_rt->my_pe());
+  _exit(status);
+}
+
+int shmem_my_pe(void) { return rt("shmem_my_pe").my_pe(); }
+int shmem_n_pes(void) { return rt("shmem_n_pes").n_pes(); }
+int shmem_pe_accessible(int pe) { return rt("shmem_pe_accessible").pe_accessible(pe) ? 1 : 0; }
+int shmem_addr_accessible(const void* addr, int pe) {
+  Runtime& r = rt("shmem_addr_accessible");
+  return r.pe_accessible(pe) && r.is_symmetric(addr) ? 1 : 0;
+}
+void* shmem_ptr(const void* dest, int pe) {
+  Runtime& r = rt("shmem_ptr");
+  if (!r.pe_accessible(pe) || !r.is_symmetric(dest) || r.on_gpu()) return nullptr;  // GPU memory: no host load/store
+  return r.ptr(const_cast<void*>(dest), pe);
+}
+void shmem_info_get_version(int* major, int* minor) {
+  if (major) *major = SHMEM_MAJOR_VERSION;
+  if (minor) *minor = SHMEM_MINOR_VERSION;
+}
+void shmem_info_get_name(char* name) {
+  if (name) std::strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN);
+}
+
+void start_pes(int) { shmem_init(); }
+int _my_pe(void) { return shmem_my_pe(); }
+int _num_pes(void) { return shmem_n_pes(); }
+
+// --- Memory management: collective, same arguments on every PE (checked by the Runtime). ---
+void* shmem_malloc(size_t size) {
+  SYMMETRA_SHMEM_GUARD("shmem_malloc", return rt("shmem_malloc").allocate(size));
+  return nullptr;
+}
+void* shmem_malloc_with_hints(size_t size, long) { return shmem_malloc(size); }
+void* shmem_calloc(size_t count, size_t size) {
+  SYMMETRA_SHMEM_GUARD("shmem_calloc", return rt("shmem_calloc").calloc(count, size));
+  return nullptr;
+}
+void* shmem_realloc(void* ptr, size_t size) {
+  SYMMETRA_SHMEM_GUARD("shmem_realloc", return rt("shmem_realloc").reallocate(ptr, size));
+  return nullptr;
+}
+void* shmem_align(size_t alignment, size_t size) {
+  SYMMETRA_SHMEM_GUARD("shmem_align", return rt("shmem_align").align(alignment, size));
+  return nullptr;
+}
+void shmem_free(void* ptr) { SYMMETRA_SHMEM_GUARD("shmem_free", rt("shmem_free").free(ptr)); }
+void* shmalloc(size_t size) { return shmem_malloc(size); }
+void shfree(void* ptr) { shmem_free(ptr); }
+void* shrealloc(void* ptr, size_t size) { return shmem_realloc(ptr, size); }
+void* shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
+
+// --- Teams ---
+int shmem_team_my_pe(shmem_team_t t) {
+  if (t == SHMEM_TEAM_INVALID) return -1;
+  return shmem::team(t, "shmem_team_my_pe").my_pe();
+}
+int shmem_team_n_pes(shmem_team_t t) {
+  if (t == SHMEM_TEAM_INVALID) return -1;
+  return shmem::team(t, "shmem_team_n_pes").n_pes();
+}
+int shmem_team_get_config(shmem_team_t t, long config_mask, shmem_team_config_t* config) {
+  if (t == SHMEM_TEAM_INVALID || config == nullptr) return 1;
+  (void)shmem::team(t, "shmem_team_get_config");
+  if (config_mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = 0;  // no limit
+  return 0;
+}
+int shmem_team_translate_pe(shmem_team_t src, int src_pe, shmem_team_t dest) {
+  if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID) return -1;
+  return shmem::team(src, "shmem_team_translate_pe").translate_pe(src_pe, shmem::team(dest, "shmem_team_translate_pe"));
+}
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t*,
+                             long, shmem_team_t* new_team) {
+  if (new_team) *new_team = SHMEM_TEAM_INVALID;
+  if (parent == SHMEM_TEAM_INVALID) return 1;
+  try {
+    Team p = shmem::team(parent, "shmem_team_split_strided");
+    Team t = rt("shmem_team_split_strided").split_strided(p, start, stride, size);
+    if (new_team) *new_team = shmem::to_c(t);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+}
+int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t*, long, shmem_team_t* xaxis,
+                        const shmem_team_config_t*, long, shmem_team_t* yaxis) {
+  if (xaxis) *xaxis = SHMEM_TEAM_INVALID;
+  if (yaxis) *yaxis = SHMEM_TEAM_INVALID;
+  if (parent == SHMEM_TEAM_INVALID) return 1;
+  try {
+    Team x, y;
+    rt("shmem_team_split_2d").split_2d(shmem::team(parent, "shmem_team_split_2d"), xrange, &x, &y);
+    if (xaxis) *xaxis = shmem::to_c(x);
+    if (yaxis) *yaxis = shmem::to_c(y);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+}
+void shmem_team_destroy(shmem_team_t t) {
+  if (t == SHMEM_TEAM_INVALID || t == SHMEM_TEAM_WORLD || t == SHMEM_TEAM_SHARED) return;
+  Team team = shmem::team(t, "shmem_team_destroy");
+  SYMMETRA_SHMEM_GUARD("shmem_team_destroy", rt("shmem_team_destroy").destroy(team));
+}
+
+// --- Contexts ---
+int shmem_ctx_create(long options, shmem_ctx_t* ctx) { return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx); }
+int shmem_team_create_ctx(shmem_team_t t, long options, shmem_ctx_t* ctx) {
+  if (ctx == nullptr) return 1;
+  *ctx = SHMEM_CTX_INVALID;
+  if (t == SHMEM_TEAM_INVALID) return 1;
+  const int h = shmem::team(t, "shmem_team_create_ctx").handle();
+  *ctx = new symmetra_ctx_s{h, options};
+  return 0;
+}
+void shmem_ctx_destroy(shmem_ctx_t ctx) {
+  if (ctx == SHMEM_CTX_INVALID || ctx == SHMEM_CTX_DEFAULT) return;
+  rt("shmem_ctx_destroy").quiet();  // its operations complete first
+  delete ctx;
+}
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* t) {
+  if (t == nullptr) return 1;
+  if (ctx == SHMEM_CTX_INVALID) {
+    *t = SHMEM_TEAM_INVALID;
+    return 1;
+  }
+  *t = shmem::to_c(Team(&rt("shmem_ctx_get_team"), ctx->team));
+  return 0;
+}
+
+}  // extern "C"

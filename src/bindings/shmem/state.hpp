@@ -1,0 +1,91 @@
+// What every part of the OpenSHMEM binding shares: the process's Runtime, handle translation
+// (teams, contexts), the error guard at the C boundary, and the canonical C++ types that the
+// Runtime's templates are instantiated for.
+#pragma once
+
+#include <shmem.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+
+#include "symmetra/error.hpp"
+#include "symmetra/runtime.hpp"
+#include "symmetra/runtime_coll.hpp"
+
+// A context: the team its PE numbers are relative to (a Runtime team handle) and its options.
+// Every put, get and AMO is complete when it returns (CPU backend) or is ordered by the
+// Runtime's own quiet (GPU backend), so contexts need no queues of their own: a context's
+// quiet is the Runtime's quiet, which orders this thread's operations on every context.
+struct symmetra_ctx_s {
+  int team;
+  long options;
+};
+
+namespace symmetra::shmem {
+
+// The Runtime of this process; stops the job with a message if shmem_init has not run.
+Runtime& rt(const char* op);
+// Whether shmem_init has run and shmem_finalize has not.
+bool initialized();
+
+// Prints "[pe N] op: message" and ends the job: the OpenSHMEM routines have no error returns
+// on the data path.
+[[noreturn]] void die(const char* op, const std::string& message);
+
+// Team handles: a shmem_team_t is the Runtime handle plus one (0 is SHMEM_TEAM_INVALID).
+inline shmem_team_t to_c(const Team& t) {
+  return t.valid() ? reinterpret_cast<shmem_team_t>(static_cast<std::intptr_t>(t.handle() + 1)) : SHMEM_TEAM_INVALID;
+}
+inline int handle_of(shmem_team_t t) { return static_cast<int>(reinterpret_cast<std::intptr_t>(t)) - 1; }
+Team team(shmem_team_t t, const char* op);
+
+// The world PE a context's PE number names.
+inline int world_pe(shmem_ctx_t ctx, int pe, const char* op) {
+  if (ctx == SHMEM_CTX_DEFAULT || ctx->team == device::kTeamWorld) return pe;
+  const int w = Team(&rt(op), ctx->team).world_pe(pe);
+  if (w < 0) die(op, "PE " + std::to_string(pe) + " is not a member of the context's team");
+  return w;
+}
+void check_ctx(shmem_ctx_t ctx, const char* op);
+
+// The type the Runtime's templates take for C type T: fixed-width integers of the same size and
+// signedness (char is int8_t or uint8_t as the platform has it), float and double as they are.
+template <class T>
+struct Canon {
+  using type = std::conditional_t<
+      std::is_floating_point_v<T>, T,
+      std::conditional_t<std::is_signed_v<T>,
+                         std::conditional_t<sizeof(T) == 1, std::int8_t,
+                                            std::conditional_t<sizeof(T) == 2, std::int16_t,
+                                                               std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>>>,
+                         std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                                            std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                                               std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>>>;
+};
+template <class T>
+using canon_t = typename Canon<T>::type;
+template <class T>
+canon_t<T>* canon(T* p) { return reinterpret_cast<canon_t<T>*>(p); }
+template <class T>
+const canon_t<T>* canon(const T* p) { return reinterpret_cast<const canon_t<T>*>(p); }
+
+// A 16-byte element (long double, put128): moved as bytes.
+struct Bytes16 {
+  std::uint64_t lo, hi;
+};
+
+Cmp cmp_of(int cmp, const char* op);
+SignalOp signal_op_of(int sig_op, const char* op);
+
+}  // namespace symmetra::shmem
+
+// Runs `body` and turns a symmetra::Error into the job-ending message (the data path), so no
+// exception crosses into C.
+#define SYMMETRA_SHMEM_GUARD(op, body)                     \
+  try {                                                    \
+    body;                                                  \
+  } catch (const std::exception& e) {                      \
+    ::symmetra::shmem::die(op, e.what());                  \
+  }

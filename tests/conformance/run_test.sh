@@ -1,0 +1,32 @@
+#!/bin/sh
+# Builds one conformance test with symcc and runs it with symrun for each PE count given:
+#   run_test.sh BINDIR SOURCE OUTDIR NPES...
+# Fails on a compile error, a nonzero exit of any run, or a run that prints no "PASS". With
+# EXPECT_STATUS=s set, each run must instead end with status s.
+set -eu
+bindir=$1 src=$2 out=$3
+shift 3
+mkdir -p "$out"
+exe="$out/$(basename "$src" .c)"
+"$bindir/symcc" -std=c11 -O1 -Wall -Wextra -Werror -o "$exe" "$src" 2>&1
+if [ -n "${EXPECT_STATUS:-}" ]; then  # the job must end with this status (shmem_global_exit)
+  for n in "$@"; do
+    rc=0
+    "$bindir/symrun" -n "$n" --timeout 60 "$exe" >"$exe.$n.log" 2>&1 || rc=$?
+    cat "$exe.$n.log"
+    [ "$rc" -eq "$EXPECT_STATUS" ] || { echo "symrun -n $n ended with $rc, want $EXPECT_STATUS"; exit 1; }
+  done
+  echo "PASS: every run ended with status $EXPECT_STATUS"
+  exit 0
+fi
+for n in "$@"; do
+  echo "== symrun -n $n $(basename "$exe")"
+  log="$exe.$n.log"
+  if ! "$bindir/symrun" -n "$n" --timeout 60 "$exe" >"$log" 2>&1; then
+    cat "$log"
+    echo "FAILED with $n PEs"
+    exit 1
+  fi
+  cat "$log"
+  grep -q "^PASS" "$log" || { echo "no PASS line with $n PEs"; exit 1; }
+done

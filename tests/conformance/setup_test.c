@@ -1,0 +1,71 @@
+/* Setup, query and memory management (OpenSHMEM 1.5 sections 9.1-9.3). */
+#include <string.h>
+
+#include "check.h"
+
+int main(void) {
+  int provided = -1;
+  CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0, "init_thread failed");
+  CHECK(provided == SHMEM_THREAD_MULTIPLE, "provided %d", provided);
+  shmem_init(); /* nested init is allowed and counted */
+  const int me = shmem_my_pe(), n = shmem_n_pes();
+  CHECK(me >= 0 && me < n, "my_pe %d of %d", me, n);
+  CHECK(_my_pe() == me && _num_pes() == n, "deprecated query names disagree");
+  int q = -1;
+  shmem_query_thread(&q);
+  CHECK(q == SHMEM_THREAD_MULTIPLE, "query_thread %d", q);
+  int major = 0, minor = 0;
+  shmem_info_get_version(&major, &minor);
+  CHECK(major == 1 && minor == 5, "version %d.%d", major, minor);
+  char name[SHMEM_MAX_NAME_LEN];
+  shmem_info_get_name(name);
+  CHECK(strcmp(name, "Symmetra") == 0, "name %s", name);
+  const uint64_t seed = agreed_seed();
+
+  /* malloc: symmetric, reachable, distinct */
+  size_t bytes = 1000 + (size_t)(seed % 5000);
+  uint64_t* a = (uint64_t*)shmem_malloc(bytes * sizeof(uint64_t));
+  CHECK(a != NULL, "malloc returned NULL");
+  int local = 0;
+  for (int pe = 0; pe < n; ++pe) {
+    CHECK(shmem_pe_accessible(pe), "PE %d not accessible", pe);
+    CHECK(shmem_addr_accessible(a, pe), "heap address not accessible on PE %d", pe);
+    CHECK(!shmem_addr_accessible(&local, pe), "a stack address is accessible on PE %d", pe);
+    CHECK(shmem_ptr(a, pe) != NULL, "shmem_ptr NULL for PE %d on one host", pe);
+  }
+  CHECK(shmem_ptr(a, me) == (void*)a, "shmem_ptr to myself is not the address itself");
+  CHECK(!shmem_pe_accessible(n) && !shmem_pe_accessible(-1), "out-of-range PEs accessible");
+  for (size_t i = 0; i < bytes; ++i) a[i] = val(seed, me, 0, i);
+  shmem_barrier_all();
+  /* load through shmem_ptr from the next PE */
+  const int next = (me + 1) % n;
+  const uint64_t* peer = (const uint64_t*)shmem_ptr(a, next);
+  for (size_t i = 0; i < bytes; ++i) CHECK(peer[i] == val(seed, next, 0, i), "element %zu via shmem_ptr", i);
+  shmem_barrier_all();
+
+  /* calloc zeroes; align aligns; realloc keeps contents */
+  uint32_t* z = (uint32_t*)shmem_calloc(777, sizeof(uint32_t));
+  for (int i = 0; i < 777; ++i) CHECK(z[i] == 0, "calloc element %d is %u", i, z[i]);
+  for (size_t al = 16; al <= 4096; al *= 4) {
+    void* p = shmem_align(al, 100);
+    CHECK(((uintptr_t)p % al) == 0, "shmem_align(%zu) gave %p", al, p);
+    shmem_free(p);
+  }
+  for (int i = 0; i < 777; ++i) z[i] = (uint32_t)val(seed, me, 1, (uint64_t)i);
+  z = (uint32_t*)shmem_realloc(z, 5000 * sizeof(uint32_t));
+  for (int i = 0; i < 777; ++i) CHECK(z[i] == (uint32_t)val(seed, me, 1, (uint64_t)i), "realloc lost element %d", i);
+  void* h = shmem_malloc_with_hints(64, SHMEM_MALLOC_ATOMICS_REMOTE);
+  CHECK(h != NULL, "malloc_with_hints");
+  shmem_free(h);
+  void* old = shmalloc(32);
+  CHECK(old != NULL && shmem_addr_accessible(old, next), "shmalloc");
+  shfree(old);
+  shmem_free(z);
+  shmem_free(a);
+  CHECK(shmem_malloc(0) == NULL, "malloc(0) is not NULL");
+  shmem_barrier_all();
+  shmem_finalize(); /* the nested init's */
+  if (me == 0) printf("PASS setup %d PEs\n", n);
+  shmem_finalize();
+  return 0;
+}
