@@ -33,7 +33,10 @@ static void emit(const char* op, size_t bytes, int pes, double* us, int n, int b
   fflush(stdout);
 }
 
-enum { kPutLat, kPutBw, kGetLat, kGetBw, kP, kFadd, kBarrier };
+enum { kPutLat, kPutBw, kGetLat, kGetBw, kP, kFadd, kBarrier, kPutStatic, kGetStatic };
+/* Static (global) data is symmetric too: the same transfers on it, up to its size. */
+#define STATIC_BYTES (64 * 1024)
+static char static_buf[STATIC_BYTES];
 
 static char* buf;
 static char* local;
@@ -48,6 +51,8 @@ static void op_once(int op, size_t bytes) {
     case kGetBw: shmem_getmem_nbi(local, buf, bytes, 1); break;
     case kP: shmem_long_p(word, 1, 1); shmem_quiet(); break;
     case kFadd: (void)shmem_long_atomic_fetch_add(word, 1, 1); break;
+    case kPutStatic: shmem_putmem(static_buf, local, bytes, 1); shmem_quiet(); break;
+    case kGetStatic: shmem_getmem(local, static_buf, bytes, 1); break;
   }
 }
 
@@ -88,6 +93,10 @@ int main(int argc, char** argv) {
       measure("put_bw", kPutBw, bytes, batches, (int)per, 1);
       measure("get_lat", kGetLat, bytes, batches, (int)per, 0);
       measure("get_bw", kGetBw, bytes, batches, (int)per, 1);
+      if (bytes <= STATIC_BYTES) {
+        measure("put_lat_static", kPutStatic, bytes, batches, (int)per, 0);
+        measure("get_lat_static", kGetStatic, bytes, batches, (int)per, 0);
+      }
     }
     shmem_barrier_all();
   }

@@ -35,6 +35,7 @@ class Allocator;
 class GpuState;
 class Selector;
 class NcclTeams;
+class StaticData;
 struct Config;
 }  // namespace detail
 
@@ -46,6 +47,10 @@ struct RuntimeOptions {
   // GPU backend: the device of this PE; -1 picks SYMMETRA_DEVICE, else the PE's local index
   // modulo the number of devices.
   int device = -1;
+  // OpenSHMEM's rule that global and static variables are symmetric: the main program's data and
+  // bss become remotely accessible like the heap (src/heap/static_data.hpp). CPU backend, PEs
+  // as processes; ignored elsewhere. shmem_init sets it; C++ programs may.
+  bool symmetric_static_data = false;
 };
 
 class Runtime {
@@ -531,6 +536,8 @@ class Runtime {
   std::unique_ptr<detail::Bootstrap> bootstrap_;
   std::unique_ptr<detail::SymmetricHeap> heap_;
   std::unique_ptr<detail::Allocator> allocator_;
+  std::unique_ptr<detail::StaticData> static_;  // symmetric static data, when asked for
+  std::uint64_t static_window_ = 0;             // its bytes at the top of each heap slot
   std::vector<std::int32_t> pe_index_;
   std::vector<int> host_of_;  // world PE -> topology host index
   std::array<device::TeamDesc, device::kMaxTeams> teams_{};

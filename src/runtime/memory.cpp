@@ -28,7 +28,7 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
   auto offset = allocator_->allocate(bytes, alignment);
   if (!offset) {
     const std::uint64_t want = allocator_->end() + allocator_->shortfall(bytes, alignment);
-    const std::uint64_t limit = gpu_ ? gpu_->heap_stride() : heap_->stride();
+    const std::uint64_t limit = gpu_ ? gpu_->heap_stride() : heap_->stride() - static_window_;
     if (want > limit)
       fail(std::string(op) + ": cannot allocate " + std::to_string(bytes) +
            " bytes: the symmetric heap has " + std::to_string(allocator_->free_bytes()) +

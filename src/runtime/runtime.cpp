@@ -12,6 +12,7 @@
 #include "../bootstrap/bootstrap.hpp"
 #include "../core/config.hpp"
 #include "../heap/allocator.hpp"
+#include "../heap/static_data.hpp"
 #include "../heap/symmetric_heap.hpp"
 #include "../transport/nccl/nccl.hpp"
 #include "selector.hpp"
@@ -99,9 +100,21 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   // CPU backend it is also the data heap; on the GPU backend it is only that header.
   const std::uint64_t host_initial =
       gpu ? header : config_->symmetric_size + reserved;
-  heap_ = detail::SymmetricHeap::create(bs, gpu ? header : config_->max_symmetric_size + reserved,
-                                        host_initial)
-              .value_or_throw();
+  // Symmetric static data takes a window at the top of each heap slot (static_data.hpp).
+  detail::StaticRange statics;
+  if (options.symmetric_static_data && !gpu && !bs.threads()) statics = detail::program_static_range();
+  static_window_ = statics.bytes;
+  const std::uint64_t stride = (gpu ? header : config_->max_symmetric_size + reserved) + static_window_;
+  heap_ = detail::SymmetricHeap::create(bs, stride, host_initial).value_or_throw();
+  if (statics.bytes > 0) {
+    static_ = detail::StaticData::create(bs, statics, [&](int i) {
+                return heap_->base() + (static_cast<std::ptrdiff_t>(i) - heap_->index()) * static_cast<std::ptrdiff_t>(heap_->stride()) +
+                       static_cast<std::ptrdiff_t>(heap_->stride() - static_window_);
+              }).value_or_throw();
+    ctx_.static_lo = statics.lo;
+    ctx_.static_bytes = statics.bytes;
+    ctx_.static_window = heap_->base() + (heap_->stride() - static_window_);
+  }
   if (gpu) {
     gpu_ = detail::GpuState::create(bs, options.device, config_->max_symmetric_size + reserved,
                                     config_->symmetric_size + reserved, reserved,
@@ -192,7 +205,7 @@ std::size_t Runtime::heap_used() const { return allocator_->used_bytes(); }
 bool Runtime::is_symmetric(const void* p) const {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const auto lo = reinterpret_cast<std::uintptr_t>(data_base());
-  return a >= lo && a < lo + data_size();
+  return (a >= lo && a < lo + data_size()) || ctx_.in_static(p);
 }
 
 }  // namespace symmetra

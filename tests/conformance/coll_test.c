@@ -7,6 +7,9 @@
 
 #define M 97
 
+/* Long values with headroom: a sum over a few PEs must not overflow (signed overflow is UB). */
+static long lv(uint64_t seed, int pe, int r, uint64_t i) { return (long)(val(seed, pe, r, i) >> 4); }
+
 struct bufs {
   long *src, *dst;
   double *fs, *fd;
@@ -31,7 +34,7 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
   long *src = b.src, *dst = b.dst;
   double *fs = b.fs, *fd = b.fd;
   int *is = b.is, *id = b.id;
-  for (int i = 0; i < M * tn; ++i) src[i] = (long)val(seed, tme, round, (uint64_t)i);
+  for (int i = 0; i < M * tn; ++i) src[i] = lv(seed, tme, round, (uint64_t)i);
   for (int i = 0; i < M; ++i) {
     fs[i] = (double)(val(seed, tme, round + 1, (uint64_t)i) % 1000) / 8.0; /* exact sums */
     is[i] = (int)(val(seed, tme, round + 2, (uint64_t)i) % 100000);
@@ -39,22 +42,26 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
   shmem_team_sync(t);
   const int root = (int)(seed % (uint64_t)tn);
   CHECK(shmem_long_broadcast(t, dst, src, M, root) == 0, "broadcast");
-  for (int i = 0; i < M; ++i) CHECK(dst[i] == (long)val(seed, root, round, (uint64_t)i), "broadcast %d", i);
+  for (int i = 0; i < M; ++i) CHECK(dst[i] == lv(seed, root, round, (uint64_t)i), "broadcast %d", i);
   CHECK(shmem_fcollect(t, dst, src, M) == 0, "fcollect");
-  for (int i = 0; i < M * tn; ++i) CHECK(dst[i] == (long)val(seed, i / M, round, (uint64_t)(i % M)), "fcollect %d", i);
+  for (int i = 0; i < M * tn; ++i) CHECK(dst[i] == lv(seed, i / M, round, (uint64_t)(i % M)), "fcollect %d", i);
   /* collect: member r contributes r + 1 elements */
   CHECK(shmem_long_collect(t, dst, src, (size_t)tme + 1) == 0, "collect");
   for (int r = 0, at = 0; r < tn; at += r + 1, ++r)
-    for (int i = 0; i <= r; ++i) CHECK(dst[at + i] == (long)val(seed, r, round, (uint64_t)i), "collect block %d elem %d", r, i);
+    for (int i = 0; i <= r; ++i) CHECK(dst[at + i] == lv(seed, r, round, (uint64_t)i), "collect block %d elem %d", r, i);
   CHECK(shmem_long_alltoall(t, dst, src, M) == 0, "alltoall");
   for (int i = 0; i < M * tn; ++i)
-    CHECK(dst[i] == (long)val(seed, i / M, round, (uint64_t)(tme * M + i % M)), "alltoall %d", i);
+    CHECK(dst[i] == lv(seed, i / M, round, (uint64_t)(tme * M + i % M)), "alltoall %d", i);
+  memset(dst, 0, (size_t)M * (size_t)tn * sizeof(long));
+  shmem_team_sync(t);
+  CHECK(shmem_alltoalls(t, dst, src, 1, 1, 10) == 0, "alltoalls, unit strides");
+  for (int i = 0; i < 10 * tn; ++i) CHECK(dst[i] == lv(seed, i / 10, round, (uint64_t)(tme * 10 + i % 10)), "alltoalls unit %d", i);
   memset(dst, 0, (size_t)M * (size_t)tn * sizeof(long));
   shmem_team_sync(t);
   CHECK(shmem_alltoalls(t, dst, src, 2, 3, 10) == 0, "alltoalls");
   for (int r = 0; r < tn; ++r)
     for (int i = 0; i < 10; ++i)
-      CHECK(dst[2 * (r * 10 + i)] == (long)val(seed, r, round, (uint64_t)(3 * (tme * 10 + i))), "alltoalls %d %d", r, i);
+      CHECK(dst[2 * (r * 10 + i)] == lv(seed, r, round, (uint64_t)(3 * (tme * 10 + i))), "alltoalls %d %d", r, i);
   /* reductions against references */
   CHECK(shmem_double_sum_reduce(t, fd, fs, M) == 0, "sum_reduce");
   CHECK(shmem_int_max_reduce(t, id, is, M) == 0, "max_reduce");
@@ -78,7 +85,7 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
     for (int r = 0; r < tn; ++r) {
       const int v = (int)(val(seed, r, round + 2, (uint64_t)i) % 100000);
       mn = v < mn ? v : mn;
-      x ^= (long)val(seed, r, round, (uint64_t)i);
+      x ^= lv(seed, r, round, (uint64_t)i);
     }
     CHECK(id[i] == mn && dst[i] == x, "min/xor %d", i);
   }
@@ -141,38 +148,42 @@ int main(void) {
     const int in = set ? (me % 2 == 1 && me / 2 < size) : 1;
     if (size == 0 || !in) continue;
     const int rank = set ? me / 2 : me;
-    for (int i = 0; i < M * n; ++i) a[i] = (long)val(seed, rank, 40 + set, (uint64_t)i);
+    for (int i = 0; i < M * n; ++i) a[i] = lv(seed, rank, 40 + set, (uint64_t)i);
     shmem_barrier(start, log_stride, size, psync);
     shmem_long_sum_to_all(b, a, M, start, log_stride, size, pwrk, psync);
     for (int i = 0; i < M; ++i) {
       long s = 0;
-      for (int r = 0; r < size; ++r) s += (long)val(seed, r, 40 + set, (uint64_t)i);
+      for (int r = 0; r < size; ++r) s += lv(seed, r, 40 + set, (uint64_t)i);
       CHECK(b[i] == s, "set %d sum_to_all %d", set, i);
     }
     shmem_long_max_to_all(a, a, M, start, log_stride, size, pwrk, psync); /* in place */
     for (int i = 0; i < M; ++i) {
-      long mx = (long)val(seed, 0, 40 + set, (uint64_t)i);
-      for (int r = 1; r < size; ++r) mx = (long)val(seed, r, 40 + set, (uint64_t)i) > mx ? (long)val(seed, r, 40 + set, (uint64_t)i) : mx;
+      long mx = lv(seed, 0, 40 + set, (uint64_t)i);
+      for (int r = 1; r < size; ++r) mx = lv(seed, r, 40 + set, (uint64_t)i) > mx ? lv(seed, r, 40 + set, (uint64_t)i) : mx;
       CHECK(a[i] == mx, "set %d max_to_all %d", set, i);
     }
-    for (int i = 0; i < M * n; ++i) a[i] = (long)val(seed, rank, 50 + set, (uint64_t)i);
+    for (int i = 0; i < M * n; ++i) a[i] = lv(seed, rank, 50 + set, (uint64_t)i);
     shmem_barrier(start, log_stride, size, psync);
     shmem_broadcast64(b, a, M, size - 1, start, log_stride, size, psync);
     if (rank != size - 1)
-      for (int i = 0; i < M; ++i) CHECK(b[i] == (long)val(seed, size - 1, 50 + set, (uint64_t)i), "set %d broadcast64 %d", set, i);
+      for (int i = 0; i < M; ++i) CHECK(b[i] == lv(seed, size - 1, 50 + set, (uint64_t)i), "set %d broadcast64 %d", set, i);
     shmem_fcollect64(b, a, M, start, log_stride, size, psync);
-    for (int i = 0; i < M * size; ++i) CHECK(b[i] == (long)val(seed, i / M, 50 + set, (uint64_t)(i % M)), "set %d fcollect64 %d", set, i);
+    for (int i = 0; i < M * size; ++i) CHECK(b[i] == lv(seed, i / M, 50 + set, (uint64_t)(i % M)), "set %d fcollect64 %d", set, i);
     shmem_collect64(b, a, (size_t)rank + 1, start, log_stride, size, psync);
     for (int r = 0, at = 0; r < size; at += r + 1, ++r)
-      for (int i = 0; i <= r; ++i) CHECK(b[at + i] == (long)val(seed, r, 50 + set, (uint64_t)i), "set %d collect64 %d %d", set, r, i);
+      for (int i = 0; i <= r; ++i) CHECK(b[at + i] == lv(seed, r, 50 + set, (uint64_t)i), "set %d collect64 %d %d", set, r, i);
     shmem_alltoall64(b, a, 3, start, log_stride, size, psync);
     for (int i = 0; i < 3 * size; ++i)
-      CHECK(b[i] == (long)val(seed, i / 3, 50 + set, (uint64_t)(rank * 3 + i % 3)), "set %d alltoall64 %d", set, i);
+      CHECK(b[i] == lv(seed, i / 3, 50 + set, (uint64_t)(rank * 3 + i % 3)), "set %d alltoall64 %d", set, i);
+    shmem_alltoalls64(b, a, 1, 1, 4, start, log_stride, size, psync);
+    for (int i = 0; i < 4 * size; ++i)
+      CHECK(b[i] == lv(seed, i / 4, 50 + set, (uint64_t)(rank * 4 + i % 4)), "set %d alltoalls64 unit %d", set, i);
+    shmem_barrier(start, log_stride, size, psync); /* b is read again below */
     memset(b, 0, (size_t)M * (size_t)n * sizeof(long));
     shmem_alltoalls64(b, a, 2, 3, 4, start, log_stride, size, psync);
     for (int r = 0; r < size; ++r)
       for (int i = 0; i < 4; ++i)
-        CHECK(b[2 * (r * 4 + i)] == (long)val(seed, r, 50 + set, (uint64_t)(3 * (rank * 4 + i))), "set %d alltoalls64 %d %d", set, r, i);
+        CHECK(b[2 * (r * 4 + i)] == lv(seed, r, 50 + set, (uint64_t)(3 * (rank * 4 + i))), "set %d alltoalls64 %d %d", set, r, i);
     shmem_barrier(start, log_stride, size, psync);
   }
   shmem_barrier_all();

@@ -48,6 +48,13 @@ struct Context {
   // host-memory control heap).
   std::uint64_t ws_world_bytes = 0;
   std::uint64_t ws_team_bytes = 0;
+  // The program's static data, symmetric when the job asked for it (OpenSHMEM programs; CPU
+  // backend, PEs as processes): [static_lo, static_lo + static_bytes) is this PE's data and bss,
+  // also mapped at static_window inside its heap slot, where the peers see it at their stride.
+  // static_bytes == 0: no static data is symmetric.
+  std::uintptr_t static_lo = 0;
+  std::uint64_t static_bytes = 0;
+  std::byte* static_window = nullptr;
 
   static constexpr std::uint32_t kCheckArgs = 1u;
   // The heaps are device memory: host code must not load or store through heap_base.
@@ -64,12 +71,23 @@ struct Context {
     return (flags & kIdentityIndex) ? pe : pe_index[pe];
   }
 
+  // Whether `p` is in this PE's symmetric static data (never on the GPU).
+  SYMMETRA_INLINE bool in_static(const void* p) const {
+    return reinterpret_cast<std::uintptr_t>(p) - static_lo < static_bytes;
+  }
+
   // Translates a symmetric address of this PE into PE `pe`'s copy. Threads: any.
   template <class T>
   SYMMETRA_INLINE T* peer(T* p, int pe) const {
     const auto delta = static_cast<std::int64_t>(index_of(pe) - my_index) *
                        static_cast<std::int64_t>(stride);
-    return reinterpret_cast<T*>(reinterpret_cast<std::byte*>(const_cast<std::remove_cv_t<T>*>(p)) + delta);
+    auto* b = reinterpret_cast<std::byte*>(const_cast<std::remove_cv_t<T>*>(p));
+#if !SYMMETRA_DEVICE_PASS
+    // Static data: to its window in this PE's heap slot, then like heap memory. One compare,
+    // never taken for heap addresses (static_bytes is 0 unless static data is symmetric).
+    if (in_static(b)) b = static_window + (reinterpret_cast<std::uintptr_t>(b) - static_lo);
+#endif
+    return reinterpret_cast<T*>(b + delta);
   }
 };
 

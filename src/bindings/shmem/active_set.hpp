@@ -5,8 +5,8 @@
 //
 // Only the set's members call, so no Runtime team can be made for it (team creation is
 // collective over the parent). The synchronization is a central counter on the set's first PE:
-// pSync[0] there counts arrivals, pSync[1] on each member is its release flag. O(set size), which
-// is what these old interfaces are used at.
+// pSync[0] there counts arrivals, pSync[1] on each member is its release flag. O(set size); a set
+// of every PE uses the world team's dissemination sync instead.
 #pragma once
 
 #include <string>
@@ -30,12 +30,15 @@ class ActiveSet {
   }
 
   int size() const { return size_; }
+  // The set is every PE: the world team's algorithms serve it, and pSync is not touched.
+  bool world() const { return start_ == 0 && stride_ == 1 && size_ == r_.n_pes(); }
   int rank() const { return me_; }
   int pe(int k) const { return start_ + k * stride_; }
 
   // Every member has arrived; pSync words it uses are back to SHMEM_SYNC_VALUE on return.
   void sync() {
     if (size_ == 1) return;
+    if (world()) return r_.sync_all();
     const int root = pe(0);
     if (me_ == 0) {
       r_.wait_until(&psync_[0], Cmp::kEq, static_cast<std::int64_t>(size_ - 1));

@@ -55,7 +55,9 @@ int alltoall(shmem_team_t t, void* d, const void* s, std::size_t n, const char* 
 template <std::size_t kBytes>
 int alltoalls(shmem_team_t t, void* d, const void* s, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, const char* op) {
   return move<void>(t, op, [&](Runtime& r, const Team& tm) {
-    if constexpr (kBytes <= 8) {
+    if (dst == 1 && sst == 1) {  // unit strides: the contiguous all-to-all moves whole blocks
+      r.alltoall(tm, static_cast<std::uint8_t*>(d), static_cast<const std::uint8_t*>(s), n * kBytes);
+    } else if constexpr (kBytes <= 8) {
       r.alltoalls(tm, static_cast<word_t<kBytes>*>(d), static_cast<const word_t<kBytes>*>(s), dst, sst, n);
     } else {  // each 16-byte element as its two 8-byte halves, strided twice as far
       auto* dd = static_cast<std::uint64_t*>(d);
@@ -68,10 +70,18 @@ int alltoalls(shmem_team_t t, void* d, const void* s, std::ptrdiff_t dst, std::p
 
 template <class T>
 int reduce(shmem_team_t t, T* d, const T* s, std::size_t n, ReduceOp rop, const char* op) {
-  return move<T>(t, op, [&](Runtime& r, const Team& tm) { r.reduce(tm, canon(d), canon(s), n, rop); });
+  return move<T>(t, op, [&](Runtime& r, const Team& tm) { r.allreduce(tm, canon(d), canon(s), n, rop); });
 }
 
-// --- Active-set forms: pull with gets between two syncs of the set. ---
+// --- Active-set forms: pull with gets between two syncs of the set; a set of every PE runs the
+//     world team's collective instead (same result, faster algorithms, pSync untouched). ---
+
+// Calls f with a null pointer of the unsigned word type of `elem` bytes (4 or 8).
+template <class F>
+void on_words(std::size_t elem, F&& f) {
+  if (elem == 4) return f(static_cast<std::uint32_t*>(nullptr));
+  f(static_cast<std::uint64_t*>(nullptr));
+}
 void as_broadcast(void* d, const void* s, std::size_t bytes, int root, int start, int log_stride, int size, long* psync,
                   const char* op) {
   Runtime& r = rt(op);
@@ -86,6 +96,12 @@ void as_collect(void* d, const void* s, std::size_t elem, std::size_t n, bool fi
                 long* psync, const char* op) {
   Runtime& r = rt(op);
   ActiveSet set(r, start, log_stride, size, psync, op);
+  if (set.world()) return on_words(elem, [&](auto* w) {  // the world team's all-gather
+    using W = std::remove_pointer_t<decltype(w)>;
+    auto* dd = static_cast<W*>(d);
+    const auto* ss = static_cast<const W*>(s);
+    fixed ? r.fcollect(r.team_world(), dd, ss, n) : r.collect(r.team_world(), dd, ss, n);
+  });
   std::vector<std::int64_t> counts(static_cast<std::size_t>(size), static_cast<std::int64_t>(n));
   if (!fixed) {
     r.atomic_set(set.word(), static_cast<std::int64_t>(n), r.my_pe());
@@ -103,9 +119,15 @@ void as_collect(void* d, const void* s, std::size_t elem, std::size_t n, bool fi
   if (!fixed) r.atomic_set(set.word(), std::int64_t{0}, r.my_pe());  // restored; read by nobody until the next sync
 }
 
-void as_alltoall(void* d, const void* s, std::size_t bytes, int start, int log_stride, int size, long* psync, const char* op) {
+void as_alltoall(void* d, const void* s, std::size_t elem, std::size_t n, int start, int log_stride, int size, long* psync,
+                 const char* op) {
   Runtime& r = rt(op);
   ActiveSet set(r, start, log_stride, size, psync, op);
+  if (set.world()) return on_words(elem, [&](auto* w) {
+    using W = std::remove_pointer_t<decltype(w)>;
+    r.alltoall(r.team_world(), static_cast<W*>(d), static_cast<const W*>(s), n);
+  });
+  const std::size_t bytes = elem * n;
   set.sync();
   for (int k = 0; k < size; ++k)
     r.getmem(static_cast<char*>(d) + static_cast<std::size_t>(k) * bytes,
@@ -118,6 +140,9 @@ void as_alltoalls(void* d, const void* s, std::ptrdiff_t dst, std::ptrdiff_t sst
                   int size, long* psync, const char* op) {
   Runtime& r = rt(op);
   ActiveSet set(r, start, log_stride, size, psync, op);
+  if (set.world() && dst == 1 && sst == 1)  // unit strides: the contiguous all-to-all
+    return r.alltoall(r.team_world(), static_cast<E*>(d), static_cast<const E*>(s), n);
+  if (set.world()) return r.alltoalls(r.team_world(), static_cast<E*>(d), static_cast<const E*>(s), dst, sst, n);
   const auto me = static_cast<std::ptrdiff_t>(set.rank());
   const auto count = static_cast<std::ptrdiff_t>(n);
   set.sync();
@@ -134,6 +159,7 @@ void as_reduce(T* d, const T* s, int n, ReduceOp rop, int start, int log_stride,
   ActiveSet set(r, start, log_stride, size, psync, op);
   if (n < 0) die(op, "nreduce is negative");
   const std::size_t count = static_cast<std::size_t>(n);
+  if (set.world()) return r.allreduce(r.team_world(), canon(d), canon(s), count, rop);  // in place allowed
   std::vector<T> acc(count), part(count);
   set.sync();
   for (int k = 0; k < size; ++k) {
@@ -144,8 +170,15 @@ void as_reduce(T* d, const T* s, int n, ReduceOp rop, int start, int log_stride,
         continue;
       }
       switch (rop) {
-        case ReduceOp::kSum: acc[i] = static_cast<T>(acc[i] + part[i]); break;
-        case ReduceOp::kProd: acc[i] = static_cast<T>(acc[i] * part[i]); break;
+        case ReduceOp::kSum:
+        case ReduceOp::kProd:
+          if constexpr (std::is_integral_v<T>) {  // wrap around in 64-bit unsigned arithmetic: no UB
+            const auto a = static_cast<std::uint64_t>(acc[i]), b = static_cast<std::uint64_t>(part[i]);
+            acc[i] = static_cast<T>(rop == ReduceOp::kSum ? a + b : a * b);
+          } else {
+            acc[i] = rop == ReduceOp::kSum ? acc[i] + part[i] : acc[i] * part[i];
+          }
+          break;
         case ReduceOp::kMin: acc[i] = part[i] < acc[i] ? part[i] : acc[i]; break;
         case ReduceOp::kMax: acc[i] = part[i] > acc[i] ? part[i] : acc[i]; break;
         case ReduceOp::kAnd:
@@ -224,7 +257,7 @@ SHMEM_REDUCE_ARITH_TYPES(SYMMETRA_DEF_REDUCE_ARITH)
     SYMMETRA_SHMEM_GUARD("shmem_fcollect" #B, as_collect(d, s, BYTES, n, true, start, ls, size, ps, "shmem_fcollect" #B)); \
   }                                                                                                              \
   void shmem_alltoall##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {              \
-    SYMMETRA_SHMEM_GUARD("shmem_alltoall" #B, as_alltoall(d, s, n * BYTES, start, ls, size, ps, "shmem_alltoall" #B)); \
+    SYMMETRA_SHMEM_GUARD("shmem_alltoall" #B, as_alltoall(d, s, BYTES, n, start, ls, size, ps, "shmem_alltoall" #B)); \
   }
 SYMMETRA_DEF_AS_SIZED(32, 4)
 SYMMETRA_DEF_AS_SIZED(64, 8)

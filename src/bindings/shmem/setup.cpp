@@ -83,7 +83,9 @@ void shmem_init(void) {
   }
   if (shmem::g_init_count++ > 0) return;
   try {
-    shmem::g_rt = Runtime::init();
+    RuntimeOptions options;
+    options.symmetric_static_data = true;  // OpenSHMEM: global and static variables are symmetric
+    shmem::g_rt = Runtime::init(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "shmem_init: %s\n", e.what());
     std::fflush(stderr);

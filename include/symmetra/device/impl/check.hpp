@@ -36,12 +36,17 @@ SYMMETRA_INLINE void check_pe(const Context& ctx, const char* op, int pe) {
 // `p .. p + bytes` must lie inside this PE's symmetric heap.
 SYMMETRA_INLINE void check_symmetric(const Context& ctx, const char* op, const void* p,
                                      std::size_t bytes) {
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const auto lo = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
-  const auto hi = lo + ctx.heap_bytes;
+  auto a = reinterpret_cast<std::uintptr_t>(p);
+  auto lo = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
+  auto hi = lo + ctx.heap_bytes;
+  if (ctx.in_static(p)) {  // symmetric static data: checked against its own extent
+    lo = ctx.static_lo;
+    hi = lo + ctx.static_bytes;
+  }
   if (a < lo || a >= hi)
-    SYMMETRA_FATAL(ctx, op, "address %p is not in the symmetric heap [%p, %p)", p,
-                   reinterpret_cast<void*>(lo), reinterpret_cast<void*>(hi));
+    SYMMETRA_FATAL(ctx, op, "address %p is not in the symmetric heap [%p, %p)%s", p,
+                   reinterpret_cast<void*>(lo), reinterpret_cast<void*>(hi),
+                   ctx.static_bytes ? "" : " (static data is symmetric only for OpenSHMEM programs of processes)");
   if (bytes > hi - a)
     SYMMETRA_FATAL(ctx, op, "range %p + %llu bytes runs past the end of the symmetric heap at %p",
                    p, static_cast<unsigned long long>(bytes), reinterpret_cast<void*>(hi));
