@@ -375,6 +375,14 @@ SHMEM_RMA_TYPES(SYMMETRA_DECL_COLL)
   SYMMETRA_DECL_REDUCE(T, N, prod)
 SHMEM_REDUCE_BITWISE_TYPES(SYMMETRA_DECL_REDUCE_BIT)
 SHMEM_REDUCE_ARITH_TYPES(SYMMETRA_DECL_REDUCE_ARITH)
+SYMMETRA_DECL_REDUCE_ARITH(long double, longdouble)
+/* The complex types: C only (C++ has no _Complex; pass std::complex through the C names). */
+#ifndef __cplusplus
+SYMMETRA_DECL_REDUCE(float _Complex, complexf, sum)
+SYMMETRA_DECL_REDUCE(float _Complex, complexf, prod)
+SYMMETRA_DECL_REDUCE(double _Complex, complexd, sum)
+SYMMETRA_DECL_REDUCE(double _Complex, complexd, prod)
+#endif
 
 /* Deprecated active-set collectives. */
 void shmem_broadcast32(void* dest, const void* source, size_t nelems, int PE_root, int PE_start,

@@ -33,7 +33,15 @@
            int: shmem_int##suf, long: shmem_long##suf, long long: shmem_longlong##suf,                      \
            unsigned char: shmem_uchar##suf, unsigned short: shmem_ushort##suf, unsigned int: shmem_uint##suf, \
            unsigned long: shmem_ulong##suf, unsigned long long: shmem_ulonglong##suf, float: shmem_float##suf, \
-           double: shmem_double##suf)
+           double: shmem_double##suf, long double: shmem_longdouble##suf)
+/* sum and prod also take the complex types. */
+#define SYMMETRA_G_REDUCE_SUMPROD(x, suf)                                                                   \
+  _Generic(*(x), char: shmem_char##suf, signed char: shmem_schar##suf, short: shmem_short##suf,             \
+           int: shmem_int##suf, long: shmem_long##suf, long long: shmem_longlong##suf,                      \
+           unsigned char: shmem_uchar##suf, unsigned short: shmem_ushort##suf, unsigned int: shmem_uint##suf, \
+           unsigned long: shmem_ulong##suf, unsigned long long: shmem_ulonglong##suf, float: shmem_float##suf, \
+           double: shmem_double##suf, long double: shmem_longdouble##suf, float _Complex: shmem_complexf##suf, \
+           double _Complex: shmem_complexd##suf)
 #define SYMMETRA_G_REDUCE_BIT(x, suf)                                                                      \
   _Generic(*(x), unsigned char: shmem_uchar##suf, unsigned short: shmem_ushort##suf,                      \
            unsigned int: shmem_uint##suf, unsigned long: shmem_ulong##suf, unsigned long long: shmem_ulonglong##suf, \
@@ -130,7 +138,7 @@
 #define shmem_xor_reduce(team, dest, ...) SYMMETRA_G_REDUCE_BIT(dest, _xor_reduce)(team, dest, __VA_ARGS__)
 #define shmem_max_reduce(team, dest, ...) SYMMETRA_G_REDUCE_ARITH(dest, _max_reduce)(team, dest, __VA_ARGS__)
 #define shmem_min_reduce(team, dest, ...) SYMMETRA_G_REDUCE_ARITH(dest, _min_reduce)(team, dest, __VA_ARGS__)
-#define shmem_sum_reduce(team, dest, ...) SYMMETRA_G_REDUCE_ARITH(dest, _sum_reduce)(team, dest, __VA_ARGS__)
-#define shmem_prod_reduce(team, dest, ...) SYMMETRA_G_REDUCE_ARITH(dest, _prod_reduce)(team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...) SYMMETRA_G_REDUCE_SUMPROD(dest, _sum_reduce)(team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...) SYMMETRA_G_REDUCE_SUMPROD(dest, _prod_reduce)(team, dest, __VA_ARGS__)
 
 #endif /* SYMMETRA_SHMEM_GENERIC_H */

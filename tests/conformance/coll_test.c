@@ -1,6 +1,7 @@
 /* Collectives and teams (OpenSHMEM 1.5 sections 9.4, 9.9): the team forms on the world team and
  * on a strided team, contexts on a team, split_2d, and the deprecated active-set forms; every
  * element against a reference computed from (seed, pe, index). */
+#include <complex.h>
 #include <string.h>
 
 #include "check.h"
@@ -14,6 +15,8 @@ struct bufs {
   long *src, *dst;
   double *fs, *fd;
   int *is, *id;
+  long double *ls, *ld;
+  double _Complex *cs, *cd;
 };
 
 /* Buffers for a team of up to n members: shmem_malloc is collective over the world team, so
@@ -26,6 +29,10 @@ static struct bufs alloc_bufs(int n) {
   b.fd = (double*)shmem_malloc(M * sizeof(double));
   b.is = (int*)shmem_malloc(M * sizeof(int));
   b.id = (int*)shmem_malloc(M * sizeof(int));
+  b.ls = (long double*)shmem_malloc(M * sizeof(long double));
+  b.ld = (long double*)shmem_malloc(M * sizeof(long double));
+  b.cs = (double _Complex*)shmem_malloc(M * sizeof(double _Complex));
+  b.cd = (double _Complex*)shmem_malloc(M * sizeof(double _Complex));
   return b;
 }
 
@@ -88,6 +95,33 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
       x ^= lv(seed, r, round, (uint64_t)i);
     }
     CHECK(id[i] == mn && dst[i] == x, "min/xor %d", i);
+  }
+  /* long double and complex (reduced by pulls): exact small values */
+  for (int i = 0; i < M; ++i) {
+    b.ls[i] = (long double)(val(seed, tme, round + 3, (uint64_t)i) % 1000) / 4.0L;
+    b.cs[i] = (double)(val(seed, tme, round + 4, (uint64_t)i) % 64) + (double)(val(seed, tme, round + 5, (uint64_t)i) % 64) * I;
+  }
+  shmem_team_sync(t);
+  CHECK(shmem_longdouble_sum_reduce(t, b.ld, b.ls, M) == 0, "longdouble sum_reduce");
+  CHECK(shmem_sum_reduce(t, b.cd, b.cs, M) == 0, "complexd sum_reduce (generic)");
+  for (int i = 0; i < M; ++i) {
+    long double ls = 0;
+    double _Complex cs = 0;
+    for (int r = 0; r < tn; ++r) {
+      ls += (long double)(val(seed, r, round + 3, (uint64_t)i) % 1000) / 4.0L;
+      cs += (double)(val(seed, r, round + 4, (uint64_t)i) % 64) + (double)(val(seed, r, round + 5, (uint64_t)i) % 64) * I;
+    }
+    CHECK(b.ld[i] == ls, "longdouble sum %d", i);
+    CHECK(creal(b.cd[i]) == creal(cs) && cimag(b.cd[i]) == cimag(cs), "complex sum %d", i);
+  }
+  CHECK(shmem_longdouble_max_reduce(t, b.ls, b.ls, M) == 0, "longdouble max_reduce in place");
+  for (int i = 0; i < M; ++i) {
+    long double mx = 0;
+    for (int r = 0; r < tn; ++r) {
+      const long double v = (long double)(val(seed, r, round + 3, (uint64_t)i) % 1000) / 4.0L;
+      mx = v > mx ? v : mx;
+    }
+    CHECK(b.ls[i] == mx, "longdouble max %d", i);
   }
   shmem_team_sync(t);
 }
@@ -193,6 +227,10 @@ int main(void) {
   shmem_free(pwrk);
   shmem_free(psync);
   shmem_free(word);
+  shmem_free(bufs.cd);
+  shmem_free(bufs.cs);
+  shmem_free(bufs.ld);
+  shmem_free(bufs.ls);
   shmem_free(bufs.id);
   shmem_free(bufs.is);
   shmem_free(bufs.fd);

@@ -1,5 +1,6 @@
 // OpenSHMEM collectives (shmem.h): the team forms over the Runtime's collectives, and the
 // deprecated active-set forms over ActiveSet (active_set.hpp) with one-sided gets.
+#include <complex>
 #include <cstring>
 #include <vector>
 
@@ -151,8 +152,52 @@ void as_alltoalls(void* d, const void* s, std::ptrdiff_t dst, std::ptrdiff_t sst
   set.sync();
 }
 
-// Every member reads every member's source in set order, so results agree bit for bit; dest may
-// be source, so nothing is written before every member has read.
+// Combines b into a for every operation T has: integers wrap in 64-bit unsigned arithmetic (no
+// UB); min and max need an order (not complex); bitwise needs integers.
+template <class T>
+T combine(T a, T b, ReduceOp rop) {
+  switch (rop) {
+    case ReduceOp::kSum:
+    case ReduceOp::kProd:
+      if constexpr (std::is_integral_v<T>) {
+        const auto x = static_cast<std::uint64_t>(a), y = static_cast<std::uint64_t>(b);
+        return static_cast<T>(rop == ReduceOp::kSum ? x + y : x * y);
+      } else {
+        return rop == ReduceOp::kSum ? a + b : a * b;
+      }
+    case ReduceOp::kMin:
+    case ReduceOp::kMax:
+      if constexpr (std::is_arithmetic_v<T>) return (rop == ReduceOp::kMin) == (b < a) ? b : a;
+      break;
+    case ReduceOp::kAnd:
+    case ReduceOp::kOr:
+    case ReduceOp::kXor:
+      if constexpr (std::is_integral_v<T>) {
+        if (rop == ReduceOp::kAnd) return static_cast<T>(a & b);
+        if (rop == ReduceOp::kOr) return static_cast<T>(a | b);
+        return static_cast<T>(a ^ b);
+      }
+      break;
+  }
+  return a;
+}
+
+// A reduction by pulls over any group of members (an active set, or a team for the types the
+// Runtime's collectives do not carry: long double, complex): every member reads every member's
+// source in member order, so results agree bit for bit; dest may be source, so nothing is written
+// before every member has read. Members: size(), pe(k) (world PE), sync().
+template <class T, class Members>
+void reduce_by_pulls(Runtime& r, Members& m, T* d, const T* s, std::size_t count, ReduceOp rop) {
+  std::vector<T> acc(count), part(count);
+  m.sync();
+  for (int k = 0; k < m.size(); ++k) {
+    r.getmem(part.data(), s, count * sizeof(T), m.pe(k));
+    for (std::size_t i = 0; i < count; ++i) acc[i] = k == 0 ? part[i] : combine(acc[i], part[i], rop);
+  }
+  m.sync();
+  std::memcpy(static_cast<void*>(d), acc.data(), count * sizeof(T));
+}
+
 template <class T>
 void as_reduce(T* d, const T* s, int n, ReduceOp rop, int start, int log_stride, int size, long* psync, const char* op) {
   Runtime& r = rt(op);
@@ -160,41 +205,29 @@ void as_reduce(T* d, const T* s, int n, ReduceOp rop, int start, int log_stride,
   if (n < 0) die(op, "nreduce is negative");
   const std::size_t count = static_cast<std::size_t>(n);
   if (set.world()) return r.allreduce(r.team_world(), canon(d), canon(s), count, rop);  // in place allowed
-  std::vector<T> acc(count), part(count);
-  set.sync();
-  for (int k = 0; k < size; ++k) {
-    r.getmem(part.data(), s, count * sizeof(T), set.pe(k));
-    for (std::size_t i = 0; i < count; ++i) {
-      if (k == 0) {
-        acc[i] = part[i];
-        continue;
-      }
-      switch (rop) {
-        case ReduceOp::kSum:
-        case ReduceOp::kProd:
-          if constexpr (std::is_integral_v<T>) {  // wrap around in 64-bit unsigned arithmetic: no UB
-            const auto a = static_cast<std::uint64_t>(acc[i]), b = static_cast<std::uint64_t>(part[i]);
-            acc[i] = static_cast<T>(rop == ReduceOp::kSum ? a + b : a * b);
-          } else {
-            acc[i] = rop == ReduceOp::kSum ? acc[i] + part[i] : acc[i] * part[i];
-          }
-          break;
-        case ReduceOp::kMin: acc[i] = part[i] < acc[i] ? part[i] : acc[i]; break;
-        case ReduceOp::kMax: acc[i] = part[i] > acc[i] ? part[i] : acc[i]; break;
-        case ReduceOp::kAnd:
-        case ReduceOp::kOr:
-        case ReduceOp::kXor:
-          if constexpr (std::is_integral_v<T>) {
-            if (rop == ReduceOp::kAnd) acc[i] = static_cast<T>(acc[i] & part[i]);
-            if (rop == ReduceOp::kOr) acc[i] = static_cast<T>(acc[i] | part[i]);
-            if (rop == ReduceOp::kXor) acc[i] = static_cast<T>(acc[i] ^ part[i]);
-          }
-          break;
-      }
-    }
-  }
-  set.sync();
-  std::memcpy(d, acc.data(), count * sizeof(T));
+  reduce_by_pulls(r, set, d, s, count, rop);
+}
+
+// A team's members, for reduce_by_pulls.
+struct TeamMembers {
+  Runtime& r;
+  Team t;
+  int size() const { return t.n_pes(); }
+  int pe(int k) const { return t.world_pe(k); }
+  void sync() { r.sync(t); }
+};
+
+// Team reductions of the types the Runtime's collectives do not carry.
+template <class T>
+int reduce_pulled(shmem_team_t t, T* d, const T* s, std::size_t n, ReduceOp rop, const char* op) {
+  if (t == SHMEM_TEAM_INVALID) return 1;
+  SYMMETRA_SHMEM_GUARD(op, {
+    Runtime& r = rt(op);
+    r.quiet();  // sources written with puts are complete before anyone reads them
+    TeamMembers m{r, team(t, op)};
+    reduce_by_pulls(r, m, d, s, n, rop);
+  });
+  return 0;
 }
 
 }  // namespace
@@ -244,6 +277,21 @@ SHMEM_RMA_TYPES(SYMMETRA_DEF_COLL)
   SYMMETRA_DEF_REDUCE(T, N, prod, kProd)
 SHMEM_REDUCE_BITWISE_TYPES(SYMMETRA_DEF_REDUCE_BIT)
 SHMEM_REDUCE_ARITH_TYPES(SYMMETRA_DEF_REDUCE_ARITH)
+
+// long double and the complex types, by pulls (CPU). std::complex<T> has the layout of C's
+// T _Complex, which shmem.h declares.
+#define SYMMETRA_DEF_REDUCE_PULLED(T, N, OP, ROP)                                    \
+  int shmem_##N##_##OP##_reduce(shmem_team_t t, T* d, const T* s, size_t n) {       \
+    return reduce_pulled<T>(t, d, s, n, ReduceOp::ROP, "shmem_" #N "_" #OP "_reduce"); \
+  }
+SYMMETRA_DEF_REDUCE_PULLED(long double, longdouble, max, kMax)
+SYMMETRA_DEF_REDUCE_PULLED(long double, longdouble, min, kMin)
+SYMMETRA_DEF_REDUCE_PULLED(long double, longdouble, sum, kSum)
+SYMMETRA_DEF_REDUCE_PULLED(long double, longdouble, prod, kProd)
+SYMMETRA_DEF_REDUCE_PULLED(std::complex<float>, complexf, sum, kSum)
+SYMMETRA_DEF_REDUCE_PULLED(std::complex<float>, complexf, prod, kProd)
+SYMMETRA_DEF_REDUCE_PULLED(std::complex<double>, complexd, sum, kSum)
+SYMMETRA_DEF_REDUCE_PULLED(std::complex<double>, complexd, prod, kProd)
 
 // --- Deprecated active-set collectives ---
 #define SYMMETRA_DEF_AS_SIZED(B, BYTES)                                                                          \

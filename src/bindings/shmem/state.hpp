@@ -81,11 +81,11 @@ SignalOp signal_op_of(int sig_op, const char* op);
 
 }  // namespace symmetra::shmem
 
-// Runs `body` and turns a symmetra::Error into the job-ending message (the data path), so no
-// exception crosses into C.
-#define SYMMETRA_SHMEM_GUARD(op, body)                     \
+// Runs the body (the arguments after op; commas allowed) and turns a symmetra::Error into the
+// job-ending message (the data path), so no exception crosses into C.
+#define SYMMETRA_SHMEM_GUARD(op, ...)                      \
   try {                                                    \
-    body;                                                  \
+    __VA_ARGS__;                                           \
   } catch (const std::exception& e) {                      \
     ::symmetra::shmem::die(op, e.what());                  \
   }
