@@ -298,18 +298,47 @@ TEST_P(CollHostGpuTest, Allreduce64MiB) {
 
 // NCCL as the all-reduce's backend. PEs sharing the GPU: the team's first all-reduce learns that
 // NCCL cannot serve it, the selector never picks it, and asking for it says why.
-TEST_P(CollHostGpuTest, NcclRefusedForPesSharingAGpu) {
-  run_pes(GetParam(), [](Runtime& rt) {
-    auto* buf = rt.allocate_array<float>(64);
-    rt.allreduce(rt.team_world(), buf, buf, 64, ReduceOp::kSum);  // the team's first: agrees on NCCL
-    EXPECT_FALSE(rt.nccl_ready(rt.team_world()));
-    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 64u << 20, true), AllreduceAlgo::kNccl);
-    try {
-      rt.allreduce(rt.team_world(), buf, buf, 64, ReduceOp::kSum, AllreduceAlgo::kNccl);
-      ADD_FAILURE() << "nccl on a shared GPU did not fail";
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      EXPECT_TRUE(what.find("share GPU") != std::string::npos || what.find("NCCL not found") != std::string::npos) << what;
+// NCCL serves a team only where every member has its own GPU: refused with the reason when PEs
+// share one; on a machine with a GPU per PE (issue 7's), a real multi-rank communicator runs the
+// all-reduce, host and stream forms, checked element by element.
+TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
+  int devices = 0;
+  CK(cudaGetDeviceCount(&devices));
+  const bool shared = GetParam().n_pes > devices;
+  run_pes(GetParam(), [shared](Runtime& rt) {
+    constexpr std::size_t kN = 1 << 18;
+    const int m = rt.n_pes(), me = rt.my_pe();
+    auto* src = rt.allocate_array<float>(kN);
+    auto* dst = rt.allocate_array<float>(kN);
+    std::vector<float> h(kN);
+    for (std::size_t i = 0; i < kN; ++i) h[i] = exact_value(me, i);
+    put(src, h);
+    rt.allreduce(rt.team_world(), dst, src, 64, ReduceOp::kSum);  // the team's first: agrees on NCCL
+    if (shared) {
+      EXPECT_FALSE(rt.nccl_ready(rt.team_world()));
+      EXPECT_NE(rt.allreduce_algo(rt.team_world(), 64u << 20, true), AllreduceAlgo::kNccl);
+      try {
+        rt.allreduce(rt.team_world(), dst, src, 64, ReduceOp::kSum, AllreduceAlgo::kNccl);
+        ADD_FAILURE() << "nccl on a shared GPU did not fail";
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_TRUE(what.find("share GPU") != std::string::npos || what.find("NCCL not found") != std::string::npos) << what;
+      }
+    } else {
+      ASSERT_TRUE(rt.nccl_ready(rt.team_world())) << "every PE has its own GPU but NCCL did not load (SYMMETRA_NCCL_LIB="
+                                                    << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
+      EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 64u << 20, true), AllreduceAlgo::kNccl);
+      std::vector<float> want(kN, 0.0f);
+      for (std::size_t i = 0; i < kN; ++i)
+        for (int r = 0; r < m; ++r) want[i] += exact_value(r, i);  // exact in any order
+      rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, AllreduceAlgo::kNccl);
+      EXPECT_EQ(fetch(dst, kN), want);
+      PeStream s;
+      clear_device(dst, kN * sizeof(float));
+      rt.barrier_all();
+      rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s, AllreduceAlgo::kNccl);
+      CK(cudaStreamSynchronize(s));
+      EXPECT_EQ(fetch(dst, kN), want);
     }
     rt.barrier_all();
   });
