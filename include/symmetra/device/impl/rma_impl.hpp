@@ -30,7 +30,7 @@ template <class Group>
 SYMMETRA_INLINE void getmem(Group g, const Context& ctx, void* dest, const void* src,
                             std::size_t bytes, int pe) {
   detail::check_remote(ctx, "get", src, bytes, pe);
-  detail::group_copy(g, dest, ctx.peer(src, pe), bytes);
+  detail::group_copy_in(g, dest, ctx.peer(src, pe), bytes);
   g.sync();
 }
 
