@@ -7,8 +7,10 @@ set -eu
 bindir=$1 src=$2 out=$3
 shift 3
 mkdir -p "$out"
-exe="$out/$(basename "$src" .c)"
-"$bindir/symcc" -std=c11 -O1 -Wall -Wextra -Werror -o "$exe" "$src" 2>&1
+case "$src" in
+  *.cpp) exe="$out/$(basename "$src" .cpp)"; "$bindir/symc++" -std=c++20 -O1 -Wall -Wextra -Werror -o "$exe" "$src" 2>&1 ;;
+  *) exe="$out/$(basename "$src" .c)"; "$bindir/symcc" -std=c11 -O1 -Wall -Wextra -Werror -o "$exe" "$src" 2>&1 ;;
+esac
 if [ -n "${EXPECT_STATUS:-}" ]; then  # the job must end with this status (shmem_global_exit)
   for n in "$@"; do
     rc=0

@@ -1,6 +1,8 @@
 /* Setup, query and memory management (OpenSHMEM 1.5 sections 9.1-9.3). */
 #include <string.h>
 
+#include <shmemx.h>
+
 #include "check.h"
 
 int main(void) {
@@ -21,6 +23,11 @@ int main(void) {
   shmem_info_get_name(name);
   CHECK(strcmp(name, "Symmetra") == 0, "name %s", name);
   const uint64_t seed = agreed_seed();
+  /* Symmetra's extensions (shmemx.h) */
+  const double t0 = shmemx_wtime();
+  CHECK(shmemx_runtime() != NULL, "shmemx_runtime is NULL after shmem_init");
+  shmem_barrier_all();
+  CHECK(shmemx_wtime() >= t0 && t0 > 0, "shmemx_wtime not monotonic: %f then %f", t0, shmemx_wtime());
 
   /* malloc: symmetric, reachable, distinct */
   size_t bytes = 1000 + (size_t)(seed % 5000);

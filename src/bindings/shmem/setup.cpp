@@ -7,6 +7,10 @@
 #include <memory>
 #include <mutex>
 
+#include <shmemx.h>
+
+#include <chrono>
+
 #include "state.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 
@@ -145,6 +149,11 @@ void shmem_info_get_version(int* major, int* minor) {
 void shmem_info_get_name(char* name) {
   if (name) std::strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN);
 }
+
+double shmemx_wtime(void) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+void* shmemx_runtime(void) { return shmem::g_rt.get(); }
 
 void start_pes(int) { shmem_init(); }
 int _my_pe(void) { return shmem_my_pe(); }
