@@ -57,11 +57,13 @@ def allreduce_table(rows, backend, what):
     """p50 us of every all-reduce algorithm per size, the winner, and the selector's pick (auto)
     against the winner and against the raw one-block reduce with no synchronization."""
     algos = ["one_shot", "two_shot", "recursive_doubling", "ll_two_shot", "hierarchical", "ring"]
+    if any(r["op"] == "allreduce_nccl" and r["backend"] == backend for r in rows):
+        algos.append("nccl")  # one PE per GPU: NCCL side by side
     sizes = sorted({r["bytes"] for r in rows if r["op"].startswith("allreduce_") and r["backend"] == backend})
     if not sizes:
         return
     pes = rows[0]["pes"]
-    print(f"\nall-reduce p50 us, {pes} PEs as threads on one GPU (float sum), {what}")
+    print(f"\nall-reduce p50 us, {pes} PEs as threads (float sum), {what}")
     print(f"{'bytes':>10} " + " ".join(f"{a[:9]:>9}" for a in algos) + f" {'winner':>18} {'auto':>9} {'auto/win':>8} {'raw':>9}")
     for size in sizes:
         t = {a: pick(rows, "allreduce_" + a, backend, size) for a in algos}
@@ -69,11 +71,12 @@ def allreduce_table(rows, backend, what):
         if not got:
             continue
         win = min(got, key=got.get)
-        auto = pick(rows, "allreduce_auto", "symmetra", size)
+        # The selector's pick is timed in the stream form only: no auto column for the others.
+        auto = pick(rows, "allreduce_auto", backend, size)
         raw = pick(rows, "allreduce_raw_reduce_no_sync", "raw_kernel", size)
         cells = " ".join(f"{got[a]:>9.2f}" if a in got else f"{'-':>9}" for a in algos)
-        au = auto["p50_us"] if auto else float("nan")
-        print(f"{size:>10} {cells} {win:>18} {au:>9.2f} {au / got[win]:>8.2f} {raw['p50_us'] if raw else float('nan'):>9.2f}")
+        au = f"{auto['p50_us']:>9.2f} {auto['p50_us'] / got[win]:>8.2f}" if auto else f"{'-':>9} {'-':>8}"
+        print(f"{size:>10} {cells} {win:>18} {au} {raw['p50_us'] if raw else float('nan'):>9.2f}")
 
 
 if __name__ == "__main__":
