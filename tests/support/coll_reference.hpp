@@ -100,6 +100,13 @@ inline float exact_value(int pe, std::size_t i) {
   return static_cast<float>((i * 7 + static_cast<std::size_t>(pe) * 13) % 1024) / 8.0f;
 }
 
+// The sum of exact_value(r, i) over members 0 .. members-1: exact in any order.
+inline float exact_sum(int members, std::size_t i) {
+  float s = 0;
+  for (int r = 0; r < members; ++r) s += exact_value(r, i);
+  return s;
+}
+
 // Runs `body(team)` on the world team, then on the members of {1, 3, 5, ...}. Buffers must be
 // allocated before (allocation is collective over the world).
 inline void for_each_team(Runtime& rt, const std::function<void(const Team&)>& body) {

@@ -12,8 +12,9 @@ namespace {
 
 using coll::ReduceOp;
 
-// Element types the Runtime moves: fixed-width by size; 16-byte elements as byte runs.
-template <class T, class F>
+// Runs f(runtime, team) for a team collective; 0, or 1 for SHMEM_TEAM_INVALID. Elements move
+// as unsigned words of their size (word_t); 16-byte elements as byte runs.
+template <class F>
 int move(shmem_team_t t, const char* op, F&& f) {
   if (t == SHMEM_TEAM_INVALID) return 1;
   SYMMETRA_SHMEM_GUARD(op, f(rt(op), team(t, op)));
@@ -21,20 +22,15 @@ int move(shmem_team_t t, const char* op, F&& f) {
 }
 
 template <std::size_t kBytes>
-using word_t = std::conditional_t<kBytes == 1, std::uint8_t,
-                                  std::conditional_t<kBytes == 2, std::uint16_t,
-                                                     std::conditional_t<kBytes == 4, std::uint32_t, std::uint64_t>>>;
-
-template <std::size_t kBytes>
 int broadcast(shmem_team_t t, void* d, const void* s, std::size_t n, int root, const char* op) {
-  return move<void>(t, op, [&](Runtime& r, const Team& tm) {
+  return move(t, op, [&](Runtime& r, const Team& tm) {
     if constexpr (kBytes <= 8) r.broadcast(tm, static_cast<word_t<kBytes>*>(d), static_cast<const word_t<kBytes>*>(s), n, root);
     else r.broadcast(tm, static_cast<std::uint8_t*>(d), static_cast<const std::uint8_t*>(s), n * kBytes, root);
   });
 }
 template <std::size_t kBytes>
 int collect(shmem_team_t t, void* d, const void* s, std::size_t n, bool fixed, const char* op) {
-  return move<void>(t, op, [&](Runtime& r, const Team& tm) {
+  return move(t, op, [&](Runtime& r, const Team& tm) {
     if constexpr (kBytes <= 8) {
       auto* dd = static_cast<word_t<kBytes>*>(d);
       auto* ss = static_cast<const word_t<kBytes>*>(s);
@@ -48,14 +44,14 @@ int collect(shmem_team_t t, void* d, const void* s, std::size_t n, bool fixed, c
 }
 template <std::size_t kBytes>
 int alltoall(shmem_team_t t, void* d, const void* s, std::size_t n, const char* op) {
-  return move<void>(t, op, [&](Runtime& r, const Team& tm) {
+  return move(t, op, [&](Runtime& r, const Team& tm) {
     if constexpr (kBytes <= 8) r.alltoall(tm, static_cast<word_t<kBytes>*>(d), static_cast<const word_t<kBytes>*>(s), n);
     else r.alltoall(tm, static_cast<std::uint8_t*>(d), static_cast<const std::uint8_t*>(s), n * kBytes);
   });
 }
 template <std::size_t kBytes>
 int alltoalls(shmem_team_t t, void* d, const void* s, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, const char* op) {
-  return move<void>(t, op, [&](Runtime& r, const Team& tm) {
+  return move(t, op, [&](Runtime& r, const Team& tm) {
     if (dst == 1 && sst == 1) {  // unit strides: the contiguous all-to-all moves whole blocks
       r.alltoall(tm, static_cast<std::uint8_t*>(d), static_cast<const std::uint8_t*>(s), n * kBytes);
     } else if constexpr (kBytes <= 8) {
@@ -71,18 +67,12 @@ int alltoalls(shmem_team_t t, void* d, const void* s, std::ptrdiff_t dst, std::p
 
 template <class T>
 int reduce(shmem_team_t t, T* d, const T* s, std::size_t n, ReduceOp rop, const char* op) {
-  return move<T>(t, op, [&](Runtime& r, const Team& tm) { r.allreduce(tm, canon(d), canon(s), n, rop); });
+  return move(t, op, [&](Runtime& r, const Team& tm) { r.allreduce(tm, canon(d), canon(s), n, rop); });
 }
 
 // --- Active-set forms: pull with gets between two syncs of the set; a set of every PE runs the
 //     world team's collective instead (same result, faster algorithms, pSync untouched). ---
 
-// Calls f with a null pointer of the unsigned word type of `elem` bytes (4 or 8).
-template <class F>
-void on_words(std::size_t elem, F&& f) {
-  if (elem == 4) return f(static_cast<std::uint32_t*>(nullptr));
-  f(static_cast<std::uint64_t*>(nullptr));
-}
 void as_broadcast(void* d, const void* s, std::size_t bytes, int root, int start, int log_stride, int size, long* psync,
                   const char* op) {
   Runtime& r = rt(op);
@@ -93,16 +83,16 @@ void as_broadcast(void* d, const void* s, std::size_t bytes, int root, int start
   set.sync();  // nobody changes source before everyone read it
 }
 
-void as_collect(void* d, const void* s, std::size_t elem, std::size_t n, bool fixed, int start, int log_stride, int size,
-                long* psync, const char* op) {
+template <std::size_t kElem>
+void as_collect(void* d, const void* s, std::size_t n, bool fixed, int start, int log_stride, int size, long* psync,
+                const char* op) {
   Runtime& r = rt(op);
   ActiveSet set(r, start, log_stride, size, psync, op);
-  if (set.world()) return on_words(elem, [&](auto* w) {  // the world team's all-gather
-    using W = std::remove_pointer_t<decltype(w)>;
-    auto* dd = static_cast<W*>(d);
-    const auto* ss = static_cast<const W*>(s);
-    fixed ? r.fcollect(r.team_world(), dd, ss, n) : r.collect(r.team_world(), dd, ss, n);
-  });
+  if (set.world()) {  // the world team's all-gather
+    auto* dd = static_cast<word_t<kElem>*>(d);
+    const auto* ss = static_cast<const word_t<kElem>*>(s);
+    return fixed ? r.fcollect(r.team_world(), dd, ss, n) : r.collect(r.team_world(), dd, ss, n);
+  }
   std::vector<std::int64_t> counts(static_cast<std::size_t>(size), static_cast<std::int64_t>(n));
   if (!fixed) {
     r.atomic_set(set.word(), static_cast<std::int64_t>(n), r.my_pe());
@@ -112,7 +102,7 @@ void as_collect(void* d, const void* s, std::size_t elem, std::size_t n, bool fi
   set.sync();
   std::size_t at = 0;
   for (int k = 0; k < size; ++k) {
-    const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(k)]) * elem;
+    const std::size_t bytes = static_cast<std::size_t>(counts[static_cast<std::size_t>(k)]) * kElem;
     r.getmem(static_cast<char*>(d) + at, s, bytes, set.pe(k));
     at += bytes;
   }
@@ -120,15 +110,12 @@ void as_collect(void* d, const void* s, std::size_t elem, std::size_t n, bool fi
   if (!fixed) r.atomic_set(set.word(), std::int64_t{0}, r.my_pe());  // restored; read by nobody until the next sync
 }
 
-void as_alltoall(void* d, const void* s, std::size_t elem, std::size_t n, int start, int log_stride, int size, long* psync,
-                 const char* op) {
+template <std::size_t kElem>
+void as_alltoall(void* d, const void* s, std::size_t n, int start, int log_stride, int size, long* psync, const char* op) {
   Runtime& r = rt(op);
   ActiveSet set(r, start, log_stride, size, psync, op);
-  if (set.world()) return on_words(elem, [&](auto* w) {
-    using W = std::remove_pointer_t<decltype(w)>;
-    r.alltoall(r.team_world(), static_cast<W*>(d), static_cast<const W*>(s), n);
-  });
-  const std::size_t bytes = elem * n;
+  if (set.world()) return r.alltoall(r.team_world(), static_cast<word_t<kElem>*>(d), static_cast<const word_t<kElem>*>(s), n);
+  const std::size_t bytes = kElem * n;
   set.sync();
   for (int k = 0; k < size; ++k)
     r.getmem(static_cast<char*>(d) + static_cast<std::size_t>(k) * bytes,
@@ -299,21 +286,21 @@ SYMMETRA_DEF_REDUCE_PULLED(std::complex<double>, complexd, prod, kProd)
     SYMMETRA_SHMEM_GUARD("shmem_broadcast" #B, as_broadcast(d, s, n * BYTES, root, start, ls, size, ps, "shmem_broadcast" #B)); \
   }                                                                                                              \
   void shmem_collect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {               \
-    SYMMETRA_SHMEM_GUARD("shmem_collect" #B, as_collect(d, s, BYTES, n, false, start, ls, size, ps, "shmem_collect" #B)); \
+    SYMMETRA_SHMEM_GUARD("shmem_collect" #B, as_collect<BYTES>(d, s, n, false, start, ls, size, ps, "shmem_collect" #B)); \
   }                                                                                                              \
   void shmem_fcollect##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {              \
-    SYMMETRA_SHMEM_GUARD("shmem_fcollect" #B, as_collect(d, s, BYTES, n, true, start, ls, size, ps, "shmem_fcollect" #B)); \
+    SYMMETRA_SHMEM_GUARD("shmem_fcollect" #B, as_collect<BYTES>(d, s, n, true, start, ls, size, ps, "shmem_fcollect" #B)); \
   }                                                                                                              \
   void shmem_alltoall##B(void* d, const void* s, size_t n, int start, int ls, int size, long* ps) {              \
-    SYMMETRA_SHMEM_GUARD("shmem_alltoall" #B, as_alltoall(d, s, BYTES, n, start, ls, size, ps, "shmem_alltoall" #B)); \
+    SYMMETRA_SHMEM_GUARD("shmem_alltoall" #B, as_alltoall<BYTES>(d, s, n, start, ls, size, ps, "shmem_alltoall" #B)); \
   }
 SYMMETRA_DEF_AS_SIZED(32, 4)
 SYMMETRA_DEF_AS_SIZED(64, 8)
 void shmem_alltoalls32(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int start, int ls, int size, long* ps) {
-  SYMMETRA_SHMEM_GUARD("shmem_alltoalls32", as_alltoalls<std::uint32_t>(d, s, dst, sst, n, start, ls, size, ps, "shmem_alltoalls32"));
+  SYMMETRA_SHMEM_GUARD("shmem_alltoalls32", as_alltoalls<word_t<4>>(d, s, dst, sst, n, start, ls, size, ps, "shmem_alltoalls32"));
 }
 void shmem_alltoalls64(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int start, int ls, int size, long* ps) {
-  SYMMETRA_SHMEM_GUARD("shmem_alltoalls64", as_alltoalls<std::uint64_t>(d, s, dst, sst, n, start, ls, size, ps, "shmem_alltoalls64"));
+  SYMMETRA_SHMEM_GUARD("shmem_alltoalls64", as_alltoalls<word_t<8>>(d, s, dst, sst, n, start, ls, size, ps, "shmem_alltoalls64"));
 }
 
 #define SYMMETRA_DEF_TO_ALL(T, N, OP, ROP)                                                                         \

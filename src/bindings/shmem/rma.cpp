@@ -35,16 +35,6 @@ void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes,
   SYMMETRA_SHMEM_GUARD(op, rt(op).putmem_signal(dest, src, bytes, sig, value, signal_op_of(sig_op, op), world_pe(ctx, pe, op)));
 }
 
-template <std::size_t kBytes>
-struct ElementOf {
-  using type = std::conditional_t<kBytes == 1, std::uint8_t,
-                                  std::conditional_t<kBytes == 2, std::uint16_t,
-                                                     std::conditional_t<kBytes == 4, std::uint32_t,
-                                                                        std::conditional_t<kBytes == 8, std::uint64_t, Bytes16>>>>;
-};
-template <class T>
-using element_t = typename ElementOf<sizeof(T)>::type;
-
 }  // namespace
 }  // namespace symmetra::shmem
 
@@ -86,16 +76,16 @@ extern "C" {
     return v;                                                                                                         \
   }                                                                                                                   \
   void shmem_##N##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {                           \
-    iput<element_t<T>>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_" #N "_iput");                               \
+    iput<word_t<sizeof(T)>>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_" #N "_iput");                               \
   }                                                                                                                   \
   void shmem_ctx_##N##_iput(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {        \
-    iput<element_t<T>>(c, d, s, dst, sst, n, pe, "shmem_ctx_" #N "_iput");                                           \
+    iput<word_t<sizeof(T)>>(c, d, s, dst, sst, n, pe, "shmem_ctx_" #N "_iput");                                           \
   }                                                                                                                   \
   void shmem_##N##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {                           \
-    iget<element_t<T>>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_" #N "_iget");                               \
+    iget<word_t<sizeof(T)>>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_" #N "_iget");                               \
   }                                                                                                                   \
   void shmem_ctx_##N##_iget(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {        \
-    iget<element_t<T>>(c, d, s, dst, sst, n, pe, "shmem_ctx_" #N "_iget");                                           \
+    iget<word_t<sizeof(T)>>(c, d, s, dst, sst, n, pe, "shmem_ctx_" #N "_iget");                                           \
   }                                                                                                                   \
   void shmem_##N##_put_signal(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {               \
     put_signal(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal");                    \

@@ -76,6 +76,14 @@ struct Bytes16 {
   std::uint64_t lo, hi;
 };
 
+// The element type that moves kBytes-sized values (no arithmetic on them): unsigned words, or
+// Bytes16.
+template <std::size_t kBytes>
+using word_t = std::conditional_t<kBytes == 1, std::uint8_t,
+                                  std::conditional_t<kBytes == 2, std::uint16_t,
+                                                     std::conditional_t<kBytes == 4, std::uint32_t,
+                                                                        std::conditional_t<kBytes == 8, std::uint64_t, Bytes16>>>>;
+
 Cmp cmp_of(int cmp, const char* op);
 SignalOp signal_op_of(int sig_op, const char* op);
 
