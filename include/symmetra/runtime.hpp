@@ -344,6 +344,13 @@ class Runtime {
   void quiet_on_stream(Stream stream);
   // quiet_on_stream, then a barrier over all PEs run by a one-thread kernel on `stream`.
   void barrier_all_on_stream(Stream stream);
+  // Launches a CUDA graph (a cudaGraphExec_t) that holds stream-form collectives on `stream`.
+  // Collective over all PEs: every PE launches its graph of the same calls. Where PEs share a
+  // GPU as threads it launches the co-located PEs' graphs together, as every collective's
+  // kernels are (docs/gpu_backend.md, "PEs that share a GPU"); such a graph must end with its
+  // last collective: work after it inside the graph can hold a hardware queue that a peer's
+  // kernel sits behind. Elsewhere it is cudaGraphLaunch.
+  void launch_graph(void* graph_exec, Stream stream);
 
   // --- Ordering and team synchronization (device/sync.hpp) ---
   // Host synchronization runs on the host-memory control words, on either backend.

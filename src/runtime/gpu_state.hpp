@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -39,6 +40,14 @@ class GpuState {
   Status refresh(const device::Context& control);
   Status grow(std::uint64_t new_size);  // collective
   Status memset(void* p, int value, std::size_t bytes);
+  // Enqueues a kernel of a collective call on team handle `team`; `launch` enqueues it and
+  // returns its cudaError_t. Where PEs share this GPU as threads, it is launched together with
+  // the co-located members' kernels of the same call, and this returns once they all are
+  // (src/transport/cuda/co_launch.hpp says why); elsewhere at once. Every member of the team
+  // must call it for each of the team's calls, in the same order.
+  Status launch_collective(int team, const std::function<int()>& launch, const char* op);
+  // A team was made in `slot` (this PE is a member): its calls count from zero.
+  void reset_launch_seq(int slot);
   Status copy(void* dst, const void* src, std::size_t bytes);
   // The CUDA machinery (src/transport/cuda/gpu_state.cu).
   struct Impl;

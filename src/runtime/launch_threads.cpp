@@ -15,8 +15,15 @@ namespace {
 // for the first time while a peer's kernel waits for this PE deadlocks
 // (bench/probes/blocking_calls.cu). Load modules eagerly unless the user chose; it takes effect
 // if no CUDA context exists yet. One PE per process keeps lazy loading, which starts large
-// programs faster. setenv needs the process still single-threaded: before the PE threads.
-void prepare_threaded_cuda_env() { setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
+// programs faster. Also the most hardware queues (32; CUDA's default is 8): streams of PEs that
+// share a GPU then share a queue less often, and a stream-ordered wait for a peer's signal
+// (signal_wait_until_on_stream) can deadlock only where they do (collectives are launched
+// together and cannot; src/transport/cuda/co_launch.hpp). setenv needs the process still
+// single-threaded: before the PE threads.
+void prepare_threaded_cuda_env() {
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+}
 }  // namespace
 
 

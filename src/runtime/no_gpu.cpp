@@ -22,6 +22,8 @@ int GpuState::device() const { return -1; }
 Status GpuState::refresh(const device::Context&) { return {}; }
 Status GpuState::grow(std::uint64_t) { return Status::fail("no CUDA support"); }
 Status GpuState::memset(void*, int, std::size_t) { return Status::fail("no CUDA support"); }
+Status GpuState::launch_collective(int, const std::function<int()>&, const char*) { return Status::fail("no CUDA support"); }
+void GpuState::reset_launch_seq(int) {}
 Status GpuState::copy(void*, const void*, std::size_t) { return Status::fail("no CUDA support"); }
 Result<std::uint64_t> GpuState::header_word(std::size_t) { return Status::fail("no CUDA support"); }
 Status GpuState::set_header_word(std::size_t, std::uint64_t) { return Status::fail("no CUDA support"); }
@@ -72,5 +74,6 @@ void Runtime::signal_wait_until_on_stream(std::uint64_t*, Cmp, std::uint64_t, St
 }
 void Runtime::quiet_on_stream(Stream) { no_cuda("quiet_on_stream"); }
 void Runtime::barrier_all_on_stream(Stream) { no_cuda("barrier_all_on_stream"); }
+void Runtime::launch_graph(void*, Stream) { no_cuda("launch_graph"); }
 
 }  // namespace symmetra

@@ -113,6 +113,7 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
   const auto counters = agree_slot_counters(parent, slot, is_member);
   if (!member) return -1;
   set_slot_counters(slot, counters);
+  if (gpu_) gpu_->reset_launch_seq(slot);
   const int first = par.start + start * par.stride, step = par.stride * stride;
   teams_[slot] = {first, step, size, rel / stride, slot, local_run(first, step, size)};
   refresh_context();  // the GPU backend's device-side team table

@@ -144,23 +144,28 @@ TEST_P(CollHostGpuTest, AllreduceEveryAlgorithmTypeAndSize) {
 __device__ float dvalue(std::uint64_t seed, int pe, std::uint64_t round, std::size_t i) {
   return static_cast<float>(gpattern(seed, pe, round, i) % 1024) / 8.0f;
 }
-__global__ void fill(float* src, std::size_t n, std::uint64_t seed, int me, const std::uint64_t* round) {
+__global__ void fill(float* src, std::size_t n, std::uint64_t seed, int me, const std::uint64_t* round,
+                     unsigned long long* progress) {
+  if (threadIdx.x == 0) atomicAdd_system(progress, 1ull);
   for (std::size_t i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += blockDim.x * gridDim.x)
     src[i] = dvalue(seed, me, *round, i);
 }
 __global__ void check(const float* dst, std::size_t n, std::uint64_t seed, int m, std::uint64_t* round,
-                      unsigned long long* bad) {
+                      unsigned long long* bad, unsigned long long* progress) {
   for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) {
     float want = 0;
     for (int r = 0; r < m; ++r) want += dvalue(seed, r, *round, i);
     if (dst[i] != want) atomicAdd(bad, 1ull);
   }
   __syncthreads();
-  if (threadIdx.x == 0) ++*round;
+  if (threadIdx.x == 0) {
+    ++*round;
+    atomicAdd_system(progress + 2, 1ull);
+  }
 }
 
 // 10,000 back-to-back stream-ordered all-reduces cycling through the algorithms, then 1,000
-// replays of a captured graph (fill, all-reduce, check): nothing synchronizes the host between
+// replays of a captured graph (fill, all-reduce), each checked: nothing synchronizes the host between
 // calls; the device counts wrong elements.
 TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
   run_pes(GetParam(), [](Runtime& rt) {
@@ -171,27 +176,35 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
     auto* dst = rt.allocate_array<float>(kN);
     DeviceArray<std::uint64_t> round;
     DeviceArray<unsigned long long> bad;
+    ProgressBoard::Watch watch;
+    unsigned long long* progress = ProgressBoard::get().pe(me);
     rt.barrier_all();
     const std::uint64_t seed = run_seed();
     const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
                                    AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kRing, AllreduceAlgo::kAuto};
     for (int call = 0; call < 10000; ++call) {
-      fill<<<4, 256, 0, s>>>(src, kN, seed, me, round);
+      fill<<<4, 256, 0, s>>>(src, kN, seed, me, round, progress);
+      progress_mark<<<1, 1, 0, s>>>(progress + 1);
       rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s, algos[call % 6]);
-      check<<<1, 256, 0, s>>>(dst, kN, seed, m, round, bad);
+      check<<<1, 256, 0, s>>>(dst, kN, seed, m, round, bad, progress);
+      ProgressBoard::get().host_call(me);
     }
     CK(cudaStreamSynchronize(s));
     EXPECT_EQ(bad.read(), 0u) << "wrong elements over 10,000 stream-ordered calls";
 
+    // The graph ends with the collective and the check follows it, and rt.launch_graph launches
+    // the PEs' graphs together: what PEs sharing a GPU need (runtime.hpp, launch_graph).
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    fill<<<4, 256, 0, s>>>(src, kN, seed, me, round);
+    fill<<<4, 256, 0, s>>>(src, kN, seed, me, round, progress);
     rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s, AllreduceAlgo::kLLTwoShot);
-    check<<<1, 256, 0, s>>>(dst, kN, seed, m, round, bad);
     CK(cudaStreamEndCapture(s, &graph));
     CK(cudaGraphInstantiate(&exec, graph, 0));
-    for (int r = 0; r < 1000; ++r) CK(cudaGraphLaunch(exec, s));
+    for (int r = 0; r < 1000; ++r) {
+      rt.launch_graph(exec, s);
+      check<<<1, 256, 0, s>>>(dst, kN, seed, m, round, bad, progress);
+    }
     CK(cudaStreamSynchronize(s));
     EXPECT_EQ(bad.read(), 0u) << "wrong elements over 1,000 graph replays";
     EXPECT_EQ(round.read(), 11000u);
@@ -201,14 +214,16 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
   });
 }
 
-__global__ void fill_u32(std::uint32_t* src, std::size_t n, std::uint64_t seed, int me, const std::uint64_t* round) {
+__global__ void fill_u32(std::uint32_t* src, std::size_t n, std::uint64_t seed, int me, const std::uint64_t* round,
+                         unsigned long long* progress) {
+  if (threadIdx.x == 0) atomicAdd_system(progress, 1ull);
   for (std::size_t i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += blockDim.x * gridDim.x)
     src[i] = static_cast<std::uint32_t>(gpattern(seed, me, *round, i));
 }
 // mode 0 broadcast (root = round % m), 1 all-gather, 2 alltoall, 3 permute from me - 1,
 // 4 barrier (nothing to check).
 __global__ void check_u32(int mode, const std::uint32_t* dst, std::size_t n, std::uint64_t seed, int me, int m,
-                          std::uint64_t* round, unsigned long long* bad) {
+                          std::uint64_t* round, unsigned long long* bad, unsigned long long* progress) {
   const std::uint64_t rd = *round;
   auto v = [&](int pe, std::size_t i) { return static_cast<std::uint32_t>(gpattern(seed, pe, rd, i)); };
   const std::size_t total = mode == 1 || mode == 2 ? n * static_cast<std::size_t>(m) : mode == 4 ? 0 : n;
@@ -221,7 +236,10 @@ __global__ void check_u32(int mode, const std::uint32_t* dst, std::size_t n, std
     if (dst[i] != want) atomicAdd(bad, 1ull);
   }
   __syncthreads();
-  if (threadIdx.x == 0) ++*round;
+  if (threadIdx.x == 0) {
+    ++*round;
+    atomicAdd_system(progress + 2, 1ull);
+  }
 }
 
 // 1,000 back-to-back stream-ordered calls of each data-moving collective, fresh data each call,
@@ -237,6 +255,8 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
     DeviceArray<unsigned long long> bad;
     const std::uint64_t seed = run_seed();
     const Team w = rt.team_world();
+    ProgressBoard::Watch watch;
+    unsigned long long* progress = ProgressBoard::get().pe(me);
     const char* names[] = {"broadcast", "fcollect", "fcollect_read", "fcollect_ring", "collect", "alltoall", "permute", "barrier"};
     for (int kind = 0; kind < 8; ++kind) {
       round.zero();
@@ -244,7 +264,8 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
       rt.barrier_all();
       const int mode = std::array{0, 1, 1, 1, 1, 2, 3, 4}[kind];
       for (int call = 0; call < 1000; ++call) {
-        fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round);
+        fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round, progress);
+        progress_mark<<<1, 1, 0, s>>>(progress + 1);
         switch (kind) {
           case 0: rt.broadcast_on_stream(w, dst, src, kN, call % m, s); break;
           case 1: rt.fcollect_on_stream(w, dst, src, kN, s); break;
@@ -255,7 +276,8 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
           case 6: rt.permute_on_stream(w, dst, src, kN, (me + 1) % m, (me + m - 1) % m, 100, s); break;
           case 7: rt.barrier_on_stream(w, s); rt.sync_on_stream(w, s); break;
         }
-        check_u32<<<1, 256, 0, s>>>(mode, dst, kN, seed, me, m, round, bad);
+        check_u32<<<1, 256, 0, s>>>(mode, dst, kN, seed, me, m, round, bad, progress);
+        ProgressBoard::get().host_call(me);
         // The next call's fill rewrites src: every member must have finished reading it (the
         // collectives that read peers end with a sync; the push forms' dest is the peer's).
         if (kind != 7) rt.sync_on_stream(w, s);

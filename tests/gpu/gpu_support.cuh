@@ -4,9 +4,13 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <thread>
 #include <vector>
 
 #include "support/pe_runner.hpp"
@@ -28,6 +32,71 @@ __host__ __device__ inline std::uint64_t gpattern(std::uint64_t seed, int pe, st
   x ^= x >> 29;
   return x | 1;
 }
+
+// Progress of stream-ordered tests, for a hang: kernels bump per-PE counters in host-mapped
+// memory (readable with no CUDA call, so nothing waits for the stuck GPU) and the host bumps its
+// enqueued calls; a watchdog thread prints the table when nothing moved for 3 s. It tells a PE
+// whose kernels never ran from one whose kernel waits. Counters per PE: [0] fill blocks run,
+// [1] marks run (a one-thread kernel right before the collective), [2] checks run, [3] host calls.
+class ProgressBoard {
+ public:
+  static constexpr int kMaxPes = 64;
+  static ProgressBoard& get() {
+    static ProgressBoard* b = new ProgressBoard();  // never destroyed: the watchdog outlives tests
+    return *b;
+  }
+  unsigned long long* pe(int p) const { return dev_ + 4 * p; }  // device address of PE p's counters
+  void host_call(int p) { __atomic_add_fetch(&host_[4 * p + 3], 1ull, __ATOMIC_RELAXED); }
+  // The watchdog reports only while some PE is inside a watched section (Watch).
+  struct Watch {
+    Watch() { ++get().active_; }
+    ~Watch() { --get().active_; }
+  };
+
+ private:
+  ProgressBoard() {
+    void* h = nullptr;
+    if (cudaHostAlloc(&h, sizeof(unsigned long long) * 4 * kMaxPes, cudaHostAllocMapped) != cudaSuccess) std::abort();
+    host_ = static_cast<unsigned long long*>(h);
+    std::memset(host_, 0, sizeof(unsigned long long) * 4 * kMaxPes);
+    void* d = nullptr;
+    if (cudaHostGetDevicePointer(&d, h, 0) != cudaSuccess) std::abort();
+    dev_ = static_cast<unsigned long long*>(d);
+    std::thread([this] { watch(); }).detach();
+  }
+  void watch() {
+    std::vector<unsigned long long> last(4 * kMaxPes, 0);
+    auto still = std::chrono::steady_clock::now();
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      bool moved = false;
+      for (int i = 0; i < 4 * kMaxPes; ++i) {
+        const unsigned long long v = __atomic_load_n(&host_[i], __ATOMIC_RELAXED);
+        moved |= v != last[i];
+        last[i] = v;
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (moved) still = now;
+      if (now - still < std::chrono::seconds(3) || active_.load() == 0) continue;
+      bool any = false;
+      for (int i = 0; i < 4 * kMaxPes; ++i) any |= last[i] != 0;
+      if (any) {
+        std::fprintf(stderr, "[progress] nothing moved for 3 s: pe fill-blocks marks checks host-calls\n");
+        for (int p = 0; p < kMaxPes; ++p)
+          if (last[4 * p + 3] != 0)
+            std::fprintf(stderr, "[progress] pe %d: %llu %llu %llu %llu\n", p, last[4 * p], last[4 * p + 1],
+                         last[4 * p + 2], last[4 * p + 3]);
+      }
+      still = now + std::chrono::seconds(7);  // at most one report per 10 s
+    }
+  }
+  unsigned long long* host_ = nullptr;
+  unsigned long long* dev_ = nullptr;
+  std::atomic<int> active_{0};
+};
+
+// Bumps one progress counter (one thread of one block).
+static __global__ void progress_mark(unsigned long long* counter) { atomicAdd_system(counter, 1ull); }
 
 // A non-blocking stream for one PE: PEs that are threads of one process must not meet on the
 // legacy default stream, which would serialize kernels that wait for each other.

@@ -124,8 +124,12 @@ void Runtime::gpu_collective(const CollCall& c, Stream stream, const char* op) {
     return;
   }
   Args a{kind, c.team, c.dest, c.source, c.nelems, c.root, c.dst_stride, c.src_stride, c.op, c.algo, c.to, c.from, c.chunk};
-  kernel_for(kind, c.type)<<<1, kThreads, 0, s>>>(gpu_->device_context(), a);
-  check_cuda(ctx_, op, cudaGetLastError(), "collective kernel launch");
+  const KernelFn fn = kernel_for(kind, c.type);
+  const Status st = gpu_->launch_collective(c.team, [fn, dctx = gpu_->device_context(), a, s]() mutable {
+    void* args[] = {&dctx, &a};
+    return static_cast<int>(cudaLaunchKernel(reinterpret_cast<const void*>(fn), dim3(1), dim3(kThreads), args, 0, s));
+  }, op);
+  if (!st.ok()) device::detail::host_fatalf(ctx_, op, "%s", st.message().c_str());
   if (!stream) check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 

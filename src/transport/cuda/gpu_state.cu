@@ -2,10 +2,12 @@
 // operations on device memory (runtime.hpp: gpu_put, gpu_get, gpu_amo, ...).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "../../runtime/gpu_state.hpp"
+#include "co_launch.hpp"
 #include "cuda_heap.hpp"
 #include "../nccl/nccl.hpp"
 #include "driver.hpp"
@@ -26,6 +28,11 @@ struct GpuState::Impl {
   std::uint64_t* d_result = nullptr;  // one word for host-initiated atomics
   cudaStream_t stream = nullptr;
   int n_pes = 0;
+  // PEs that share this GPU as threads (co_launch.hpp): the process-wide batches, and per team
+  // slot the co-located members and this PE's count of calls.
+  std::shared_ptr<CoLaunch> co_launch;
+  std::vector<int> colocated[device::kMaxTeams];
+  std::uint64_t launch_seq[device::kMaxTeams] = {};
 };
 
 namespace {
@@ -82,6 +89,17 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
   // sequence numbers) before anyone syncs on them.
   SYMMETRA_CUDA(cudaMemsetAsync(im.heap->base(), 0, reserved_bytes, im.stream));
   SYMMETRA_CUDA(cudaStreamSynchronize(im.stream));
+  std::vector<int> devs = im.heap->pe_devices();
+  std::sort(devs.begin(), devs.end());
+  if (bs.threads() && std::adjacent_find(devs.begin(), devs.end()) != devs.end()) {
+    // Some GPU has several PEs (the same answer on every PE: this is collective). One CoLaunch
+    // for the process: PE 0's, copied by the others while PE 0 waits at the barrier below.
+    if (bs.rank() == 0) im.co_launch = std::make_shared<CoLaunch>();
+    const std::shared_ptr<CoLaunch>* mine = &im.co_launch;
+    std::vector<const std::shared_ptr<CoLaunch>*> all(bs.size());
+    SYMMETRA_TRY(bs.allgather(&mine, all.data(), sizeof(mine)));
+    if (bs.rank() != 0) im.co_launch = *all[0];
+  }
   SYMMETRA_TRY(bs.barrier());
   return std::move(g);
 }
@@ -125,6 +143,40 @@ Status GpuState::refresh(const device::Context& control) {
   SYMMETRA_CUDA(cudaMemcpyAsync(im.d_teams, teams_.data(), sizeof(device::TeamDesc) * teams_.size(),
                                 cudaMemcpyHostToDevice, im.stream));
   SYMMETRA_CUDA(cudaStreamSynchronize(im.stream));
+  if (im.co_launch) {
+    const std::vector<int>& dev = im.heap->pe_devices();
+    for (int slot = 0; slot < device::kMaxTeams; ++slot) {
+      const device::TeamDesc& t = teams_[slot];
+      im.colocated[slot].clear();
+      if (t.size == 0 || t.my_rank < 0) continue;
+      for (int r = 0; r < t.size; ++r) {
+        const int pe = t.start + r * t.stride;
+        if (dev[pe] == im.heap->device()) im.colocated[slot].push_back(pe);
+      }
+    }
+  }
+  return {};
+}
+
+void GpuState::reset_launch_seq(int slot) { impl_->launch_seq[slot] = 0; }
+
+Status GpuState::launch_collective(int team, const std::function<int()>& launch, const char* op) {
+  Impl& im = *impl_;
+  int rc = 0;
+  if (!im.co_launch || im.colocated[team].size() <= 1) {
+    rc = launch();
+  } else {
+    const CoLaunch::Key key{im.heap->device(), team, teams_[team].start, im.launch_seq[team]++};
+    std::string missing;
+    rc = im.co_launch->join(key, im.colocated[team], hctx_.my_pe, launch, hctx_.timeout_ns, &missing);
+    if (rc < 0)
+      return Status::fail(std::string(op) + ": PEs " + missing + " share this GPU and the team but did not make " +
+                          "the same collective call within " + std::to_string(hctx_.timeout_ns / 1000000000ull) +
+                          " s (SYMMETRA_TIMEOUT_S); co-located PEs launch a collective's kernels together " +
+                          "(docs/gpu_backend.md)");
+  }
+  if (rc != 0)
+    return Status::fail(std::string(op) + ": kernel launch failed: " + cudaGetErrorString(static_cast<cudaError_t>(rc)));
   return {};
 }
 

@@ -124,8 +124,20 @@ void Runtime::quiet_on_stream(Stream stream) {
 
 void Runtime::barrier_all_on_stream(Stream stream) {
   if (!gpu_) fail("barrier_all_on_stream needs the CUDA backend");
-  barrier_all_kernel<<<1, 1, 0, cu(stream)>>>(gpu_->device_context());
-  check_cuda(ctx_, "barrier_all_on_stream", cudaGetLastError(), "barrier_all_kernel launch");
+  const Status st = gpu_->launch_collective(device::kTeamWorld, [dctx = gpu_->device_context(), s = cu(stream)]() mutable {
+    void* args[] = {&dctx};
+    return static_cast<int>(cudaLaunchKernel(reinterpret_cast<const void*>(barrier_all_kernel), dim3(1), dim3(1), args, 0, s));
+  }, "barrier_all_on_stream");
+  if (!st.ok()) device::detail::host_fatalf(ctx_, "barrier_all_on_stream", "%s", st.message().c_str());
+}
+
+void Runtime::launch_graph(void* graph_exec, Stream stream) {
+  if (!gpu_) fail("launch_graph needs the CUDA backend");
+  if (graph_exec == nullptr) fail("launch_graph: the graph is null");
+  const Status st = gpu_->launch_collective(device::kTeamWorld, [g = static_cast<cudaGraphExec_t>(graph_exec), s = cu(stream)] {
+    return static_cast<int>(cudaGraphLaunch(g, s));
+  }, "launch_graph");
+  if (!st.ok()) device::detail::host_fatalf(ctx_, "launch_graph", "%s", st.message().c_str());
 }
 
 }  // namespace symmetra

@@ -57,13 +57,16 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 #endif
 
 #if SYMMETRA_DEVICE_PASS
-// Appended to a GPU timeout when another PE shares this GPU: the usual cause there is a peer's
-// host thread blocked in a call that waits for the whole device, so its kernel never comes.
+// Appended to a GPU timeout when another PE shares this GPU: the usual causes there are a peer's
+// host thread blocked in a call that waits for the whole device, and a peer's kernel queued
+// behind waiting work of another stream in a shared hardware queue; either way it never comes.
 __device__ __noinline__ inline void print_shared_gpu_hint(const Context& ctx) {
   if (ctx.flags & Context::kSharedGpu)
     printf("[pe %d] hint: PEs share this GPU; a PE whose host thread is in cudaDeviceSynchronize, "
-           "cudaFree, cudaFreeHost, cudaHostUnregister or a lazily loaded kernel's first launch "
-           "waits for this kernel and never launches its own (docs/gpu_backend.md)\n", ctx.my_pe);
+           "cudaFree, cudaFreeHost, cudaHostUnregister or a lazily loaded kernel's first launch, "
+           "or whose stream shares a hardware queue with a waiting stream (stream-ordered signal "
+           "waits; graphs not launched by Runtime::launch_graph), never runs its kernel "
+           "(docs/gpu_backend.md)\n", ctx.my_pe);
 }
 
 // The cold end of a GPU wait, out of line so that the waiting loop stays small: describe the
