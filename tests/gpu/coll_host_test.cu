@@ -22,8 +22,11 @@ using coll::AllreduceAlgo;
 
 class CollHostGpuTest : public ::testing::TestWithParam<PeConfig> {};
 
+// The PE counts the collectives' issues ask for, as threads on the GPU(s).
 std::vector<PeConfig> configs() {
-  return {{2, Mode::kThreads, Backend::kCuda}, {3, Mode::kThreads, Backend::kCuda}, {4, Mode::kThreads, Backend::kCuda}};
+  std::vector<PeConfig> c;
+  for (int n : {1, 2, 3, 4, 5, 8}) c.push_back({n, Mode::kThreads, Backend::kCuda});
+  return c;
 }
 
 template <class T>
