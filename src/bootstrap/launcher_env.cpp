@@ -44,6 +44,20 @@ Status fill(LaunchInfo* info, const char* rank_var, const char* size_var) {
 
 }  // namespace
 
+// The launcher's local rank, the first of its variables that is set (launcher_env.hpp).
+static Status read_local_rank(LaunchInfo* info) {
+  for (const char* v : {"SYMMETRA_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"}) {
+    if (env(v) == nullptr) continue;
+    auto r = env_int(v);
+    SYMMETRA_TRY(r);
+    if (r.value() < 0 || r.value() >= info->size)
+      return Status::fail(std::string(v) + "=" + env(v) + " is not a local rank of a job of " + std::to_string(info->size) + " PEs");
+    info->local_rank = r.value();
+    return {};
+  }
+  return {};
+}
+
 Result<LaunchInfo> launch_info_from_env() {
   LaunchInfo info;
   if (env("SYMMETRA_RANK") != nullptr) {
@@ -52,6 +66,7 @@ Result<LaunchInfo> launch_info_from_env() {
     if (env("SYMMETRA_BOOTSTRAP") == nullptr)
       return Status::fail("SYMMETRA_RANK is set but SYMMETRA_BOOTSTRAP is not: start PEs with symrun");
     info.address = env("SYMMETRA_BOOTSTRAP");
+    SYMMETRA_TRY(read_local_rank(&info));
     return info;  // symrun hosts the server
   }
   if (env("OMPI_COMM_WORLD_RANK") != nullptr) {
@@ -83,6 +98,7 @@ Result<LaunchInfo> launch_info_from_env() {
   }
   if (env("SYMMETRA_BOOTSTRAP") != nullptr) info.address = env("SYMMETRA_BOOTSTRAP");
   info.host_server = info.rank == 0;
+  SYMMETRA_TRY(read_local_rank(&info));
   return info;
 }
 

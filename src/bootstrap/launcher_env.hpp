@@ -18,6 +18,10 @@ struct LaunchInfo {
   std::string launcher = "none";  // symrun, mpi, slurm, torchrun, none
   std::string address;            // rendezvous address; empty for a job of one PE
   bool host_server = false;       // this process (PE 0) hosts the rendezvous server
+  // This process's number among the PEs of its host, where the launcher says it (symrun:
+  // SYMMETRA_LOCAL_RANK; Open MPI: OMPI_COMM_WORLD_LOCAL_RANK; MPICH: MPI_LOCALRANKID; Slurm:
+  // SLURM_LOCALID; torchrun: LOCAL_RANK), else -1. The GPU backend picks the GPU from it.
+  int local_rank = -1;
 };
 
 Result<LaunchInfo> launch_info_from_env();

@@ -188,6 +188,8 @@ int main(int argc, char** argv) {
       setenv("SYMMETRA_RANK", std::to_string(pe).c_str(), 1);
       setenv("SYMMETRA_SIZE", std::to_string(o.n).c_str(), 1);
       setenv("SYMMETRA_BOOTSTRAP", address.c_str(), 1);
+      // Every PE runs on this machine (--hosts only labels them): the local rank is the PE.
+      setenv("SYMMETRA_LOCAL_RANK", std::to_string(pe).c_str(), 1);
       if (o.hosts > 1) setenv("SYMMETRA_HOST_ID", ("host" + std::to_string(pe / per_host)).c_str(), 1);
       if (o.tag_output) {
         dup2(out[1], STDOUT_FILENO);

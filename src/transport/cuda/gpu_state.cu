@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../../bootstrap/launcher_env.hpp"
 #include "../../runtime/gpu_state.hpp"
 #include "co_launch.hpp"
 #include "cuda_heap.hpp"
@@ -43,7 +44,18 @@ Result<int> pick_device(const Bootstrap& bs, int requested) {
   int dev = requested;
   if (dev < 0) {
     const char* env = std::getenv("SYMMETRA_DEVICE");
-    dev = (env != nullptr && *env != '\0') ? std::atoi(env) : bs.rank() % count;
+    if (env != nullptr && *env != '\0') {
+      dev = std::atoi(env);
+    } else {
+      // A process per PE: the launcher's local rank (torchrun's LOCAL_RANK, ...), which is right
+      // on every host of a multi-host job; PEs as threads, or no local rank: the PE number.
+      int local = -1;
+      if (!bs.threads()) {
+        auto li = launch_info_from_env();
+        if (li.ok()) local = li.value().local_rank;
+      }
+      dev = (local >= 0 ? local : bs.rank()) % count;
+    }
   }
   if (dev < 0 || dev >= count)
     return Status::fail("[pe " + std::to_string(bs.rank()) + "] device " + std::to_string(dev) +

@@ -129,7 +129,8 @@ TEST(Rendezvous, ClientLeavingEarlyAbortsTheOthers) {
 TEST(LauncherEnv, RecognizesEachLauncher) {
   for (const char* v : {"SYMMETRA_RANK", "SYMMETRA_SIZE", "SYMMETRA_BOOTSTRAP", "OMPI_COMM_WORLD_RANK",
                         "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS",
-                        "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"})
+                        "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "SYMMETRA_LOCAL_RANK",
+                        "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"})
     unsetenv(v);
   auto none = launch_info_from_env();
   ASSERT_TRUE(none.ok());
@@ -146,6 +147,15 @@ TEST(LauncherEnv, RecognizesEachLauncher) {
   EXPECT_EQ(torch.value().rank, 3);
   EXPECT_EQ(torch.value().address, "tcp:127.0.0.1:29501");
   EXPECT_FALSE(torch.value().host_server);
+  EXPECT_EQ(torch.value().local_rank, -1) << "no local rank given";
+  setenv("LOCAL_RANK", "1", 1);
+  EXPECT_EQ(launch_info_from_env().value().local_rank, 1);
+  setenv("LOCAL_RANK", "8", 1);
+  auto out_of_job = launch_info_from_env();
+  ASSERT_FALSE(out_of_job.ok());
+  EXPECT_NE(out_of_job.status().message().find("LOCAL_RANK=8 is not a local rank"), std::string::npos)
+      << out_of_job.status().message();
+  setenv("LOCAL_RANK", "2", 1);
 
   setenv("SLURM_PROCID", "0", 1);
   setenv("SLURM_NTASKS", "4", 1);
@@ -155,18 +165,24 @@ TEST(LauncherEnv, RecognizesEachLauncher) {
   EXPECT_EQ(slurm.value().launcher, "slurm");
   EXPECT_TRUE(slurm.value().host_server);
   EXPECT_EQ(slurm.value().address, "unix:symmetra-slurm-77.0");
+  EXPECT_EQ(slurm.value().local_rank, 2) << "torchrun's LOCAL_RANK when Slurm gives none";
 
   setenv("OMPI_COMM_WORLD_RANK", "1", 1);
   setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
   auto mpi = launch_info_from_env();
   ASSERT_TRUE(mpi.ok());
   EXPECT_EQ(mpi.value().launcher, "mpi");
   EXPECT_EQ(mpi.value().size, 2);
+  EXPECT_EQ(mpi.value().local_rank, 1) << "Open MPI's local rank comes before torchrun's";
 
   setenv("OMPI_COMM_WORLD_RANK", "5", 1);
   auto bad = launch_info_from_env();
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("does not fit"), std::string::npos);
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID",
+                        "SLURM_NTASKS", "SLURM_JOB_ID", "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK"})
+    unsetenv(v);
 }
 
 }  // namespace
