@@ -15,6 +15,10 @@
 // return. Any queue then holds the call's kernels ahead of anything that waits for them. Only
 // the co-located members of the call's team join; members on other GPUs run their own batch.
 // The waits spin (PE threads are few and a collective call is microseconds apart), bounded.
+// Measured on the H200, 4 PEs, stream-form all-reduce back to back: about 20 us per call this
+// way; 35 us when the last joiner launched every member's kernel itself (launches into several
+// streams from one thread are slower than one launch per thread), 40 us with a condition
+// variable instead of spinning (docs/gpu_backend.md).
 //
 // Threads: any PE thread, each for its own PE.
 #pragma once
