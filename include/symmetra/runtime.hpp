@@ -527,9 +527,10 @@ class Runtime {
   struct SlotCounters {
     std::uint64_t host[2];  // [team_seq, coll_seq] in the host header
     std::uint64_t gpu[2];   // the same in the GPU header (GPU backend)
+    std::uint64_t root_count;  // the first member's central-sync arrivals (host header)
   };
   SlotCounters agree_slot_counters(int parent, int slot, const std::function<bool(int)>& is_member);
-  void set_slot_counters(int slot, const SlotCounters& counters);
+  void set_slot_counters(int slot, const SlotCounters& counters, int team_size);
   void refresh_context();
   // The data heap's context with host-readable tables (equals ctx_ on the CPU backend).
   const device::Context& data_view() const;

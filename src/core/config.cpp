@@ -65,6 +65,13 @@ Result<Config> config_from_env() {
   SYMMETRA_TRY(t);
   c.timeout_ns = static_cast<std::uint64_t>(t.value() * 1e9);
   if (const char* v = env("SYMMETRA_CHECK")) c.check = std::string(v) != "0";
+  if (const char* v = env("SYMMETRA_SYNC")) {
+    const std::string s = v;
+    if (s == "auto") c.sync = Config::Sync::kAuto;
+    else if (s == "dissemination") c.sync = Config::Sync::kDissemination;
+    else if (s == "central") c.sync = Config::Sync::kCentral;
+    else return Status::fail("SYMMETRA_SYNC='" + s + "': use auto, dissemination or central");
+  }
   return c;
 }
 

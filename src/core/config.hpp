@@ -16,6 +16,10 @@ struct Config {
   std::uint64_t ws_world_bytes = 8ull << 20;
   std::uint64_t ws_team_bytes = 1ull << 20;
   bool check = false;  // SYMMETRA_CHECK=1 (on by default in debug builds): argument checks
+  // SYMMETRA_SYNC: how host-side team syncs wait (device/impl/sync_impl.hpp). kAuto: a central
+  // counter where this host has more PEs than CPUs, else dissemination.
+  enum class Sync { kAuto, kDissemination, kCentral };
+  Sync sync = Sync::kAuto;
 };
 
 Result<Config> config_from_env();

@@ -136,6 +136,12 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     ctx_.ws_team_bytes = config_->ws_team_bytes;
   }
   ctx_.flags = (config_->check ? device::Context::kCheckArgs : 0) | device::Context::kIdentityIndex;
+  // Every PE runs on this machine (checked above): more PEs than CPUs means waits cost context
+  // switches, and the central-counter sync needs fewer of them (docs/perf_notes.md).
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (config_->sync == detail::Config::Sync::kCentral ||
+      (config_->sync == detail::Config::Sync::kAuto && cpus > 0 && n > cpus))
+    ctx_.flags |= device::Context::kCentralSync;
   refresh_context();
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();

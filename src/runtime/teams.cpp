@@ -76,14 +76,25 @@ Runtime::SlotCounters Runtime::agree_slot_counters(int parent, int slot,
       agreed.gpu[w] = std::max(agreed.gpu[w], gpu_all[r]);
     }
   }
+  // The new team's first member counts central-sync arrivals for the slot (sync_impl.hpp). The
+  // slot is free on it, so nothing moves its count now.
+  const auto counts = team_allgather(parent, hd::my_header(ctx_)->team_count[slot]);
+  agreed.root_count = 0;
+  for (int r = 0; r < n; ++r)
+    if (is_member(r)) {
+      agreed.root_count = counts[r];
+      break;
+    }
   return agreed;
 }
 
-void Runtime::set_slot_counters(int slot, const SlotCounters& c) {
+void Runtime::set_slot_counters(int slot, const SlotCounters& c, int team_size) {
   for (int w = 0; w < 2; ++w) {
     host_counter(ctx_, w, slot) = c.host[w];
     if (gpu_) gpu_->set_header_word(counter_offset(w, slot), c.gpu[w]).or_throw();
   }
+  // Sync k of the team (team_seq k) completes when the count reaches base + k * size.
+  hd::my_header(ctx_)->team_base[slot] = c.root_count - c.host[0] * static_cast<std::uint64_t>(team_size);
 }
 
 int Runtime::create_team(int parent, int start, int stride, int size, const char* op) {
@@ -112,7 +123,7 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
   // Agreed by every PE of the parent (a collective), applied by the new team's members.
   const auto counters = agree_slot_counters(parent, slot, is_member);
   if (!member) return -1;
-  set_slot_counters(slot, counters);
+  set_slot_counters(slot, counters, size);
   if (gpu_) gpu_->reset_launch_seq(slot);
   const int first = par.start + start * par.stride, step = par.stride * stride;
   teams_[slot] = {first, step, size, rel / stride, slot, local_run(first, step, size)};

@@ -66,6 +66,10 @@ struct Context {
   // Another PE of this host runs on the same GPU: a wait that times out says what can deadlock
   // there (docs/gpu_backend.md, "PEs that share a GPU").
   static constexpr std::uint32_t kSharedGpu = 8u;
+  // Host-side syncs of teams within this host use a central counter instead of dissemination:
+  // set where the host has more PEs than CPUs (or SYMMETRA_SYNC=central), the same on every PE
+  // of the host. One wait per PE instead of log2(n) chained ones costs fewer context switches.
+  static constexpr std::uint32_t kCentralSync = 16u;
 
   SYMMETRA_INLINE int index_of(int pe) const {
     return (flags & kIdentityIndex) ? pe : pe_index[pe];

@@ -35,6 +35,17 @@ TEST(Config, ReadsEnvironmentAndRejectsNonsense) {
   auto bad_size = config_from_env();
   ASSERT_FALSE(bad_size.ok());
   EXPECT_NE(bad_size.status().message().find("SYMMETRA_SYMMETRIC_SIZE"), std::string::npos);
+  setenv("SYMMETRA_SYMMETRIC_SIZE", "8M", 1);
+  EXPECT_EQ(config_from_env().value().sync, Config::Sync::kAuto);
+  setenv("SYMMETRA_SYNC", "central", 1);
+  EXPECT_EQ(config_from_env().value().sync, Config::Sync::kCentral);
+  setenv("SYMMETRA_SYNC", "dissemination", 1);
+  EXPECT_EQ(config_from_env().value().sync, Config::Sync::kDissemination);
+  setenv("SYMMETRA_SYNC", "fastest", 1);
+  auto bad_sync = config_from_env();
+  ASSERT_FALSE(bad_sync.ok());
+  EXPECT_NE(bad_sync.status().message().find("SYMMETRA_SYNC='fastest'"), std::string::npos);
+  unsetenv("SYMMETRA_SYNC");
 }
 
 }  // namespace

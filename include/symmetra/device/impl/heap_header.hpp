@@ -40,6 +40,11 @@ struct alignas(64) HeapHeader {
   std::uint64_t coll_seq[kMaxTeams];      // this PE's count of such calls or chunks (local)
   std::uint64_t chunk_signal[kMaxTeams];  // chunks delivered to this PE, all calls (remote)
   std::uint64_t chunk_base[kMaxTeams];    // chunks this PE consumed before this call (local)
+  // Central-counter syncs (sync_impl.hpp), per team slot: arrivals at this PE as the team's
+  // first member (remote fetch-adds), and the arrival count before this team's sync 0, minus
+  // team_seq times the team size, as agreed at team creation (local).
+  std::uint64_t team_count[kMaxTeams];
+  std::uint64_t team_base[kMaxTeams];
   // Followed by two arrays of kMaxTeams rows x n_pes words (one row per team slot, so that
   // teams of different parents never share words):
   //  - scratch: host-side setup collectives on a team (team creation, allocation checks);

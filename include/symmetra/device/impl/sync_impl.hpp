@@ -25,6 +25,26 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
   HeapHeader* me = my_header(ctx);
   const std::uint64_t seq = me->team_seq[t.slot] + 1;
   me->team_seq[t.slot] = seq;
+#if !SYMMETRA_DEVICE_PASS
+  if ((ctx.flags & Context::kCentralSync) && t.size > 1 && t.local == t.size) {
+    // Central counter: arrive at the first member's counter; the last to arrive releases every
+    // member through its own round-0 word. One wait per PE, on a word in its own memory.
+    HeapHeader* root = peer_header(ctx, team_pe(t, 0));
+    const std::uint64_t target = me->team_base[t.slot] + seq * static_cast<std::uint64_t>(t.size);
+    const std::uint64_t before =
+        symmetra::detail::AtomicRef<std::uint64_t>(root->team_count[t.slot]).fetch_add(1, symmetra::detail::kAcqRel);
+    if (before + 1 == target) {
+      for (int r = 0; r < t.size; ++r) {
+        const int pe = team_pe(t, r);
+        HeapHeader* h = peer_header(ctx, pe);
+        atomic_store(&h->team_sync[t.slot][0], seq, kRelease);
+        notify(ctx, pe, &me->team_sync[t.slot][0], sizeof(seq));
+      }
+    }
+    wait_value(ctx, "sync", &me->team_sync[t.slot][0], Cmp::kGe, seq);
+    return;
+  }
+#endif
   int round = 0;
   for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
     const int to = team_pe(t, (t.my_rank + dist) % t.size);
