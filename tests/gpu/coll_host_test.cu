@@ -224,7 +224,7 @@ __global__ void fill_u32(std::uint32_t* src, std::size_t n, std::uint64_t seed, 
     src[i] = static_cast<std::uint32_t>(gpattern(seed, me, *round, i));
 }
 // mode 0 broadcast (root = round % m), 1 all-gather, 2 alltoall, 3 permute from me - 1,
-// 4 barrier (nothing to check).
+// 4 barrier (nothing to check), 5 reduce (sum), 6 reduce_scatter (sum). me, m: team rank, size.
 __global__ void check_u32(int mode, const std::uint32_t* dst, std::size_t n, std::uint64_t seed, int me, int m,
                           std::uint64_t* round, unsigned long long* bad, unsigned long long* progress) {
   const std::uint64_t rd = *round;
@@ -236,6 +236,10 @@ __global__ void check_u32(int mode, const std::uint32_t* dst, std::size_t n, std
     if (mode == 1) want = v(static_cast<int>(i / n), i % n);
     if (mode == 2) want = v(static_cast<int>(i / n), static_cast<std::size_t>(me) * n + i % n);
     if (mode == 3) want = v((me + m - 1) % m, i);
+    if (mode == 5)
+      for (int r = 0; r < m; ++r) want += v(r, i);  // wraps mod 2^32, as the reduction does
+    if (mode == 6)
+      for (int r = 0; r < m; ++r) want += v(r, static_cast<std::size_t>(me) * n + i);
     if (dst[i] != want) atomicAdd(bad, 1ull);
   }
   __syncthreads();
@@ -245,50 +249,63 @@ __global__ void check_u32(int mode, const std::uint32_t* dst, std::size_t n, std
   }
 }
 
-// 1,000 back-to-back stream-ordered calls of each data-moving collective, fresh data each call,
-// checked on the device; the host never waits between calls.
+// 1,000 back-to-back stream-ordered calls of each collective, on the world team and on the team
+// of all PEs but PE 0, fresh data each call, checked on the device; the host never waits
+// between calls.
 TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
   run_pes(GetParam(), [](Runtime& rt) {
     constexpr std::size_t kN = 777;
-    const int m = rt.n_pes(), me = rt.my_pe();
+    const int n = rt.n_pes();
     PeStream s;
-    auto* src = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m));
-    auto* dst = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m));
+    auto* src = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(n));
+    auto* dst = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(n));
     DeviceArray<std::uint64_t> round;
     DeviceArray<unsigned long long> bad;
     const std::uint64_t seed = run_seed();
-    const Team w = rt.team_world();
     ProgressBoard::Watch watch;
-    unsigned long long* progress = ProgressBoard::get().pe(me);
-    const char* names[] = {"broadcast", "fcollect", "fcollect_read", "fcollect_ring", "collect", "alltoall", "permute", "barrier"};
-    for (int kind = 0; kind < 8; ++kind) {
-      round.zero();
-      bad.zero();
-      rt.barrier_all();
-      const int mode = std::array{0, 1, 1, 1, 1, 2, 3, 4}[kind];
-      for (int call = 0; call < 1000; ++call) {
-        fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round, progress);
-        progress_mark<<<1, 1, 0, s>>>(progress + 1);
-        switch (kind) {
-          case 0: rt.broadcast_on_stream(w, dst, src, kN, call % m, s); break;
-          case 1: rt.fcollect_on_stream(w, dst, src, kN, s); break;
-          case 2: rt.fcollect_read_on_stream(w, dst, src, kN, s); break;
-          case 3: rt.fcollect_ring_on_stream(w, dst, src, kN, s); break;
-          case 4: rt.collect_on_stream(w, dst, src, kN, s); break;
-          case 5: rt.alltoall_on_stream(w, dst, src, kN, s); break;
-          case 6: rt.permute_on_stream(w, dst, src, kN, (me + 1) % m, (me + m - 1) % m, 100, s); break;
-          case 7: rt.barrier_on_stream(w, s); rt.sync_on_stream(w, s); break;
-        }
-        check_u32<<<1, 256, 0, s>>>(mode, dst, kN, seed, me, m, round, bad, progress);
-        ProgressBoard::get().host_call(me);
-        // The next call's fill rewrites src: every member must have finished reading it (the
-        // collectives that read peers end with a sync; the push forms' dest is the peer's).
-        if (kind != 7) rt.sync_on_stream(w, s);
+    unsigned long long* progress = ProgressBoard::get().pe(rt.my_pe());
+    const char* names[] = {"broadcast", "fcollect", "fcollect_read", "fcollect_ring", "collect", "alltoall",
+                           "permute", "barrier", "reduce", "reduce_scatter"};
+    for (int which = 0; which < (n > 1 ? 2 : 1); ++which) {
+      Team w = which == 0 ? rt.team_world() : rt.split_strided(rt.team_world(), 1, 1, n - 1);
+      if (!w.valid()) {  // PE 0 is not in the second team
+        rt.barrier_all();
+        continue;
       }
-      CK(cudaStreamSynchronize(s));
-      EXPECT_EQ(bad.read(), 0u) << names[kind] << ": wrong elements over 1,000 calls";
+      const int m = w.n_pes(), me = w.my_pe();
+      for (int kind = 0; kind < 10; ++kind) {
+        round.zero();
+        bad.zero();
+        rt.barrier(w);
+        const int mode = std::array{0, 1, 1, 1, 1, 2, 3, 4, 5, 6}[kind];
+        for (int call = 0; call < 1000; ++call) {
+          fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round, progress);
+          progress_mark<<<1, 1, 0, s>>>(progress + 1);
+          switch (kind) {
+            case 0: rt.broadcast_on_stream(w, dst, src, kN, call % m, s); break;
+            case 1: rt.fcollect_on_stream(w, dst, src, kN, s); break;
+            case 2: rt.fcollect_read_on_stream(w, dst, src, kN, s); break;
+            case 3: rt.fcollect_ring_on_stream(w, dst, src, kN, s); break;
+            case 4: rt.collect_on_stream(w, dst, src, kN, s); break;
+            case 5: rt.alltoall_on_stream(w, dst, src, kN, s); break;
+            case 6: rt.permute_on_stream(w, dst, src, kN, (me + 1) % m, (me + m - 1) % m, 100, s); break;
+            case 7: rt.barrier_on_stream(w, s); rt.sync_on_stream(w, s); break;
+            case 8: rt.reduce_on_stream(w, dst, src, kN, ReduceOp::kSum, s); break;
+            case 9: rt.reduce_scatter_on_stream(w, dst, src, kN, ReduceOp::kSum, s); break;
+          }
+          check_u32<<<1, 256, 0, s>>>(mode, dst, kN, seed, me, m, round, bad, progress);
+          ProgressBoard::get().host_call(rt.my_pe());
+          // The next call's fill rewrites src: every member must have finished reading it (the
+          // collectives that read peers end with a sync; the push forms' dest is the peer's).
+          if (kind != 7) rt.sync_on_stream(w, s);
+        }
+        CK(cudaStreamSynchronize(s));
+        EXPECT_EQ(bad.read(), 0u) << names[kind] << " on " << (which == 0 ? "the world" : "all but PE 0")
+                                  << ": wrong elements over 1,000 calls";
+      }
+      if (which == 1) rt.destroy(w);
+      rt.barrier_all();
     }
-    rt.barrier_all();
   });
 }
 
