@@ -63,6 +63,25 @@ void add(Report& r, const char* op, std::size_t bytes, const char* form, const c
   r.add(Row{op, bytes, 2, form, backend, us, us, gbps});
 }
 
+// Stream-ordered allocations of this GPU readable and writable by every GPU that can reach it:
+// the raw baselines put to the peer's own buffer, which on two GPUs lives on the other one
+// (peer access for the pool is not implied by cudaDeviceEnablePeerAccess).
+void grant_pool_to_peers() {
+  int dev = 0, count = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceCount(&count) != cudaSuccess) return;
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess) return;
+  for (int other = 0; other < count; ++other) {
+    int can = 0;
+    if (other == dev || cudaDeviceCanAccessPeer(&can, other, dev) != cudaSuccess || !can) continue;
+    cudaMemAccessDesc d{};
+    d.location.type = cudaMemLocationTypeDevice;
+    d.location.id = other;
+    d.flags = cudaMemAccessFlagsProtReadWrite;
+    (void)cudaMemPoolSetAccess(pool, &d, 1);
+  }
+}
+
 // --- ping-pong kernels: PE 0 starts, PE 1 answers; `iters` round trips -------------------------
 __global__ void symmetra_pingpong(sd::Context ctx, std::uint64_t* data, std::uint64_t* sig, int iters) {
   const int other = 1 - ctx.my_pe;
@@ -355,6 +374,7 @@ int main(int argc, char** argv) {
       double us_sym = 0, us_raw = 0;
       // Each PE's flag and data word in its own allocation, as on two GPUs: [0] flag, [1] data.
       static std::uint64_t* own[2] = {nullptr, nullptr};
+      grant_pool_to_peers();  // the peer PE may run on another GPU
       CK(cudaMallocAsync(&own[me], 256, s));
       const char* variant_names[] = {"var_release_store", "var_relaxed_poll", "var_acquire_load",
                                      "var_all_three", "raw_flags_on_heap", "raw_flags_one_line",
