@@ -38,8 +38,10 @@ class Selector {
   // nccl: NCCL can serve this team and this type and operation.
   coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu,
                            bool nccl = false) const;
-  // From this size up the defaults hand the all-reduce to NCCL where it can serve (XLA's rule).
-  static constexpr std::size_t kNcclFrom = std::size_t{16} << 20;
+  // From this size up the defaults hand the all-reduce to NCCL where it can serve. XLA's rule is
+  // 16 MiB; on two NVLinked H200s NCCL was 8x faster at 512 KiB (14 us against 118) and
+  // symmetra-tune put the crossover between 32 and 64 KiB (docs/selector.md).
+  static constexpr std::size_t kNcclFrom = std::size_t{64} << 10;
   const std::vector<Row>& table() const { return table_; }
 
  private:

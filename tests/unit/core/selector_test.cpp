@@ -61,7 +61,8 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
 TEST(Selector, NcclTakesLargeMessagesWhereItCanServe) {
   Selector plain;
   EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, true), A::kNccl);
-  EXPECT_EQ(plain.pick(team(8, 8), 1 << 20, true, true, true), coll::default_algo(team(8, 8), 1 << 20, true));
+  EXPECT_EQ(plain.pick(team(8, 8), 1 << 20, true, true, true), A::kNccl);
+  EXPECT_EQ(plain.pick(team(8, 8), 32 << 10, true, true, true), coll::default_algo(team(8, 8), 32 << 10, true));
   EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, false), A::kTwoShot);  // NCCL cannot serve
   EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, false, true), A::kTwoShot);  // CPU backend
   Selector table(A::kAuto, {{8, 8, ~std::size_t{0}, A::kNccl}});
