@@ -69,6 +69,10 @@ class Runtime {
   // reachable host-memory heap (so PEs waiting from the host stop, on either backend), then
   // releases what this PE owns.
   void abandon();
+  // Only the first step of abandon(): marks this PE as failed in every reachable host-memory
+  // heap, so PEs waiting from the host stop with an error naming it. For paths that end the
+  // process at once (shmem_global_exit, a fatal error in the C API). Any thread.
+  void mark_failed();
 
   int my_pe() const { return ctx_.my_pe; }
   int n_pes() const { return ctx_.n_pes; }

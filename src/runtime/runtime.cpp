@@ -168,10 +168,14 @@ void Runtime::finalize() {
   bootstrap_->finalize();
 }
 
+void Runtime::mark_failed() {
+  device::detail::host_mark_abort(ctx_, my_pe());  // ctx_: the host-memory control heap, either backend
+}
+
 void Runtime::abandon() {
   if (finalized_) return;
   finalized_ = true;
-  device::detail::host_mark_abort(ctx_, my_pe());  // ctx_: the host-memory control heap
+  mark_failed();
   nccl_->release_all();
   gpu_.reset();
   heap_.reset();

@@ -12,7 +12,6 @@
 #include <chrono>
 
 #include "state.hpp"
-#include "symmetra/device/impl/host_hooks.hpp"
 
 struct symmetra_ctx_s symmetra_ctx_default = {symmetra::device::kTeamWorld, 0};
 
@@ -45,7 +44,7 @@ void die(const char* op, const std::string& message) {
     std::fprintf(stderr, "[pe %d] %s: %s\n", g_rt ? g_rt->my_pe() : -1, op, message.c_str());
   }
   std::fflush(stderr);
-  if (g_rt) device::detail::host_mark_abort(g_rt->device_context(), g_rt->my_pe());
+  if (g_rt) g_rt->mark_failed();
   std::abort();
 }
 
@@ -126,7 +125,7 @@ void shmem_global_exit(int status) {
     v.sival_int = status;
     sigqueue(getppid(), SIGUSR1, v);
   }
-  if (shmem::g_rt) device::detail::host_mark_abort(shmem::g_rt->device_context(), shmem::g_rt->my_pe());
+  if (shmem::g_rt) shmem::g_rt->mark_failed();
   _exit(status);
 }
 
