@@ -71,15 +71,19 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
   const bool one_host = team_local(t) == t.size;
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
   if (gpu) {
-    if (one_host) {  // measured with 4 PEs on one H200 (docs/perf_notes.md)
+    if (one_host) {  // measured with 4 PEs on one H200 (docs/perf_notes.md, symmetra-tune)
       if (bytes <= (8u << 10)) return AllreduceAlgo::kRecursiveDoubling;
-      return bytes <= (256u << 10) ? AllreduceAlgo::kLLTwoShot : AllreduceAlgo::kTwoShot;
+      if (bytes <= (256u << 10)) return AllreduceAlgo::kLLTwoShot;
+      return bytes <= (1u << 20) ? AllreduceAlgo::kTwoShot : AllreduceAlgo::kRing;
     }
     return bytes <= (2u << 20) ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
   }
   if (!one_host) return bytes <= 1024 ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
+  // Measured with symmetra-tune on the 2-core VM: with two PEs the ring (one reduce-scatter and
+  // one all-gather step, signalled, no team syncs) wins from 4 KiB; with four, from 256 KiB.
   if (bytes <= 1024) return AllreduceAlgo::kRecursiveDoubling;
-  return bytes <= 4096 ? AllreduceAlgo::kOneShot : AllreduceAlgo::kTwoShot;
+  if (bytes <= (t.size == 2 ? 2048u : 4096u)) return AllreduceAlgo::kOneShot;
+  return t.size == 2 || bytes > (128u << 10) ? AllreduceAlgo::kRing : AllreduceAlgo::kTwoShot;
 }
 
 template <class Group, class T>

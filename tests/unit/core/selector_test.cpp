@@ -49,12 +49,16 @@ TEST(Selector, TableRowsMatchShapeAndSize) {
 
 TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(8, 8), 64 << 10, true), A::kLLTwoShot);
-  EXPECT_EQ(coll::default_algo(team(8, 8), 16 << 20, true), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 1 << 20, true), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 16 << 20, true), A::kRing);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 10, true), A::kHierarchical);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kRing);
   EXPECT_EQ(coll::default_algo(team(8, 0), 64, true), A::kHierarchical);  // irregular: every member a host
   EXPECT_EQ(coll::default_algo(team(4, 4), 64, false), A::kRecursiveDoubling);
-  EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 64 << 10, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false), A::kRing);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 2048, false), A::kOneShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 4096, false), A::kRing);
   EXPECT_EQ(coll::default_algo(team(1, 1), 1 << 20, false), A::kOneShot);
 }
 
@@ -63,8 +67,8 @@ TEST(Selector, NcclTakesLargeMessagesWhereItCanServe) {
   EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, true), A::kNccl);
   EXPECT_EQ(plain.pick(team(8, 8), 1 << 20, true, true, true), A::kNccl);
   EXPECT_EQ(plain.pick(team(8, 8), 32 << 10, true, true, true), coll::default_algo(team(8, 8), 32 << 10, true));
-  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, false), A::kTwoShot);  // NCCL cannot serve
-  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, false, true), A::kTwoShot);  // CPU backend
+  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, false), A::kRing);  // NCCL cannot serve
+  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, false, true), A::kRing);  // CPU backend
   Selector table(A::kAuto, {{8, 8, ~std::size_t{0}, A::kNccl}});
   EXPECT_EQ(table.pick(team(8, 8), 64, true, true, true), A::kNccl);
   EXPECT_EQ(table.pick(team(8, 8), 64, true, true, false), coll::default_algo(team(8, 8), 64, true));
