@@ -438,5 +438,9 @@ void shmem_udcflush_line(void* dest);
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 #include "shmem_generic.h"
 #endif
+/* The same names as C++ overloads. */
+#ifdef __cplusplus
+#include "shmem_cxx.h"
+#endif
 
 #endif /* SYMMETRA_SHMEM_H */

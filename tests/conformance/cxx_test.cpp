@@ -1,5 +1,6 @@
-// The C API from C++ (symc++): the typed names, and shmemx_runtime handing the C++ Runtime under
-// it to code that mixes in the C++ API (here a selector-chosen all-reduce on the same heap).
+// The C API from C++ (symc++): the typed names, the generic names as C++ overloads (shmem_cxx.h),
+// and shmemx_runtime handing the C++ Runtime under it to code that mixes in the C++ API (here a
+// selector-chosen all-reduce on the same heap).
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -37,6 +38,55 @@ int main() {
   shmem_long_atomic_add(&counter, me + 1, 0);
   shmem_barrier_all();
   if (me == 0) CHECK(counter == n * (n + 1) / 2, "atomics on static data from C++");
+
+  // The generic names as overloads: each call must reach the typed name of its argument type.
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+  auto* words = static_cast<long long*>(shmem_calloc(n, sizeof(long long)));
+  auto* halves = static_cast<short*>(shmem_calloc(4, sizeof(short)));
+  auto* flag = static_cast<int*>(shmem_calloc(1, sizeof(int)));
+  auto* sums = static_cast<unsigned*>(shmem_calloc(3, sizeof(unsigned)));
+  auto* mine = static_cast<unsigned*>(shmem_malloc(3 * sizeof(unsigned)));
+  auto* root_vals = static_cast<float*>(shmem_malloc(5 * sizeof(float)));
+  auto* got_vals = static_cast<float*>(shmem_calloc(5, sizeof(float)));
+  const long long big = 0x123456789abLL * (me + 3);
+  shmem_p(&words[me], big, right);  // long long overload
+  const short hv[4] = {static_cast<short>(me), static_cast<short>(-me), 7, static_cast<short>(me * 3)};
+  shmem_put(SHMEM_CTX_DEFAULT, halves, hv, 4, right);  // ctx form, short overload
+  shmem_quiet();
+  shmem_barrier_all();
+  CHECK(words[left] == 0x123456789abLL * (left + 3), "shmem_p(long long*) delivered the whole value");
+  CHECK(halves[0] == left && halves[1] == -left && halves[2] == 7 && halves[3] == left * 3, "shmem_put(ctx, short*)");
+  CHECK(shmem_g(&words[me], right) == big, "shmem_g(long long*) read the whole value");
+  double back[3] = {};
+  shmem_get(back, a + 10, 3, right);  // double overload
+  CHECK(back[0] == right * 1000 + 10 && back[2] == right * 1000 + 12, "shmem_get(double*)");
+  const unsigned long before = shmem_atomic_fetch_add(reinterpret_cast<unsigned long*>(&counter), 2ul, 0);
+  CHECK(before >= static_cast<unsigned long>(n * (n + 1) / 2), "shmem_atomic_fetch_add(unsigned long*)");
+  shmem_barrier_all();
+  if (me == 0) CHECK(counter == n * (n + 1) / 2 + 2 * n, "overloaded fetch-adds all landed");
+  shmem_atomic_set(flag, me + 100, right);  // int overload of the extended AMOs
+  shmem_wait_until(flag, SHMEM_CMP_EQ, left + 100);
+  CHECK(shmem_atomic_fetch(flag, me) == left + 100, "shmem_atomic_set/fetch(int*), shmem_wait_until(int*)");
+  for (unsigned i = 0; i < 3; ++i) mine[i] = static_cast<unsigned>(me) * 7u + i + 1u;
+  shmem_barrier_all();
+  CHECK(shmem_sum_reduce(SHMEM_TEAM_WORLD, sums, mine, 3) == 0, "shmem_sum_reduce(unsigned*)");
+  for (unsigned i = 0; i < 3; ++i) {
+    unsigned want = 0;
+    for (int r = 0; r < n; ++r) want += static_cast<unsigned>(r) * 7u + i + 1u;
+    CHECK(sums[i] == want, "shmem_sum_reduce result");
+  }
+  for (int i = 0; i < 5; ++i) root_vals[i] = 0.5f * static_cast<float>(i) + static_cast<float>(me);
+  shmem_barrier_all();
+  CHECK(shmem_broadcast(SHMEM_TEAM_WORLD, got_vals, root_vals, 5, n - 1) == 0, "shmem_broadcast(float*)");
+  for (int i = 0; i < 5; ++i) CHECK(got_vals[i] == 0.5f * static_cast<float>(i) + static_cast<float>(n - 1), "broadcast value");
+  shmem_barrier_all();
+  shmem_free(got_vals);
+  shmem_free(root_vals);
+  shmem_free(mine);
+  shmem_free(sums);
+  shmem_free(flag);
+  shmem_free(halves);
+  shmem_free(words);
   shmem_free(b);
   shmem_free(a);
   if (me == 0) std::printf("PASS cxx %d PEs\n", n);
