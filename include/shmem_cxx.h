@@ -119,7 +119,27 @@ SYMMETRA_CXX_AMO_BIT_TYPES(SYMMETRA_CXX_AMO_BIT)
   }                                                                                                             \
   inline size_t shmem_test_some(T* ivars, size_t n, size_t* indices, const int* status, int cmp, T value) {     \
     return shmem_##N##_test_some(ivars, n, indices, status, cmp, value);                                        \
-  }
+  }                                                                                                             \
+  inline void shmem_wait_until_all_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {          \
+    shmem_##N##_wait_until_all_vector(ivars, n, status, cmp, values);                                           \
+  }                                                                                                             \
+  inline size_t shmem_wait_until_any_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {        \
+    return shmem_##N##_wait_until_any_vector(ivars, n, status, cmp, values);                                    \
+  }                                                                                                             \
+  inline size_t shmem_wait_until_some_vector(T* ivars, size_t n, size_t* indices, const int* status, int cmp,   \
+                                             T* values) {                                                       \
+    return shmem_##N##_wait_until_some_vector(ivars, n, indices, status, cmp, values);                          \
+  }                                                                                                             \
+  inline int shmem_test_all_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {                 \
+    return shmem_##N##_test_all_vector(ivars, n, status, cmp, values);                                          \
+  }                                                                                                             \
+  inline size_t shmem_test_any_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {              \
+    return shmem_##N##_test_any_vector(ivars, n, status, cmp, values);                                          \
+  }                                                                                                             \
+  inline size_t shmem_test_some_vector(T* ivars, size_t n, size_t* indices, const int* status, int cmp, T* values) { \
+    return shmem_##N##_test_some_vector(ivars, n, indices, status, cmp, values);                                \
+  }                                                                                                             \
+  inline void shmem_wait(T* ivar, T value) { shmem_##N##_wait(ivar, value); } /* deprecated */
 SYMMETRA_CXX_P2P_TYPES(SYMMETRA_CXX_P2P)
 
 #define SYMMETRA_CXX_REDUCE(T, N, OP)                                                          \

@@ -4,6 +4,7 @@
 #include <shmem.h>
 #include <shmemx.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <symmetra/runtime.hpp>
@@ -67,6 +68,19 @@ int main() {
   shmem_atomic_set(flag, me + 100, right);  // int overload of the extended AMOs
   shmem_wait_until(flag, SHMEM_CMP_EQ, left + 100);
   CHECK(shmem_atomic_fetch(flag, me) == left + 100, "shmem_atomic_set/fetch(int*), shmem_wait_until(int*)");
+  // Vector waits and tests (unsigned long long overloads): every PE raises word me on every PE.
+  auto* marks = static_cast<unsigned long long*>(shmem_calloc(n, sizeof(unsigned long long)));
+  shmem_barrier_all();
+  for (int pe = 0; pe < n; ++pe) shmem_atomic_set(&marks[me], static_cast<unsigned long long>(me) + 5u, pe);
+  std::vector<unsigned long long> wants(n);
+  for (int r = 0; r < n; ++r) wants[r] = static_cast<unsigned long long>(r) + 5u;
+  shmem_wait_until_all_vector(marks, n, nullptr, SHMEM_CMP_EQ, wants.data());
+  CHECK(shmem_test_all_vector(marks, n, nullptr, SHMEM_CMP_EQ, wants.data()) == 1, "shmem_test_all_vector");
+  wants[0] += 1;  // now word 0 does not match
+  CHECK(shmem_test_any_vector(marks, 1, nullptr, SHMEM_CMP_EQ, wants.data()) == SIZE_MAX,
+        "shmem_test_any_vector finds no match where none is");
+  shmem_barrier_all();
+  shmem_free(marks);
   for (unsigned i = 0; i < 3; ++i) mine[i] = static_cast<unsigned>(me) * 7u + i + 1u;
   shmem_barrier_all();
   CHECK(shmem_sum_reduce(SHMEM_TEAM_WORLD, sums, mine, 3) == 0, "shmem_sum_reduce(unsigned*)");
