@@ -27,11 +27,13 @@
   X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)   \
   X(unsigned long long, ulonglong) X(signed char, int8) X(short, int16) X(int, int32) X(long, int64)
 
-/* Both forms of one name: without and with a context. */
-#define SYMMETRA_CXX_BOTH(R, NAME, N, PARAMS, ARGS)                                   \
-  inline R shmem_##NAME PARAMS { return shmem_##N##_##NAME ARGS; }                  \
-  inline R shmem_##NAME(shmem_ctx_t ctx, SYMMETRA_CXX_UNPAREN PARAMS) {             \
-    return shmem_ctx_##N##_##NAME(ctx, SYMMETRA_CXX_UNPAREN ARGS);                  \
+/* shmem_NAME(PARAMS) forwarding to the typed shmem_N_NAME; BOTH adds the form with a context. */
+#define SYMMETRA_CXX_FWD(R, NAME, N, PARAMS, ARGS) \
+  inline R shmem_##NAME PARAMS { return shmem_##N##_##NAME ARGS; }
+#define SYMMETRA_CXX_BOTH(R, NAME, N, PARAMS, ARGS)                       \
+  SYMMETRA_CXX_FWD(R, NAME, N, PARAMS, ARGS)                             \
+  inline R shmem_##NAME(shmem_ctx_t ctx, SYMMETRA_CXX_UNPAREN PARAMS) { \
+    return shmem_ctx_##N##_##NAME(ctx, SYMMETRA_CXX_UNPAREN ARGS);      \
   }
 #define SYMMETRA_CXX_UNPAREN(...) __VA_ARGS__
 
@@ -52,21 +54,17 @@
   SYMMETRA_CXX_BOTH(void, put_signal_nbi, N,                                                                      \
                     (T * dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe), \
                     (dest, source, nelems, sig_addr, signal, sig_op, pe))                                         \
-  inline int shmem_broadcast(shmem_team_t team, T* dest, const T* source, size_t nelems, int root) {               \
-    return shmem_##N##_broadcast(team, dest, source, nelems, root);                                               \
-  }                                                                                                               \
-  inline int shmem_collect(shmem_team_t team, T* dest, const T* source, size_t nelems) {                          \
-    return shmem_##N##_collect(team, dest, source, nelems);                                                       \
-  }                                                                                                               \
-  inline int shmem_fcollect(shmem_team_t team, T* dest, const T* source, size_t nelems) {                         \
-    return shmem_##N##_fcollect(team, dest, source, nelems);                                                      \
-  }                                                                                                               \
-  inline int shmem_alltoall(shmem_team_t team, T* dest, const T* source, size_t nelems) {                         \
-    return shmem_##N##_alltoall(team, dest, source, nelems);                                                      \
-  }                                                                                                               \
-  inline int shmem_alltoalls(shmem_team_t team, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { \
-    return shmem_##N##_alltoalls(team, dest, source, dst, sst, nelems);                                           \
-  }
+  SYMMETRA_CXX_FWD(int, broadcast, N, (shmem_team_t team, T * dest, const T* source, size_t nelems, int root), \
+                   (team, dest, source, nelems, root))                                                          \
+  SYMMETRA_CXX_FWD(int, collect, N, (shmem_team_t team, T * dest, const T* source, size_t nelems),              \
+                   (team, dest, source, nelems))                                                                \
+  SYMMETRA_CXX_FWD(int, fcollect, N, (shmem_team_t team, T * dest, const T* source, size_t nelems),             \
+                   (team, dest, source, nelems))                                                                \
+  SYMMETRA_CXX_FWD(int, alltoall, N, (shmem_team_t team, T * dest, const T* source, size_t nelems),             \
+                   (team, dest, source, nelems))                                                                \
+  SYMMETRA_CXX_FWD(int, alltoalls, N,                                                                           \
+                   (shmem_team_t team, T * dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems), \
+                   (team, dest, source, dst, sst, nelems))
 SYMMETRA_CXX_RMA_TYPES(SYMMETRA_CXX_RMA)
 
 #define SYMMETRA_CXX_AMO_STD(T, N)                                                                             \
@@ -99,53 +97,34 @@ SYMMETRA_CXX_AMO_EXT_TYPES(SYMMETRA_CXX_AMO_EXT)
   SYMMETRA_CXX_BOTH(void, atomic_fetch_xor_nbi, N, (T * fetch, T* dest, T value, int pe), (fetch, dest, value, pe))
 SYMMETRA_CXX_AMO_BIT_TYPES(SYMMETRA_CXX_AMO_BIT)
 
-#define SYMMETRA_CXX_P2P(T, N)                                                                                \
-  inline void shmem_wait_until(T* ivar, int cmp, T value) { shmem_##N##_wait_until(ivar, cmp, value); }        \
-  inline int shmem_test(T* ivar, int cmp, T value) { return shmem_##N##_test(ivar, cmp, value); }               \
-  inline void shmem_wait_until_all(T* ivars, size_t n, const int* status, int cmp, T value) {                   \
-    shmem_##N##_wait_until_all(ivars, n, status, cmp, value);                                                   \
-  }                                                                                                             \
-  inline size_t shmem_wait_until_any(T* ivars, size_t n, const int* status, int cmp, T value) {                 \
-    return shmem_##N##_wait_until_any(ivars, n, status, cmp, value);                                            \
-  }                                                                                                             \
-  inline size_t shmem_wait_until_some(T* ivars, size_t n, size_t* indices, const int* status, int cmp, T value) { \
-    return shmem_##N##_wait_until_some(ivars, n, indices, status, cmp, value);                                  \
-  }                                                                                                             \
-  inline int shmem_test_all(T* ivars, size_t n, const int* status, int cmp, T value) {                          \
-    return shmem_##N##_test_all(ivars, n, status, cmp, value);                                                  \
-  }                                                                                                             \
-  inline size_t shmem_test_any(T* ivars, size_t n, const int* status, int cmp, T value) {                       \
-    return shmem_##N##_test_any(ivars, n, status, cmp, value);                                                  \
-  }                                                                                                             \
-  inline size_t shmem_test_some(T* ivars, size_t n, size_t* indices, const int* status, int cmp, T value) {     \
-    return shmem_##N##_test_some(ivars, n, indices, status, cmp, value);                                        \
-  }                                                                                                             \
-  inline void shmem_wait_until_all_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {          \
-    shmem_##N##_wait_until_all_vector(ivars, n, status, cmp, values);                                           \
-  }                                                                                                             \
-  inline size_t shmem_wait_until_any_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {        \
-    return shmem_##N##_wait_until_any_vector(ivars, n, status, cmp, values);                                    \
-  }                                                                                                             \
-  inline size_t shmem_wait_until_some_vector(T* ivars, size_t n, size_t* indices, const int* status, int cmp,   \
-                                             T* values) {                                                       \
-    return shmem_##N##_wait_until_some_vector(ivars, n, indices, status, cmp, values);                          \
-  }                                                                                                             \
-  inline int shmem_test_all_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {                 \
-    return shmem_##N##_test_all_vector(ivars, n, status, cmp, values);                                          \
-  }                                                                                                             \
-  inline size_t shmem_test_any_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {              \
-    return shmem_##N##_test_any_vector(ivars, n, status, cmp, values);                                          \
-  }                                                                                                             \
-  inline size_t shmem_test_some_vector(T* ivars, size_t n, size_t* indices, const int* status, int cmp, T* values) { \
-    return shmem_##N##_test_some_vector(ivars, n, indices, status, cmp, values);                                \
-  }                                                                                                             \
-  inline void shmem_wait(T* ivar, T value) { shmem_##N##_wait(ivar, value); } /* deprecated */
+/* The _all/_any/_some forms take (ivars, n, [indices,] status, cmp, value or values). */
+#define SYMMETRA_CXX_P2P_SET(R, NAME, T, N, V)                                                                 \
+  SYMMETRA_CXX_FWD(R, NAME, N, (T * ivars, size_t n, const int* status, int cmp, V value),                  \
+                   (ivars, n, status, cmp, value))
+#define SYMMETRA_CXX_P2P_SOME(NAME, T, N, V)                                                                   \
+  SYMMETRA_CXX_FWD(size_t, NAME, N, (T * ivars, size_t n, size_t* indices, const int* status, int cmp, V value), \
+                   (ivars, n, indices, status, cmp, value))
+#define SYMMETRA_CXX_P2P(T, N)                                                                 \
+  SYMMETRA_CXX_FWD(void, wait_until, N, (T * ivar, int cmp, T value), (ivar, cmp, value))      \
+  SYMMETRA_CXX_FWD(int, test, N, (T * ivar, int cmp, T value), (ivar, cmp, value))             \
+  SYMMETRA_CXX_FWD(void, wait, N, (T * ivar, T value), (ivar, value)) /* deprecated */       \
+  SYMMETRA_CXX_P2P_SET(void, wait_until_all, T, N, T)                                             \
+  SYMMETRA_CXX_P2P_SET(size_t, wait_until_any, T, N, T)                                           \
+  SYMMETRA_CXX_P2P_SOME(wait_until_some, T, N, T)                                                 \
+  SYMMETRA_CXX_P2P_SET(int, test_all, T, N, T)                                                    \
+  SYMMETRA_CXX_P2P_SET(size_t, test_any, T, N, T)                                                 \
+  SYMMETRA_CXX_P2P_SOME(test_some, T, N, T)                                                       \
+  SYMMETRA_CXX_P2P_SET(void, wait_until_all_vector, T, N, T*)                                     \
+  SYMMETRA_CXX_P2P_SET(size_t, wait_until_any_vector, T, N, T*)                                   \
+  SYMMETRA_CXX_P2P_SOME(wait_until_some_vector, T, N, T*)                                         \
+  SYMMETRA_CXX_P2P_SET(int, test_all_vector, T, N, T*)                                            \
+  SYMMETRA_CXX_P2P_SET(size_t, test_any_vector, T, N, T*)                                         \
+  SYMMETRA_CXX_P2P_SOME(test_some_vector, T, N, T*)
 SYMMETRA_CXX_P2P_TYPES(SYMMETRA_CXX_P2P)
 
-#define SYMMETRA_CXX_REDUCE(T, N, OP)                                                          \
-  inline int shmem_##OP##_reduce(shmem_team_t team, T* dest, const T* source, size_t nreduce) { \
-    return shmem_##N##_##OP##_reduce(team, dest, source, nreduce);                             \
-  }
+#define SYMMETRA_CXX_REDUCE(T, N, OP)                                                                   \
+  SYMMETRA_CXX_FWD(int, OP##_reduce, N, (shmem_team_t team, T * dest, const T* source, size_t nreduce), \
+                   (team, dest, source, nreduce))
 #define SYMMETRA_CXX_REDUCE_ARITH(T, N) \
   SYMMETRA_CXX_REDUCE(T, N, max) SYMMETRA_CXX_REDUCE(T, N, min) SYMMETRA_CXX_REDUCE(T, N, sum) SYMMETRA_CXX_REDUCE(T, N, prod)
 #define SYMMETRA_CXX_REDUCE_BIT(T, N) \

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cpu_relax.hpp"
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/error.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
@@ -24,6 +25,7 @@ namespace symmetra::device::detail {
 namespace {
 
 using symmetra::detail::AtomicRef;
+using symmetra::detail::cpu_relax;
 using symmetra::detail::atomic_load;
 using symmetra::detail::kSeqCst;
 
@@ -38,14 +40,6 @@ std::uint64_t now_ns() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(
           std::chrono::steady_clock::now().time_since_epoch())
           .count());
-}
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
 }
 
 // Shared (not private) futex: the word may be mapped by several processes.

@@ -334,9 +334,7 @@ TEST_P(CollHostGpuTest, Allreduce64MiB) {
   });
 }
 
-// NCCL as the all-reduce's backend. PEs sharing the GPU: the team's first all-reduce learns that
-// NCCL cannot serve it, the selector never picks it, and asking for it says why.
-// NCCL serves a team only where every member has its own GPU: refused with the reason when PEs
+// NCCL as the all-reduce's backend. It serves a team only where every member has its own GPU: refused with the reason when PEs
 // share one; on a machine with a GPU per PE (issue 7's), a real multi-rank communicator runs the
 // all-reduce, host and stream forms, checked element by element.
 TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {

@@ -1,6 +1,8 @@
 // See co_launch.hpp.
 #include "co_launch.hpp"
 
+#include "../../core/cpu_relax.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -14,9 +16,7 @@ bool spin_until(Pred done, std::chrono::steady_clock::time_point deadline) {
   for (int i = 0;; ++i) {
     if (done()) return true;
     if (i < 4096) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+      cpu_relax();
       continue;
     }
     if (std::chrono::steady_clock::now() > deadline) return false;
