@@ -463,6 +463,10 @@ class Runtime {
     std::size_t chunk = 1;
   };
   void gpu_collective(const CollCall& call, Stream stream, const char* op);
+  // Channels (blocks) for a GPU collective call (coll/channel.hpp): by the data the call moves,
+  // SYMMETRA_CHANNEL_BYTES each, for the kinds and algorithms that take channels; the same on
+  // every member of the call's team.
+  int coll_channels(const CollCall& call) const;
   // Collective over the team, once per team on the GPU backend (src/runtime/allreduce_nccl.cpp).
   void ensure_nccl(int team);
   void nccl_allreduce(const CollCall& call, Stream stream, const char* op);
@@ -532,6 +536,7 @@ class Runtime {
     std::uint64_t host[2];  // [team_seq, coll_seq] in the host header
     std::uint64_t gpu[2];   // the same in the GPU header (GPU backend)
     std::uint64_t root_count;  // the first member's central-sync arrivals (host header)
+    std::uint64_t channels;    // above every channel's sync count, host and GPU headers
   };
   SlotCounters agree_slot_counters(int parent, int slot, const std::function<bool(int)>& is_member);
   void set_slot_counters(int slot, const SlotCounters& counters, int team_size);

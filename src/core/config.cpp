@@ -50,7 +50,8 @@ Result<Config> config_from_env() {
   for (auto [name, field] : {std::pair{"SYMMETRA_SYMMETRIC_SIZE", &c.symmetric_size},
                              std::pair{"SYMMETRA_MAX_SYMMETRIC_SIZE", &c.max_symmetric_size},
                              std::pair{"SYMMETRA_COLL_WORKSPACE", &c.ws_world_bytes},
-                             std::pair{"SYMMETRA_COLL_TEAM_WORKSPACE", &c.ws_team_bytes}}) {
+                             std::pair{"SYMMETRA_COLL_TEAM_WORKSPACE", &c.ws_team_bytes},
+                             std::pair{"SYMMETRA_CHANNEL_BYTES", &c.channel_bytes}}) {
     if (const char* v = env(name)) {
       auto size = parse_size(v);
       if (!size.ok()) return Status::fail(std::string(name) + ": " + size.status().message());
@@ -65,6 +66,14 @@ Result<Config> config_from_env() {
   SYMMETRA_TRY(t);
   c.timeout_ns = static_cast<std::uint64_t>(t.value() * 1e9);
   if (const char* v = env("SYMMETRA_CHECK")) c.check = std::string(v) != "0";
+  if (c.channel_bytes == 0) return Status::fail("SYMMETRA_CHANNEL_BYTES must be positive");
+  if (const char* v = env("SYMMETRA_MAX_CHANNELS")) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || n < 1 || n > 32)
+      return Status::fail(std::string("SYMMETRA_MAX_CHANNELS='") + v + "': use a number from 1 to 32");
+    c.max_channels = static_cast<int>(n);
+  }
   if (const char* v = env("SYMMETRA_SYNC")) {
     const std::string s = v;
     if (s == "auto") c.sync = Config::Sync::kAuto;

@@ -20,6 +20,10 @@ struct Config {
   // counter where this host has more PEs than CPUs, else dissemination.
   enum class Sync { kAuto, kDissemination, kCentral };
   Sync sync = Sync::kAuto;
+  // GPU collectives split into channels, one block each (coll/channel.hpp):
+  // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
+  std::uint64_t channel_bytes = 32ull << 10;
+  int max_channels = 32;
 };
 
 Result<Config> config_from_env();

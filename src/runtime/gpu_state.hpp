@@ -33,6 +33,8 @@ class GpuState {
   std::uint64_t heap_size() const;
   std::uint64_t heap_stride() const;
   int device() const;
+  // The most PEs of this job that share one GPU (1 with a GPU per PE): the same on every PE.
+  int max_pes_per_device() const;
   Stream stream() const { return stream_; }
 
   // Takes PE numbers, flags, timeout and tables from the host context; re-reads the heap extent;

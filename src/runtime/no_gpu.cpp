@@ -19,6 +19,7 @@ GpuState::~GpuState() = default;
 std::uint64_t GpuState::heap_size() const { return 0; }
 std::uint64_t GpuState::heap_stride() const { return 0; }
 int GpuState::device() const { return -1; }
+int GpuState::max_pes_per_device() const { return 1; }
 Status GpuState::refresh(const device::Context&) { return {}; }
 Status GpuState::grow(std::uint64_t) { return Status::fail("no CUDA support"); }
 Status GpuState::memset(void*, int, std::size_t) { return Status::fail("no CUDA support"); }

@@ -4,6 +4,8 @@
 // on all members, and a starting sync count above anything left in those words by an earlier team
 // of the slot. Both are agreed with team_allgather over the parent, through the heap scratch row
 // of the parent's slot, so splits of different parents never share words.
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <string>
@@ -58,6 +60,11 @@ std::uint64_t& host_counter(const device::Context& ctx, int which, int slot) {
   return *reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) +
                                            counter_offset(which, slot));
 }
+// The channels' sync counts of a slot (coll/channel.hpp) in the GPU header: one row.
+using ChannelRow = std::array<std::uint64_t, hd::kMaxChannels>;
+void* gpu_channel_row(detail::GpuState& gpu, int slot) {
+  return gpu.device_context().heap_base + offsetof(hd::HeapHeader, chan_seq) + sizeof(ChannelRow) * static_cast<std::size_t>(slot);
+}
 }  // namespace
 
 // Counters of a slot start above anything an earlier team of the slot left in any member's
@@ -78,6 +85,18 @@ Runtime::SlotCounters Runtime::agree_slot_counters(int parent, int slot,
   }
   // The new team's first member counts central-sync arrivals for the slot (sync_impl.hpp). The
   // slot is free on it, so nothing moves its count now.
+  // Channel counts: one floor above this PE's largest in either header, the largest over members.
+  std::uint64_t chan = 0;
+  for (std::uint64_t v : hd::my_header(ctx_)->chan_seq[slot]) chan = std::max(chan, v);
+  if (gpu_) {
+    ChannelRow row{};
+    gpu_->copy(row.data(), gpu_channel_row(*gpu_, slot), sizeof(row)).or_throw();
+    for (std::uint64_t v : row) chan = std::max(chan, v);
+  }
+  const auto chans = team_allgather(parent, chan);
+  agreed.channels = 0;
+  for (int r = 0; r < n; ++r)
+    if (is_member(r)) agreed.channels = std::max(agreed.channels, chans[r]);
   const auto counts = team_allgather(parent, hd::my_header(ctx_)->team_count[slot]);
   agreed.root_count = 0;
   for (int r = 0; r < n; ++r)
@@ -93,6 +112,10 @@ void Runtime::set_slot_counters(int slot, const SlotCounters& c, int team_size) 
     host_counter(ctx_, w, slot) = c.host[w];
     if (gpu_) gpu_->set_header_word(counter_offset(w, slot), c.gpu[w]).or_throw();
   }
+  ChannelRow row;
+  row.fill(c.channels);
+  std::copy(row.begin(), row.end(), hd::my_header(ctx_)->chan_seq[slot]);
+  if (gpu_) gpu_->copy(gpu_channel_row(*gpu_, slot), row.data(), sizeof(row)).or_throw();
   // Sync k of the team (team_seq k) completes when the count reaches base + k * size.
   hd::my_header(ctx_)->team_base[slot] = c.root_count - c.host[0] * static_cast<std::uint64_t>(team_size);
 }

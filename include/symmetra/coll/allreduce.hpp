@@ -14,6 +14,8 @@
 // and pass the algorithm down. The direct and ring algorithms need symmetric source and dest;
 // the LL ones work on any memory of the PE (they fall back to them when buffers are private).
 // Threads: every thread of `g`, on every member, same arguments (the algorithm included).
+// Channels (channel.hpp): one-shot, two-shot and ring take `ch`; with ch.count > 1, kAuto must
+// not be passed from device code that writes the source in the same kernel (channel.hpp).
 #pragma once
 
 #include <cstddef>
@@ -56,6 +58,13 @@ SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
   return "?";
 }
 
+// Whether `a` splits into channels (channel.hpp): the direct and ring algorithms, which move
+// bandwidth-bound sizes. The LL ones are latency-bound and keep one channel (their packet
+// buffers are per team slot).
+SYMMETRA_INLINE constexpr bool takes_channels(AllreduceAlgo a) {
+  return a == AllreduceAlgo::kOneShot || a == AllreduceAlgo::kTwoShot || a == AllreduceAlgo::kRing;
+}
+
 // Members per host of team `t` for the hierarchy: TeamDesc::local when the team's hosts are
 // contiguous runs of equal length, else 1 (the LL algorithms then treat every member as a host).
 SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
@@ -88,18 +97,21 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T* dest, const T* source,
-                               std::size_t nelems, ReduceOp op, AllreduceAlgo algo = AllreduceAlgo::kAuto) {
+                               std::size_t nelems, ReduceOp op, AllreduceAlgo algo = AllreduceAlgo::kAuto,
+                               Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "allreduce");
   if (algo == AllreduceAlgo::kAuto)
     algo = default_algo(t.desc, nelems * sizeof(T), (ctx.flags & device::Context::kDeviceHeap) != 0);
+  if (ch.count > 1 && !takes_channels(algo))
+    SYMMETRA_FATAL(ctx, "allreduce", "the %s algorithm runs as one channel, not %d", algo_name(algo), ch.count);
   switch (algo) {
-    case AllreduceAlgo::kOneShot: return allreduce_one_shot(g, ctx, team, dest, source, nelems, op);
-    case AllreduceAlgo::kTwoShot: return allreduce_two_shot(g, ctx, team, dest, source, nelems, op);
+    case AllreduceAlgo::kOneShot: return allreduce_one_shot(g, ctx, team, dest, source, nelems, op, ch);
+    case AllreduceAlgo::kTwoShot: return allreduce_two_shot(g, ctx, team, dest, source, nelems, op, ch);
     case AllreduceAlgo::kRecursiveDoubling: return allreduce_ll(g, ctx, team, dest, source, nelems, op, 1);
     case AllreduceAlgo::kLLTwoShot: return allreduce_ll(g, ctx, team, dest, source, nelems, op, t.size());
     case AllreduceAlgo::kHierarchical:
       return allreduce_ll(g, ctx, team, dest, source, nelems, op, team_local(t.desc));
-    case AllreduceAlgo::kRing: return allreduce_ring(g, ctx, team, dest, source, nelems, op);
+    case AllreduceAlgo::kRing: return allreduce_ring(g, ctx, team, dest, source, nelems, op, ch);
     case AllreduceAlgo::kNccl:
       SYMMETRA_FATAL(ctx, "allreduce", "the nccl backend runs from the host and stream forms, not in device code");
     case AllreduceAlgo::kAuto: break;

@@ -7,7 +7,8 @@
 // Results are bit-identical on every member (each slice is reduced once, in team order).
 // Threads: every thread of `g`, on every member, same arguments. source and dest symmetric and
 // not overlapping. Ordering: a sync first (sources written), a sync last (dest complete, and no
-// member rewrites a buffer another still reads).
+// member rewrites a buffer another still reads). Channels (channel.hpp): channel c runs the
+// algorithm on its range of the message.
 #pragma once
 
 #include <cstddef>
@@ -18,19 +19,25 @@ namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_one_shot(Group g, const device::Context& ctx, int team, T* dest,
-                                        const T* source, std::size_t nelems, ReduceOp op) {
-  reduce(g, ctx, team, dest, source, nelems, op);
+                                        const T* source, std::size_t nelems, ReduceOp op, Channel ch = {}) {
+  reduce(g, ctx, team, dest, source, nelems, op, ch);
 }
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_two_shot(Group g, const device::Context& ctx, int team, T* dest,
-                                        const T* source, std::size_t nelems, ReduceOp op) {
+                                        const T* source, std::size_t nelems, ReduceOp op, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "allreduce_two_shot");
   detail::check_reduce(ctx, "allreduce_two_shot", op, dest, nelems, source, nelems);
   if (device::detail::checks_on(ctx)) {
     device::detail::check_symmetric(ctx, "allreduce_two_shot", source, nelems * sizeof(T));
     device::detail::check_symmetric(ctx, "allreduce_two_shot", dest, nelems * sizeof(T));
+    detail::check_channel(ctx, "allreduce_two_shot", ch, t.size());
   }
+  // A channel is a two-shot of its own range.
+  const Channel::Range part = ch.range(nelems, vec_elems<T>());
+  dest += part.first;
+  source += part.first;
+  nelems = part.count;
   const std::size_t m = static_cast<std::size_t>(t.size());
   // Slices of whole 16-byte groups where possible, so that the copies stay vectorized.
   const std::size_t align = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
@@ -38,14 +45,14 @@ SYMMETRA_INLINE void allreduce_two_shot(Group g, const device::Context& ctx, int
   auto first = [&](std::size_t k) { return k * slice < nelems ? k * slice : nelems; };
   auto count = [&](std::size_t k) { return first(k + 1 <= m ? k + 1 : m) - first(k); };
   const std::size_t me = static_cast<std::size_t>(t.rank());
-  device::sync(g, ctx, team);
+  channel_sync(g, ctx, team, ch);
   detail::reduce_range(g, ctx, t, dest + first(me), source, first(me), count(me), op);
-  device::sync(g, ctx, team);
+  channel_sync(g, ctx, team, ch);
   for (std::size_t i = 1; i < m; ++i) {
     const std::size_t k = (me + i) % m;
     if (count(k) > 0) device::get(g, ctx, dest + first(k), dest + first(k), count(k), t.world(static_cast<int>(k)));
   }
-  device::sync(g, ctx, team);
+  channel_sync(g, ctx, team, ch);
 }
 
 }  // namespace symmetra::coll

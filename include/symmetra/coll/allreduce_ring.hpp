@@ -11,7 +11,8 @@
 // on chunk_signal (2(m-1) per call, running total in chunk_base), a sync between the passes
 // (no all-gather write lands on a chunk still being read as a partial), and a sync last.
 // Threads: every thread of `g`, on every member, same arguments. source and dest symmetric and
-// not overlapping. Ordering: dest complete and source reusable on return.
+// not overlapping. Ordering: dest complete and source reusable on return. Channels
+// (channel.hpp): channel c runs the ring on its range, with its own signal words.
 #pragma once
 
 #include <cstddef>
@@ -24,15 +25,22 @@ namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int team, T* dest,
-                                    const T* source, std::size_t nelems, ReduceOp op) {
+                                    const T* source, std::size_t nelems, ReduceOp op, Channel ch = {}) {
   constexpr const char* kOp = "allreduce_ring";
   const detail::TeamView t = detail::team_view(ctx, team, kOp);
   detail::check_reduce(ctx, kOp, op, dest, nelems, source, nelems);
   if (device::detail::checks_on(ctx)) {
     device::detail::check_symmetric(ctx, kOp, source, nelems * sizeof(T));
     device::detail::check_symmetric(ctx, kOp, dest, nelems * sizeof(T));
+    detail::check_channel(ctx, kOp, ch, t.size());
   }
   const int m = t.size(), r = t.rank();
+  {  // a channel is a ring of its own range, on its own signal words
+    const Channel::Range part = ch.range(nelems, vec_elems<T>());
+    dest += part.first;
+    source += part.first;
+    nelems = part.count;
+  }
   if (m == 1) {
     device::detail::group_copy(g, dest, source, nelems * sizeof(T));
     g.sync();
@@ -47,10 +55,12 @@ SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int tea
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
   const std::size_t tr = static_cast<std::size_t>(g.thread_rank()), gs = static_cast<std::size_t>(g.size());
-  device::sync(g, ctx, team);
-  const std::uint64_t base = h->chunk_base[slot];
+  std::uint64_t* const signal = channel_signal(h, slot, ch);
+  std::uint64_t* const consumed = channel_base(h, slot, ch);
+  channel_sync(g, ctx, team, ch);
+  const std::uint64_t base = *consumed;
   auto wait_prev = [&](std::uint64_t steps) {
-    if (tr == 0) device::detail::wait_value(ctx, kOp, &h->chunk_signal[slot], Cmp::kGe, base + steps);
+    if (tr == 0) device::detail::wait_value(ctx, kOp, signal, Cmp::kGe, base + steps);
     g.sync();
   };
   for (int s = 0; s < m - 1; ++s) {
@@ -60,18 +70,18 @@ SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int tea
     const std::size_t f = first(c), n = count(c);
     for (std::size_t i = tr; i < n; i += gs)
       dest[f + i] = from_accum<T>(combine(op, to_accum(partial[f + i]), to_accum(source[f + i])));
-    device::detail::group_signal(g, ctx, &h->chunk_signal[slot], 1, SignalOp::kAdd, next);
+    device::detail::group_signal(g, ctx, signal, 1, SignalOp::kAdd, next);
   }
-  device::sync(g, ctx, team);
+  channel_sync(g, ctx, team, ch);
   for (int s = 0; s < m - 1; ++s) {
     const int c = ((r - s) % m + m) % m;
     if (s > 0) wait_prev(static_cast<std::uint64_t>(m - 1 + s));
     device::get(g, ctx, dest + first(c), dest + first(c), count(c), prev);
-    device::detail::group_signal(g, ctx, &h->chunk_signal[slot], 1, SignalOp::kAdd, next);
+    device::detail::group_signal(g, ctx, signal, 1, SignalOp::kAdd, next);
   }
   wait_prev(2 * static_cast<std::uint64_t>(m - 1));
-  if (tr == 0) h->chunk_base[slot] = base + 2 * static_cast<std::uint64_t>(m - 1);
-  device::sync(g, ctx, team);
+  if (tr == 0) *consumed = base + 2 * static_cast<std::uint64_t>(m - 1);
+  channel_sync(g, ctx, team, ch);
 }
 
 }  // namespace symmetra::coll

@@ -2,11 +2,13 @@
 // to member k, landing in block <my rank> of its dest. alltoalls takes element strides.
 //
 // Threads: every thread of `g`, on every member, same arguments. Ordering: a sync first, a
-// barrier last: dest complete and source reusable on return.
+// barrier last: dest complete and source reusable on return. Channels (channel.hpp; alltoall):
+// channel c moves its range of every block.
 #pragma once
 
 #include <cstddef>
 
+#include "symmetra/coll/channel.hpp"
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/device/rma.hpp"
 
@@ -14,15 +16,17 @@ namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void alltoall(Group g, const device::Context& ctx, int team, T* dest,
-                              const T* source, std::size_t nelems) {
+                              const T* source, std::size_t nelems, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "alltoall");
-  device::sync(g, ctx, team);
+  if (device::detail::checks_on(ctx)) detail::check_channel(ctx, "alltoall", ch, t.size());
+  const Channel::Range part = ch.range(nelems, vec_elems<T>());
+  channel_sync(g, ctx, team, ch);
   for (int i = 0; i < t.size(); ++i) {
     const int k = (t.rank() + i) % t.size();
-    device::put(g, ctx, dest + static_cast<std::size_t>(t.rank()) * nelems,
-                source + static_cast<std::size_t>(k) * nelems, nelems, t.world(k));
+    device::put(g, ctx, dest + static_cast<std::size_t>(t.rank()) * nelems + part.first,
+                source + static_cast<std::size_t>(k) * nelems + part.first, part.count, t.world(k));
   }
-  device::barrier(g, ctx, team);
+  channel_sync(g, ctx, team, ch, true);
 }
 
 // dest[dst * (rank * nelems + i)] on member k = source[sst * (k * nelems + i)], i < nelems.

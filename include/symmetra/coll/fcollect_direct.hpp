@@ -5,11 +5,13 @@
 // reads every member's block), which needs no puts and suits load/store peers.
 // Threads: every thread of `g`, on every member, same arguments (collect: nelems may differ).
 // Ordering: a sync first, a barrier (push) or sync (pull) last: dest complete, source reusable.
+// Channels (channel.hpp; fcollect and fcollect_read): channel c moves its range of every block.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "symmetra/coll/channel.hpp"
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/device/rma.hpp"
 
@@ -17,26 +19,32 @@ namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void fcollect(Group g, const device::Context& ctx, int team, T* dest,
-                              const T* source, std::size_t nelems) {
+                              const T* source, std::size_t nelems, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "fcollect");
-  device::sync(g, ctx, team);
+  if (device::detail::checks_on(ctx)) detail::check_channel(ctx, "fcollect", ch, t.size());
+  const Channel::Range part = ch.range(nelems, vec_elems<T>());
+  channel_sync(g, ctx, team, ch);
   for (int i = 0; i < t.size(); ++i) {
     const int k = (t.rank() + i) % t.size();  // start at a different member on each PE
-    device::put(g, ctx, dest + static_cast<std::size_t>(t.rank()) * nelems, source, nelems, t.world(k));
+    device::put(g, ctx, dest + static_cast<std::size_t>(t.rank()) * nelems + part.first, source + part.first,
+                part.count, t.world(k));
   }
-  device::barrier(g, ctx, team);
+  channel_sync(g, ctx, team, ch, true);
 }
 
 template <class Group, class T>
 SYMMETRA_INLINE void fcollect_read(Group g, const device::Context& ctx, int team, T* dest,
-                                   const T* source, std::size_t nelems) {
+                                   const T* source, std::size_t nelems, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "fcollect_read");
-  device::sync(g, ctx, team);  // every source is written
+  if (device::detail::checks_on(ctx)) detail::check_channel(ctx, "fcollect_read", ch, t.size());
+  const Channel::Range part = ch.range(nelems, vec_elems<T>());
+  channel_sync(g, ctx, team, ch);  // every source is written
   for (int i = 0; i < t.size(); ++i) {
     const int k = (t.rank() + i) % t.size();
-    device::get(g, ctx, dest + static_cast<std::size_t>(k) * nelems, source, nelems, t.world(k));
+    device::get(g, ctx, dest + static_cast<std::size_t>(k) * nelems + part.first, source + part.first,
+                part.count, t.world(k));
   }
-  device::sync(g, ctx, team);  // nobody rewrites a source still being read
+  channel_sync(g, ctx, team, ch);  // nobody rewrites a source still being read
 }
 
 // Blocks of different sizes: the sizes travel first through the team's scratch row, then each

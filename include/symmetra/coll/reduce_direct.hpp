@@ -8,10 +8,12 @@
 // dest must not overlap source here (the host forms accept overlap: they reduce into a
 // temporary first). Threads: every thread of `g`, on every member, same arguments.
 // Ordering: a sync first (every source written), a sync last (no source rewritten while read).
+// Channels (channel.hpp): channel c reduces its range of the nreduce elements.
 #pragma once
 
 #include <cstddef>
 
+#include "symmetra/coll/channel.hpp"
 #include "symmetra/coll/reduce_op.hpp"
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/device/rma.hpp"
@@ -44,25 +46,34 @@ SYMMETRA_INLINE void check_reduce(const device::Context& ctx, const char* op_nam
 
 template <class Group, class T>
 SYMMETRA_INLINE void reduce(Group g, const device::Context& ctx, int team, T* dest, const T* source,
-                            std::size_t nreduce, ReduceOp op) {
+                            std::size_t nreduce, ReduceOp op, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "reduce");
   detail::check_reduce(ctx, "reduce", op, dest, nreduce, source, nreduce);
-  if (device::detail::checks_on(ctx)) device::detail::check_symmetric(ctx, "reduce", source, nreduce * sizeof(T));
-  device::sync(g, ctx, team);
-  detail::reduce_range(g, ctx, t, dest, source, 0, nreduce, op);
-  device::sync(g, ctx, team);
+  if (device::detail::checks_on(ctx)) {
+    device::detail::check_symmetric(ctx, "reduce", source, nreduce * sizeof(T));
+    detail::check_channel(ctx, "reduce", ch, t.size());
+  }
+  const Channel::Range part = ch.range(nreduce, vec_elems<T>());
+  channel_sync(g, ctx, team, ch);
+  detail::reduce_range(g, ctx, t, dest + part.first, source, part.first, part.count, op);
+  channel_sync(g, ctx, team, ch);
 }
 
 template <class Group, class T>
 SYMMETRA_INLINE void reduce_scatter(Group g, const device::Context& ctx, int team, T* dest,
-                                    const T* source, std::size_t nreduce, ReduceOp op) {
+                                    const T* source, std::size_t nreduce, ReduceOp op, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "reduce_scatter");
   const std::size_t total = nreduce * static_cast<std::size_t>(t.size());
   detail::check_reduce(ctx, "reduce_scatter", op, dest, nreduce, source, total);
-  if (device::detail::checks_on(ctx)) device::detail::check_symmetric(ctx, "reduce_scatter", source, total * sizeof(T));
-  device::sync(g, ctx, team);
-  detail::reduce_range(g, ctx, t, dest, source, static_cast<std::size_t>(t.rank()) * nreduce, nreduce, op);
-  device::sync(g, ctx, team);
+  if (device::detail::checks_on(ctx)) {
+    device::detail::check_symmetric(ctx, "reduce_scatter", source, total * sizeof(T));
+    detail::check_channel(ctx, "reduce_scatter", ch, t.size());
+  }
+  const Channel::Range part = ch.range(nreduce, vec_elems<T>());
+  channel_sync(g, ctx, team, ch);
+  detail::reduce_range(g, ctx, t, dest + part.first, source,
+                       static_cast<std::size_t>(t.rank()) * nreduce + part.first, part.count, op);
+  channel_sync(g, ctx, team, ch);
 }
 
 }  // namespace symmetra::coll

@@ -1,5 +1,6 @@
 // The host and stream forms of the collectives on the GPU backend (runtime_coll.hpp): each call
-// is one kernel of one block per PE that runs the device form (coll/*.hpp) with a BlockGroup.
+// is one kernel per PE that runs the device form (coll/*.hpp) with a BlockGroup per block, one
+// block per channel (coll/channel.hpp; Runtime::coll_channels picks how many).
 // Kernels are compiled here once per element type: data-moving collectives by element size,
 // reductions by type; the host forms pick one through DataType.
 #include "../../runtime/gpu_state.hpp"
@@ -27,6 +28,9 @@ struct Args {
   std::size_t chunk;
 };
 
+// The call's channel: one per block (coll/channel.hpp).
+__device__ coll::Channel block_channel() { return coll::Channel{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)}; }
+
 // The same order as Runtime::CollKind (gpu_collective passes its value).
 enum Kind : int { kBroadcast, kFcollect, kFcollectRead, kFcollectRing, kCollect, kAlltoall, kAlltoalls,
                   kReduce, kReduceScatter, kAllreduce, kPermute, kBarrier, kSync };
@@ -41,14 +45,16 @@ __global__ void __launch_bounds__(kThreads) move_kernel(device::Context ctx, Arg
   T* d = static_cast<T*>(a.dest);
   const T* s = static_cast<const T*>(a.source);
   switch (a.kind) {
-    case kBroadcast: coll::broadcast(g, ctx, a.team, d, s, a.nelems, a.root); break;
-    case kFcollect: coll::fcollect(g, ctx, a.team, d, s, a.nelems); break;
-    case kFcollectRead: coll::fcollect_read(g, ctx, a.team, d, s, a.nelems); break;
+    case kBroadcast: coll::broadcast(g, ctx, a.team, d, s, a.nelems, a.root, block_channel()); break;
+    case kFcollect: coll::fcollect(g, ctx, a.team, d, s, a.nelems, block_channel()); break;
+    case kFcollectRead: coll::fcollect_read(g, ctx, a.team, d, s, a.nelems, block_channel()); break;
     case kFcollectRing: coll::fcollect_ring(g, ctx, a.team, d, s, a.nelems); break;
     case kCollect: coll::collect(g, ctx, a.team, d, s, a.nelems); break;
-    case kAlltoall: coll::alltoall(g, ctx, a.team, d, s, a.nelems); break;
+    case kAlltoall: coll::alltoall(g, ctx, a.team, d, s, a.nelems, block_channel()); break;
     case kAlltoalls: coll::alltoalls(g, ctx, a.team, d, s, a.dst_stride, a.src_stride, a.nelems); break;
-    case kPermute: coll::permute(g, ctx, a.team, d, s, a.nelems, a.to, a.from, a.chunk); break;
+    case kPermute:
+      coll::permute(g, ctx, a.team, d, s, a.nelems, a.to, a.from, a.chunk, coll::NoChunkCallback{}, block_channel());
+      break;
     case kBarrier: device::barrier(g, ctx, a.team); break;
     case kSync: device::sync(g, ctx, a.team); break;
     default: break;
@@ -61,9 +67,9 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(device::Context ctx, A
   T* d = static_cast<T*>(a.dest);
   const T* s = static_cast<const T*>(a.source);
   switch (a.kind) {
-    case kReduce: coll::reduce(g, ctx, a.team, d, s, a.nelems, a.op); break;
-    case kReduceScatter: coll::reduce_scatter(g, ctx, a.team, d, s, a.nelems, a.op); break;
-    case kAllreduce: coll::allreduce(g, ctx, a.team, d, s, a.nelems, a.op, a.algo); break;
+    case kReduce: coll::reduce(g, ctx, a.team, d, s, a.nelems, a.op, block_channel()); break;
+    case kReduceScatter: coll::reduce_scatter(g, ctx, a.team, d, s, a.nelems, a.op, block_channel()); break;
+    case kAllreduce: coll::allreduce(g, ctx, a.team, d, s, a.nelems, a.op, a.algo, block_channel()); break;
     default: break;
   }
 }
@@ -125,9 +131,10 @@ void Runtime::gpu_collective(const CollCall& c, Stream stream, const char* op) {
   }
   Args a{kind, c.team, c.dest, c.source, c.nelems, c.root, c.dst_stride, c.src_stride, c.op, c.algo, c.to, c.from, c.chunk};
   const KernelFn fn = kernel_for(kind, c.type);
-  const Status st = gpu_->launch_collective(c.team, [fn, dctx = gpu_->device_context(), a, s]() mutable {
+  const int channels = coll_channels(c);
+  const Status st = gpu_->launch_collective(c.team, [fn, dctx = gpu_->device_context(), a, s, channels]() mutable {
     void* args[] = {&dctx, &a};
-    return static_cast<int>(cudaLaunchKernel(reinterpret_cast<const void*>(fn), dim3(1), dim3(kThreads), args, 0, s));
+    return static_cast<int>(cudaLaunchKernel(reinterpret_cast<const void*>(fn), dim3(channels), dim3(kThreads), args, 0, s));
   }, op);
   if (!st.ok()) device::detail::host_fatalf(ctx_, op, "%s", st.message().c_str());
   if (!stream) check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");

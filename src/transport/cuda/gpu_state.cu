@@ -129,6 +129,12 @@ GpuState::~GpuState() {
 std::uint64_t GpuState::heap_size() const { return impl_->heap->size(); }
 std::uint64_t GpuState::heap_stride() const { return impl_->heap->stride(); }
 int GpuState::device() const { return impl_->heap->device(); }
+int GpuState::max_pes_per_device() const {
+  const std::vector<int>& dev = impl_->heap->pe_devices();
+  int most = 1;
+  for (int d : dev) most = std::max(most, static_cast<int>(std::count(dev.begin(), dev.end(), d)));
+  return most;
+}
 
 Status GpuState::refresh(const device::Context& control) {
   Impl& im = *impl_;

@@ -16,6 +16,11 @@ namespace symmetra::device::detail {
 
 inline constexpr int kSyncRounds = 32;  // dissemination rounds: enough for 2^32 PEs
 inline constexpr std::uint32_t kHeaderMagic = 0x53594d31;  // "SYM1"
+// Channels (coll/channel.hpp): a collective split into independent parts, one per GPU block,
+// each with its own sync and signal words so that parts never wait for each other. Their syncs
+// have kChannelRounds dissemination rounds: teams of more than 2^16 PEs use one channel.
+inline constexpr int kMaxChannels = 32;
+inline constexpr int kChannelRounds = 16;
 
 struct alignas(64) HeapHeader {
   // Line 0: waiting on CPUs. A waiter counts itself in `waiters`, then sleeps on `doorbell`
@@ -45,6 +50,14 @@ struct alignas(64) HeapHeader {
   // team_seq times the team size, as agreed at team creation (local).
   std::uint64_t team_count[kMaxTeams];
   std::uint64_t team_base[kMaxTeams];
+  // Per team slot and channel (coll/channel.hpp), used only by calls of more than one channel:
+  // the channel's sync count (local), its dissemination words (remote), and its chunk signal
+  // and consumed chunks (allreduce_ring.hpp), as team_seq, team_sync, chunk_signal, chunk_base.
+  // A new team of the slot starts every channel count above the largest any member holds.
+  std::uint64_t chan_seq[kMaxTeams][kMaxChannels];
+  std::uint64_t chan_sync[kMaxTeams][kMaxChannels][kChannelRounds];
+  std::uint64_t chan_signal[kMaxTeams][kMaxChannels];
+  std::uint64_t chan_base[kMaxTeams][kMaxChannels];
   // Followed by two arrays of kMaxTeams rows x n_pes words (one row per team slot, so that
   // teams of different parents never share words):
   //  - scratch: host-side setup collectives on a team (team creation, allocation checks);

@@ -1,0 +1,41 @@
+// How many channels (GPU blocks) a collective call runs on (coll/channel.hpp). One block per PE
+// cannot keep enough loads in flight to fill NVLink (about 4 GB/s per block measured on two
+// H200s); channels split the message so that several blocks move it, each synchronizing only
+// with its counterparts on the other members.
+#include <algorithm>
+
+#include "../core/config.hpp"
+#include "gpu_state.hpp"
+#include "symmetra/coll/allreduce.hpp"
+#include "symmetra/coll/channel.hpp"
+#include "symmetra/runtime.hpp"
+
+namespace symmetra {
+
+int Runtime::coll_channels(const CollCall& c) const {
+  const std::uint64_t elem = static_cast<std::uint64_t>(data_type_size(c.type));
+  const std::uint64_t m = static_cast<std::uint64_t>(teams_[c.team].size);
+  if (m > (std::uint64_t{1} << device::detail::kChannelRounds)) return 1;
+  std::uint64_t bytes = 0;  // what one member moves or reads
+  switch (c.kind) {
+    case CollKind::kReduce:
+    case CollKind::kPermute: bytes = c.nelems * elem; break;
+    case CollKind::kAllreduce:
+      if (!coll::takes_channels(c.algo)) return 1;
+      bytes = c.nelems * elem;
+      break;
+    case CollKind::kBroadcast:
+    case CollKind::kFcollect:
+    case CollKind::kFcollectRead:
+    case CollKind::kAlltoall:
+    case CollKind::kReduceScatter: bytes = c.nelems * elem * m; break;
+    default: return 1;  // collect, alltoalls, the ring fcollect, barrier, sync
+  }
+  // Blocks of co-located PEs wait on each other's channels, so all of them must be resident at
+  // once: kMaxChannels blocks per GPU in all (far below any GPU's capacity), split among them.
+  const int per_gpu = gpu_ ? gpu_->max_pes_per_device() : 1;
+  const int cap = std::max(1, std::min(config_->max_channels, device::detail::kMaxChannels / per_gpu));
+  return coll::channels_for(bytes, config_->channel_bytes, cap);
+}
+
+}  // namespace symmetra
