@@ -3,14 +3,16 @@
 // PEs in step). Rows: all-reduce of float sums for every algorithm and the selector's pick,
 // 8 B - 64 MiB, next to a raw reduce kernel that reads every PE's buffer with no
 // synchronization (the one-block memory floor); broadcast, fcollect (push, pull, ring),
-// alltoall, reduce_scatter and permute (ring shift), 8 B - 16 MiB.
+// alltoall and reduce_scatter, 8 B - 16 MiB; permute (ring shift) 4 KiB - 256 MiB.
 //
 //   symmetra-gpu-coll-perf [--quick] [--pes N]
 //
 // NCCL (its row appears when the PEs sit on distinct GPUs and NCCL loads) and NVSHMEM cannot
-// run several ranks on one GPU; their columns need a machine with several GPUs (issue 7).
+// run several ranks on one GPU; their columns need a machine with several GPUs (issue 7), where
+// bench/nccl/nccl_perf.cu and bench/nvshmem/nvshmem_coll.cu measure them side by side.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +66,9 @@ int main(int argc, char** argv) {
   }
   const std::size_t max_ar = quick ? (4u << 20) : (64u << 20);
   const std::size_t max_coll = quick ? (1u << 20) : (16u << 20);
-  const std::size_t heap = std::max(2 * max_ar, 2 * max_coll * static_cast<std::size_t>(pes)) + (64u << 20);
+  const std::size_t max_perm = quick ? (16u << 20) : (256u << 20);
+  const std::size_t heap =
+      std::max({2 * max_ar, 2 * max_coll * static_cast<std::size_t>(pes), 2 * max_perm}) + (64u << 20);
   setenv("SYMMETRA_SYMMETRIC_SIZE", std::to_string(heap).c_str(), 0);
   Report report;
   std::vector<std::string> winners;
@@ -177,9 +181,23 @@ int main(int argc, char** argv) {
           rt.reduce_scatter_on_stream(world, reinterpret_cast<float*>(dst), reinterpret_cast<const float*>(src), n,
                                       symmetra::coll::ReduceOp::kSum, st);
         }));
-        add("permute_ring_shift", bytes, "symmetra", timed(iters, [&] {
-          rt.permute_on_stream(world, d32, s32, n, (me + 1) % pes, (me + pes - 1) % pes, std::max<std::size_t>(n / 4, 1), st);
-        }));
+      }
+      rt.barrier_all();
+      rt.free(dst);
+      rt.free(src);
+    }
+
+    // Collective permute, the ring shift of ring attention: bytes is the block each PE sends.
+    {
+      auto* src = static_cast<std::uint32_t*>(rt.allocate(max_perm));
+      auto* dst = static_cast<std::uint32_t*>(rt.allocate(max_perm));
+      CK(cudaMemsetAsync(src, 1, max_perm, s));
+      CK(cudaStreamSynchronize(s));
+      for (std::size_t bytes = 4096; bytes <= max_perm; bytes *= (quick ? 16 : 4)) {
+        const std::size_t n = bytes / 4;
+        add("permute_ring_shift", bytes, "symmetra", timed(iters_for(bytes), [&] {
+              rt.permute_on_stream(world, dst, src, n, (me + 1) % pes, (me + pes - 1) % pes, std::max<std::size_t>(n / 4, 1), st);
+            }));
       }
       rt.barrier_all();
       rt.free(dst);

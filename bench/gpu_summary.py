@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Ratios of the GPU benchmark rows against their baselines (tools/gpu-check).
 
-    gpu_summary.py gpu_perf.jsonl [nvshmem.jsonl] [gpu_coll_perf.jsonl]
+    gpu_summary.py gpu_perf.jsonl [nvshmem.jsonl] [gpu_coll_perf.jsonl] [compare.jsonl]
+
+compare.jsonl: rows of bench/nccl/nccl_perf.cu and bench/nvshmem/nvshmem_coll.cu from the same
+GPUs (one rank per GPU), set against gpu_coll_perf's rows of the same PE count.
 """
 import json
 import os
@@ -50,7 +53,43 @@ def main():
     if coll:
         allreduce_table(coll, "symmetra", "stream form, back to back")
         allreduce_table(coll, "symmetra_in_kernel", "device form, in one kernel")
+    cmp = load(sys.argv[4] if len(sys.argv) > 4 else None)
+    if coll and cmp:
+        versus_table(coll, cmp)
     return 0
+
+
+def versus_table(coll, cmp):
+    """All-reduce: Symmetra's best algorithm and the selector's pick against NCCL (plain and with
+    symmetric windows) and NVSHMEM on stream; permute against NCCL send/recv. Ratios < 1: Symmetra
+    is faster."""
+    pes = coll[0]["pes"]
+    cmp = [r for r in cmp if r["pes"] == pes]
+    others = [("nccl", "allreduce_nccl", "nccl"), ("nccl_sym", "allreduce_nccl", "nccl_symmetric"),
+              ("nvshmem", "allreduce_nvshmem", "nvshmem_on_stream")]
+    sizes = sorted({r["bytes"] for r in coll if r["op"] == "allreduce_auto"})
+    print(f"\nall-reduce p50 us, {pes} PEs, one per GPU, stream form: Symmetra against NCCL and NVSHMEM")
+    print(f"{'bytes':>10} {'sym best':>9} {'sym auto':>9} " + " ".join(f"{o[0]:>9}" for o in others) +
+          f" {'auto/best other':>16}")
+    for size in sizes:
+        mine = [r for r in coll if r["op"].startswith("allreduce_") and r["backend"] == "symmetra" and
+                r["bytes"] == size and r["op"] not in ("allreduce_auto", "allreduce_nccl")]
+        best = min((r["p50_us"] for r in mine), default=None)
+        auto = pick(coll, "allreduce_auto", "symmetra", size)
+        theirs = [pick(cmp, op, be, size) for _, op, be in others]
+        got = [t["p50_us"] for t in theirs if t]
+        cells = " ".join(f"{t['p50_us']:>9.2f}" if t else f"{'-':>9}" for t in theirs)
+        ratio = f"{auto['p50_us'] / min(got):>16.2f}" if auto and got else f"{'-':>16}"
+        print(f"{size:>10} {best if best is not None else float('nan'):>9.2f} "
+              f"{auto['p50_us'] if auto else float('nan'):>9.2f} {cells} {ratio}")
+    perm = sorted({r["bytes"] for r in coll if r["op"] == "permute_ring_shift"})
+    if perm:
+        print(f"\npermute (ring shift) GB/s per PE, {pes} PEs: Symmetra against NCCL send/recv")
+        print(f"{'bytes':>10} {'symmetra':>9} {'nccl':>9} {'ratio':>7}")
+        for size in perm:
+            a, b = pick(coll, "permute_ring_shift", "symmetra", size), pick(cmp, "permute_ring_shift", "nccl_sendrecv", size)
+            print(f"{size:>10} {a['GBps'] if a else float('nan'):>9.1f} {b['GBps'] if b else float('nan'):>9.1f} "
+                  f"{(a['GBps'] / b['GBps']) if a and b else float('nan'):>7.2f}")
 
 
 def allreduce_table(rows, backend, what):
