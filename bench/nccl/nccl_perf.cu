@@ -1,23 +1,27 @@
-// The NCCL side of symmetra-gpu-coll-perf (issue 7), one rank per GPU driven from one thread
-// (ncclCommInitAll, as nccl-tests -g): all-reduce of float sums on plain cudaMalloc buffers and
-// on buffers registered as NCCL symmetric windows (ncclMemAlloc + ncclCommWindowRegister with
-// NCCL_WIN_COLL_SYMMETRIC, NCCL >= 2.27), and the ring shift as ncclSend/ncclRecv pairs (the
-// collective permute of ring attention). Built by tools/gpu-check against the machine's NCCL
-// Python package, outside Symmetra's targets; prints the same JSON lines and table.
+// The NCCL side of symmetra-gpu-coll-perf (issue 7), one rank per GPU, each driven by its own
+// thread as Symmetra's PEs are (one thread driving every GPU, as nccl-tests -g, measured twice
+// the per-call time at small sizes: the host launch was the bottleneck). Rows: all-reduce of
+// float sums on plain cudaMalloc buffers and on buffers registered as NCCL symmetric windows
+// (ncclMemAlloc + ncclCommWindowRegister with NCCL_WIN_COLL_SYMMETRIC, NCCL >= 2.27), and the
+// ring shift as ncclSend/ncclRecv pairs (the collective permute of ring attention). Built by
+// tools/gpu-check against the machine's NCCL Python package, outside Symmetra's targets; prints
+// the same JSON lines and table.
 //
 //   nccl_perf [--quick]
 //
-// Timing: CUDA events on rank 0's stream around back-to-back calls (the collectives keep the
-// ranks in step), median of 5 runs after a warm-up run.
+// Timing: the ranks' threads start each run together; CUDA events on rank 0's stream around
+// back-to-back calls (the collectives keep the ranks in step), median of 5 runs after a warm-up.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../cuda_check.cuh"
@@ -49,111 +53,95 @@ int main(int argc, char** argv) {
   std::vector<int> devs(n);
   for (int r = 0; r < n; ++r) devs[r] = r;
   NK(ncclCommInitAll(comm.data(), n, devs.data()));
-  std::vector<cudaStream_t> st(n);
-  std::vector<float*> src(n), dst(n), wsrc(n), wdst(n);
-  const std::size_t buf = std::max(max_ar, max_perm);
-  for (int r = 0; r < n; ++r) {
-    CK(cudaSetDevice(r));
-    CK(cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking));
-    CK(cudaMalloc(&src[r], buf));
-    CK(cudaMalloc(&dst[r], buf));
-    CK(cudaMemset(src[r], 0, buf));
-  }
-  cudaEvent_t a, b;
-  CK(cudaSetDevice(0));
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
   Report report;
-  // Per-call microseconds of `iters` calls of `body` (one call across all ranks), p50 and p99.
-  auto timed = [&](int iters, const std::function<void()>& body) {
-    std::vector<double> us;
-    for (int run = 0; run < 6; ++run) {
-      for (int r = 0; r < n; ++r) {
-        CK(cudaSetDevice(r));
-        CK(cudaStreamSynchronize(st[r]));
+  std::atomic<int> arrived{0};
+  auto meet = [&](int round) {  // the ranks' threads start each timing together
+    arrived.fetch_add(1);
+    while (arrived.load() < n * round) std::this_thread::yield();
+  };
+  // One thread per rank, each on its own GPU, as Symmetra's PEs in gpu_coll_perf.
+  auto rank_main = [&](int r) {
+    CK(cudaSetDevice(r));
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    const std::size_t buf = std::max(max_ar, max_perm);
+    float *src, *dst, *wsrc = nullptr, *wdst = nullptr;
+    CK(cudaMalloc(&src, buf));
+    CK(cudaMalloc(&dst, buf));
+    CK(cudaMemset(src, 0, buf));
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    int round = 0;
+    auto timed = [&](int iters, const std::function<void()>& body) {
+      std::vector<double> us;
+      for (int run = 0; run < 6; ++run) {
+        CK(cudaStreamSynchronize(st));
+        meet(++round);
+        CK(cudaEventRecord(a, st));
+        for (int i = 0; i < iters; ++i) body();
+        CK(cudaEventRecord(b, st));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (run > 0) us.push_back(ms * 1e3 / iters);
       }
-      CK(cudaSetDevice(0));
-      CK(cudaEventRecord(a, st[0]));
-      for (int i = 0; i < iters; ++i) body();
-      CK(cudaSetDevice(0));
-      CK(cudaEventRecord(b, st[0]));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      if (run > 0) us.push_back(ms * 1e3 / iters);
-    }
-    double p50, p99;
-    symmetra::bench::percentiles(us, &p50, &p99);
-    return std::pair{p50, p99};
-  };
-  auto iters_for = [&](std::size_t bytes) {
-    return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
-  };
-  auto add = [&](const char* op, std::size_t bytes, const char* backend, std::pair<double, double> t) {
-    report.add(Row{op, bytes, n, "stream", backend, t.first, t.second, bytes / (t.first * 1e3)});
-  };
-  auto allreduce = [&](const std::vector<float*>& s, const std::vector<float*>& d, std::size_t count) {
-    NK(ncclGroupStart());
-    for (int r = 0; r < n; ++r) NK(ncclAllReduce(s[r], d[r], count, ncclFloat, ncclSum, comm[r], st[r]));
-    NK(ncclGroupEnd());
-  };
-
-  // Symmetric windows: NCCL's own allocation, registered collectively.
+      double p50, p99;
+      symmetra::bench::percentiles(us, &p50, &p99);
+      return std::pair{p50, p99};
+    };
+    auto iters_for = [&](std::size_t bytes) {
+      return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
+    };
+    auto add = [&](const char* op, std::size_t bytes, const char* backend, std::pair<double, double> t) {
+      if (r == 0) report.add(Row{op, bytes, n, "stream", backend, t.first, t.second, bytes / (t.first * 1e3)});
+    };
+    // Symmetric windows: NCCL's own allocation, registered collectively (every rank's thread).
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
-  std::vector<ncclWindow_t> win_s(n), win_d(n);
-  bool windows = true;
-  for (int r = 0; r < n && windows; ++r) {
-    CK(cudaSetDevice(r));
-    windows = ncclMemAlloc(reinterpret_cast<void**>(&wsrc[r]), max_ar) == ncclSuccess &&
-              ncclMemAlloc(reinterpret_cast<void**>(&wdst[r]), max_ar) == ncclSuccess;
-    if (windows) CK(cudaMemset(wsrc[r], 0, max_ar));
-  }
-  if (windows) {
-    NK(ncclGroupStart());
-    for (int r = 0; r < n; ++r) {
-      NK(ncclCommWindowRegister(comm[r], wsrc[r], max_ar, &win_s[r], NCCL_WIN_COLL_SYMMETRIC));
-      NK(ncclCommWindowRegister(comm[r], wdst[r], max_ar, &win_d[r], NCCL_WIN_COLL_SYMMETRIC));
+    ncclWindow_t win_s{}, win_d{};
+    const bool windows = ncclMemAlloc(reinterpret_cast<void**>(&wsrc), max_ar) == ncclSuccess &&
+                         ncclMemAlloc(reinterpret_cast<void**>(&wdst), max_ar) == ncclSuccess;
+    if (windows) {
+      CK(cudaMemset(wsrc, 0, max_ar));
+      NK(ncclCommWindowRegister(comm[r], wsrc, max_ar, &win_s, NCCL_WIN_COLL_SYMMETRIC));
+      NK(ncclCommWindowRegister(comm[r], wdst, max_ar, &win_d, NCCL_WIN_COLL_SYMMETRIC));
     }
-    NK(ncclGroupEnd());
-  }
 #else
-  const bool windows = false;
+    const bool windows = false;
 #endif
-  if (!windows) std::printf("nccl_perf: no symmetric windows (NCCL %d)\n", NCCL_VERSION_CODE);
-
-  for (std::size_t bytes = 8; bytes <= max_ar; bytes *= (quick ? 16 : 4)) {
-    const std::size_t count = bytes / sizeof(float);
-    const int iters = iters_for(bytes);
-    add("allreduce_nccl", bytes, "nccl", timed(iters, [&] { allreduce(src, dst, count); }));
-    if (windows) add("allreduce_nccl", bytes, "nccl_symmetric", timed(iters, [&] { allreduce(wsrc, wdst, count); }));
-  }
-  // The ring shift: rank r sends its block to r + 1 and receives r - 1's.
-  for (std::size_t bytes = 4096; bytes <= max_perm; bytes *= (quick ? 16 : 4)) {
-    const std::size_t count = bytes / sizeof(float);
-    add("permute_ring_shift", bytes, "nccl_sendrecv", timed(iters_for(bytes), [&] {
-          NK(ncclGroupStart());
-          for (int r = 0; r < n; ++r) {
-            NK(ncclSend(src[r], count, ncclFloat, (r + 1) % n, comm[r], st[r]));
-            NK(ncclRecv(dst[r], count, ncclFloat, (r + n - 1) % n, comm[r], st[r]));
-          }
-          NK(ncclGroupEnd());
-        }));
-  }
-  for (int r = 0; r < n; ++r) {
-    CK(cudaSetDevice(r));
-    CK(cudaStreamSynchronize(st[r]));
-  }
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
-  if (windows) {
-    for (int r = 0; r < n; ++r) {
-      NK(ncclCommWindowDeregister(comm[r], win_s[r]));
-      NK(ncclCommWindowDeregister(comm[r], win_d[r]));
-      NK(ncclMemFree(wsrc[r]));
-      NK(ncclMemFree(wdst[r]));
+    if (!windows && r == 0) std::printf("nccl_perf: no symmetric windows (NCCL %d)\n", NCCL_VERSION_CODE);
+    for (std::size_t bytes = 8; bytes <= max_ar; bytes *= (quick ? 16 : 4)) {
+      const std::size_t count = bytes / sizeof(float);
+      const int iters = iters_for(bytes);
+      add("allreduce_nccl", bytes, "nccl", timed(iters, [&] { NK(ncclAllReduce(src, dst, count, ncclFloat, ncclSum, comm[r], st)); }));
+      if (windows)
+        add("allreduce_nccl", bytes, "nccl_symmetric",
+            timed(iters, [&] { NK(ncclAllReduce(wsrc, wdst, count, ncclFloat, ncclSum, comm[r], st)); }));
     }
-  }
+    // The ring shift: rank r sends its block to r + 1 and receives r - 1's.
+    for (std::size_t bytes = 4096; bytes <= max_perm; bytes *= (quick ? 16 : 4)) {
+      const std::size_t count = bytes / sizeof(float);
+      add("permute_ring_shift", bytes, "nccl_sendrecv", timed(iters_for(bytes), [&] {
+            NK(ncclGroupStart());
+            NK(ncclSend(src, count, ncclFloat, (r + 1) % n, comm[r], st));
+            NK(ncclRecv(dst, count, ncclFloat, (r + n - 1) % n, comm[r], st));
+            NK(ncclGroupEnd());
+          }));
+    }
+    CK(cudaStreamSynchronize(st));
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    if (windows) {
+      NK(ncclCommWindowDeregister(comm[r], win_s));
+      NK(ncclCommWindowDeregister(comm[r], win_d));
+      NK(ncclMemFree(wsrc));
+      NK(ncclMemFree(wdst));
+    }
 #endif
-  for (int r = 0; r < n; ++r) NK(ncclCommDestroy(comm[r]));
+    NK(ncclCommDestroy(comm[r]));
+  };
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) threads.emplace_back(rank_main, r);
+  for (auto& t : threads) t.join();
   report.table();
   return 0;
 }

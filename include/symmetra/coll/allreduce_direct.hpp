@@ -2,8 +2,9 @@
 // and TensorRT-LLM, on load/store fabrics):
 //  - one-shot: every member reads the whole of every member's source and reduces it
 //    (coll::reduce, reduce_direct.hpp); m reads of the message per member, two syncs.
-//  - two-shot: member r reduces slice r (reading every member's source), then every member reads
-//    the reduced slices from their owners' dest; 2 reads of the message per member, three syncs.
+//  - two-shot: member r reduces slice r (reading every member's source) and stores it into every
+//    member's dest; one read and one write of the message per member, two syncs. (Reading the
+//    slices back from their owners instead costs a third sync and a round trip per load.)
 // Results are bit-identical on every member (each slice is reduced once, in team order).
 // Threads: every thread of `g`, on every member, same arguments. source and dest symmetric and
 // not overlapping. Ordering: a sync first (sources written), a sync last (dest complete, and no
@@ -45,14 +46,9 @@ SYMMETRA_INLINE void allreduce_two_shot(Group g, const device::Context& ctx, int
   auto first = [&](std::size_t k) { return k * slice < nelems ? k * slice : nelems; };
   auto count = [&](std::size_t k) { return first(k + 1 <= m ? k + 1 : m) - first(k); };
   const std::size_t me = static_cast<std::size_t>(t.rank());
-  channel_sync(g, ctx, team, ch);
-  detail::reduce_range(g, ctx, t, dest + first(me), source, first(me), count(me), op);
-  channel_sync(g, ctx, team, ch);
-  for (std::size_t i = 1; i < m; ++i) {
-    const std::size_t k = (me + i) % m;
-    if (count(k) > 0) device::get(g, ctx, dest + first(k), dest + first(k), count(k), t.world(static_cast<int>(k)));
-  }
-  channel_sync(g, ctx, team, ch);
+  channel_sync(g, ctx, team, ch);  // every source written, every dest free for this call
+  detail::reduce_range_push(g, ctx, t, dest, source, first(me), count(me), op);
+  channel_sync(g, ctx, team, ch, true);  // every slice pushed; nobody reads a source any more
 }
 
 }  // namespace symmetra::coll

@@ -15,22 +15,13 @@
 
 #include "symmetra/coll/channel.hpp"
 #include "symmetra/coll/reduce_op.hpp"
+#include "symmetra/coll/reduce_range.hpp"
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/device/rma.hpp"
 
 namespace symmetra::coll {
 
 namespace detail {
-
-template <class Group, class T>
-SYMMETRA_INLINE void reduce_range(Group g, const device::Context& ctx, const TeamView& t, T* out,
-                                  const T* source, std::size_t first, std::size_t count, ReduceOp op) {
-  for (std::size_t i = static_cast<std::size_t>(g.thread_rank()); i < count; i += static_cast<std::size_t>(g.size())) {
-    auto acc = to_accum(ctx.peer(source, t.world(0))[first + i]);
-    for (int k = 1; k < t.size(); ++k) acc = combine(op, acc, to_accum(ctx.peer(source, t.world(k))[first + i]));
-    out[i] = from_accum<T>(acc);
-  }
-}
 
 template <class T>
 SYMMETRA_INLINE void check_reduce(const device::Context& ctx, const char* op_name, ReduceOp op,
