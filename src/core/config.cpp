@@ -66,6 +66,7 @@ Result<Config> config_from_env() {
   SYMMETRA_TRY(t);
   c.timeout_ns = static_cast<std::uint64_t>(t.value() * 1e9);
   if (const char* v = env("SYMMETRA_CHECK")) c.check = std::string(v) != "0";
+  if (const char* v = env("SYMMETRA_LL_LANES")) c.ll_lanes = std::string(v) == "1";
   if (c.channel_bytes == 0) return Status::fail("SYMMETRA_CHANNEL_BYTES must be positive");
   if (const char* v = env("SYMMETRA_MAX_CHANNELS")) {
     char* end = nullptr;

@@ -24,6 +24,9 @@ struct Config {
   // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
   std::uint64_t channel_bytes = 32ull << 10;
   int max_channels = 32;
+  // SYMMETRA_LL_LANES=1: split the CPU backend's collective workspace into channel lanes as the
+  // GPU backend does (Context::kWorkspaceLanes), so that CPU tests run the GPU's lane protocol.
+  bool ll_lanes = false;
 };
 
 Result<Config> config_from_env();

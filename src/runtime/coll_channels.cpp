@@ -35,7 +35,10 @@ int Runtime::coll_channels(const CollCall& c) const {
   // once: kMaxChannels blocks per GPU in all (far below any GPU's capacity), split among them.
   const int per_gpu = gpu_ ? gpu_->max_pes_per_device() : 1;
   const int cap = std::max(1, std::min(config_->max_channels, device::detail::kMaxChannels / per_gpu));
-  return coll::channels_for(bytes, config_->channel_bytes, cap);
+  // LL channels carry a quarter as much: an LL channel's time grows with its chunks, where a
+  // direct channel's is mostly its two syncs.
+  const bool ll = c.kind == CollKind::kAllreduce && coll::is_ll(c.algo);
+  return coll::channels_for(bytes, ll ? std::max<std::uint64_t>(config_->channel_bytes / 4, 1) : config_->channel_bytes, cap);
 }
 
 }  // namespace symmetra

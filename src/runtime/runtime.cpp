@@ -142,6 +142,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   if (config_->sync == detail::Config::Sync::kCentral ||
       (config_->sync == detail::Config::Sync::kAuto && cpus > 0 && n > cpus))
     ctx_.flags |= device::Context::kCentralSync;
+  if (config_->ll_lanes) ctx_.flags |= device::Context::kWorkspaceLanes;
   refresh_context();
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();

@@ -78,7 +78,8 @@ coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t byt
       }
   }
   if (algo == A::kNccl && !nccl) algo = A::kAuto;  // a table or SYMMETRA_ALGO from elsewhere
-  if (algo == A::kAuto) algo = nccl && gpu && bytes >= kNcclFrom ? A::kNccl : coll::default_algo(team, bytes, gpu);
+  if (algo == A::kAuto)
+    algo = nccl && gpu && bytes > kNcclAbove && bytes <= kNcclUpTo ? A::kNccl : coll::default_algo(team, bytes, gpu);
   if (!symmetric && needs_symmetric(algo)) algo = local == team.size ? A::kLLTwoShot : A::kHierarchical;
   return algo;
 }

@@ -38,10 +38,13 @@ class Selector {
   // nccl: NCCL can serve this team and this type and operation.
   coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu,
                            bool nccl = false) const;
-  // From this size up the defaults hand the all-reduce to NCCL where it can serve. XLA's rule is
-  // 16 MiB; on two NVLinked H200s NCCL was 8x faster at 512 KiB (14 us against 118) and
-  // symmetra-tune put the crossover between 32 and 64 KiB (docs/selector.md).
-  static constexpr std::size_t kNcclFrom = std::size_t{64} << 10;
+  // Between these sizes (above kNcclAbove, up to kNcclUpTo) the defaults hand the all-reduce to
+  // NCCL where it can serve. Measured on two NVLinked H200s, stream form (docs/selector.md):
+  // recursive doubling wins to 16 KiB, NCCL from 32 KiB to 512 KiB (8 against 9.8 us at 32 KiB,
+  // 10.2 against 12.1 at 512 KiB), the one-shot with channels from 2 MiB (16.7 against 28 us).
+  // XLA's rule (Symmetra below 16 MiB) predates both measurements.
+  static constexpr std::size_t kNcclAbove = std::size_t{16} << 10;
+  static constexpr std::size_t kNcclUpTo = std::size_t{1} << 20;
   const std::vector<Row>& table() const { return table_; }
 
  private:

@@ -60,10 +60,16 @@ std::uint64_t& host_counter(const device::Context& ctx, int which, int slot) {
   return *reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) +
                                            counter_offset(which, slot));
 }
-// The channels' sync counts of a slot (coll/channel.hpp) in the GPU header: one row.
+// The channels' counts of a slot (coll/channel.hpp): sync counts and LL chunk counts, one row
+// each, in a header (the GPU one through gpu_row).
 using ChannelRow = std::array<std::uint64_t, hd::kMaxChannels>;
-void* gpu_channel_row(detail::GpuState& gpu, int slot) {
-  return gpu.device_context().heap_base + offsetof(hd::HeapHeader, chan_seq) + sizeof(ChannelRow) * static_cast<std::size_t>(slot);
+constexpr std::size_t kChannelRows[] = {offsetof(hd::HeapHeader, chan_seq), offsetof(hd::HeapHeader, chan_coll)};
+void* gpu_row(detail::GpuState& gpu, std::size_t rows, int slot) {
+  return gpu.device_context().heap_base + rows + sizeof(ChannelRow) * static_cast<std::size_t>(slot);
+}
+std::uint64_t* host_row(const device::Context& ctx, std::size_t rows, int slot) {
+  return reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) + rows +
+                                          sizeof(ChannelRow) * static_cast<std::size_t>(slot));
 }
 }  // namespace
 
@@ -87,11 +93,14 @@ Runtime::SlotCounters Runtime::agree_slot_counters(int parent, int slot,
   // slot is free on it, so nothing moves its count now.
   // Channel counts: one floor above this PE's largest in either header, the largest over members.
   std::uint64_t chan = 0;
-  for (std::uint64_t v : hd::my_header(ctx_)->chan_seq[slot]) chan = std::max(chan, v);
-  if (gpu_) {
-    ChannelRow row{};
-    gpu_->copy(row.data(), gpu_channel_row(*gpu_, slot), sizeof(row)).or_throw();
-    for (std::uint64_t v : row) chan = std::max(chan, v);
+  for (std::size_t rows : kChannelRows) {
+    const std::uint64_t* host = host_row(ctx_, rows, slot);
+    chan = std::max(chan, *std::max_element(host, host + hd::kMaxChannels));
+    if (gpu_) {
+      ChannelRow row{};
+      gpu_->copy(row.data(), gpu_row(*gpu_, rows, slot), sizeof(row)).or_throw();
+      chan = std::max(chan, *std::max_element(row.begin(), row.end()));
+    }
   }
   const auto chans = team_allgather(parent, chan);
   agreed.channels = 0;
@@ -114,8 +123,10 @@ void Runtime::set_slot_counters(int slot, const SlotCounters& c, int team_size) 
   }
   ChannelRow row;
   row.fill(c.channels);
-  std::copy(row.begin(), row.end(), hd::my_header(ctx_)->chan_seq[slot]);
-  if (gpu_) gpu_->copy(gpu_channel_row(*gpu_, slot), row.data(), sizeof(row)).or_throw();
+  for (std::size_t rows : kChannelRows) {
+    std::copy(row.begin(), row.end(), host_row(ctx_, rows, slot));
+    if (gpu_) gpu_->copy(gpu_row(*gpu_, rows, slot), row.data(), sizeof(row)).or_throw();
+  }
   // Sync k of the team (team_seq k) completes when the count reaches base + k * size.
   hd::my_header(ctx_)->team_base[slot] = c.root_count - c.host[0] * static_cast<std::uint64_t>(team_size);
 }

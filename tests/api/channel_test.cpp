@@ -63,7 +63,7 @@ void reductions(Runtime& rt, const Team& t, std::int32_t* src, std::int32_t* dst
   const device::ThreadGroup g;
   for (int count : kCounts)
     for (std::size_t n : kSizes)
-      for (int which = 0; which < 5; ++which) {  // one-shot, two-shot, ring, reduce_scatter, min
+      for (int which = 0; which < 8; ++which) {  // one-shot, two-shot, ring, reduce_scatter, min, 3 LL
         ++*call;
         const bool scatter = which == 3;
         const ReduceOp op = which == 4 ? ReduceOp::kMin : ReduceOp::kSum;
@@ -77,7 +77,17 @@ void reductions(Runtime& rt, const Team& t, std::int32_t* src, std::int32_t* dst
             case 1: coll::allreduce(g, ctx, t.handle(), dst, src, n, op, AllreduceAlgo::kTwoShot, ch); break;
             case 2: coll::allreduce(g, ctx, t.handle(), dst, src, n, op, AllreduceAlgo::kRing, ch); break;
             case 3: coll::reduce_scatter(g, ctx, t.handle(), dst, src, n, op, ch); break;
-            default: coll::reduce(g, ctx, t.handle(), dst, src, n, op, ch); break;
+            case 4: coll::reduce(g, ctx, t.handle(), dst, src, n, op, ch); break;
+            case 5: coll::allreduce(g, ctx, t.handle(), dst, src, n, op, AllreduceAlgo::kRecursiveDoubling, ch); break;
+            case 6: coll::allreduce(g, ctx, t.handle(), dst, src, n, op, AllreduceAlgo::kLLTwoShot, ch); break;
+            default:
+              // Every host shape: members per host from the call number.
+              coll::allreduce_ll(g, ctx, t.handle(), dst, src, n, op, [&] {
+                int l = 1 + static_cast<int>(*call % static_cast<std::uint64_t>(m));
+                while (m % l != 0) --l;
+                return l;
+              }(), ch);
+              break;
           }
         });
         for (std::size_t i = 0; i < n; ++i) {
@@ -138,25 +148,34 @@ void moves(Runtime& rt, const Team& t, std::uint32_t* src, std::uint32_t* dst, s
       }
 }
 
-TEST_P(ChannelTest, EveryCollectiveThatTakesChannels) {
-  run_pes(GetParam(), [](Runtime& rt) {
-    const std::size_t cap = 4099 * static_cast<std::size_t>(rt.n_pes()) + 1;
-    auto* isrc = rt.allocate_array<std::int32_t>(cap);
-    auto* idst = rt.allocate_array<std::int32_t>(cap);
-    auto* usrc = rt.allocate_array<std::uint32_t>(cap);
-    auto* udst = rt.allocate_array<std::uint32_t>(cap);
-    std::uint64_t call = 0;
-    for_each_team(rt, [&](const Team& t) {
-      reductions(rt, t, isrc, idst, &call);
-      moves(rt, t, usrc, udst, &call);
-    });
+void every_collective(Runtime& rt) {
+  const std::size_t cap = 4099 * static_cast<std::size_t>(rt.n_pes()) + 1;
+  auto* isrc = rt.allocate_array<std::int32_t>(cap);
+  auto* idst = rt.allocate_array<std::int32_t>(cap);
+  auto* usrc = rt.allocate_array<std::uint32_t>(cap);
+  auto* udst = rt.allocate_array<std::uint32_t>(cap);
+  std::uint64_t call = 0;
+  for_each_team(rt, [&](const Team& t) {
+    reductions(rt, t, isrc, idst, &call);
+    moves(rt, t, usrc, udst, &call);
   });
+}
+
+TEST_P(ChannelTest, EveryCollectiveThatTakesChannels) { run_pes(GetParam(), every_collective); }
+
+// The GPU's workspace lanes (one per channel, each with its own LL chunk count), on the CPU.
+TEST_P(ChannelTest, EveryCollectiveWithWorkspaceLanes) {
+  setenv("SYMMETRA_LL_LANES", "1", 1);
+  run_pes(GetParam(), every_collective);
+  unsetenv("SYMMETRA_LL_LANES");
 }
 
 // A slot that served one team's channel calls, then serves a team of other members: the new
 // team's channel syncs must start above every count left in the slot, or a member that never
 // used the slot would wait for a count its partners passed long ago (or pass one too early).
+// Two-shot (channel syncs) and recursive doubling in workspace lanes (LL chunk counts per lane).
 TEST_P(ChannelTest, ReusedSlotStartsAboveOldChannelCounts) {
+  setenv("SYMMETRA_LL_LANES", "1", 1);
   run_pes(GetParam(), [](Runtime& rt) {
     if (rt.n_pes() < 2) return;
     constexpr std::size_t kN = 1000;
@@ -175,7 +194,8 @@ TEST_P(ChannelTest, ReusedSlotStartsAboveOldChannelCounts) {
           for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int32_t>(mix(call + 100 * round, t.my_pe(), i));
           rt.barrier(t);
           each_channel(7, [&](Channel ch) {
-            coll::allreduce(device::ThreadGroup{}, ctx, t.handle(), dst, src, kN, ReduceOp::kSum, AllreduceAlgo::kTwoShot, ch);
+            coll::allreduce(device::ThreadGroup{}, ctx, t.handle(), dst, src, kN, ReduceOp::kSum,
+                            call % 2 ? AllreduceAlgo::kRecursiveDoubling : AllreduceAlgo::kTwoShot, ch);
           });
           for (std::size_t i = 0; i < kN; ++i) {
             std::uint32_t sum = 0;
@@ -188,6 +208,7 @@ TEST_P(ChannelTest, ReusedSlotStartsAboveOldChannelCounts) {
       rt.barrier_all();
     }
   });
+  unsetenv("SYMMETRA_LL_LANES");
 }
 
 INSTANTIATE_TEST_SUITE_P(Pes, ChannelTest, ::testing::ValuesIn(collective_configs()), PeConfigName());

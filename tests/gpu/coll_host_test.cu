@@ -393,10 +393,12 @@ TEST(NcclBackend, OnePeRunsNcclAllReduce) {
     rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum);  // the team's first call
     ASSERT_TRUE(rt.nccl_ready(rt.team_world())) << "NCCL did not load (SYMMETRA_NCCL_LIB="
                                                   << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
-    // The defaults hand sizes from Selector::kNcclFrom (64 KiB) to NCCL where it can serve.
-    EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 64u << 20, true), AllreduceAlgo::kNccl);
+    // The defaults hand sizes above 16 KiB up to 1 MiB to NCCL where it can serve
+    // (Selector::kNcclAbove, kNcclUpTo).
     EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 64u << 10, true), AllreduceAlgo::kNccl);
-    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 32u << 10, true), AllreduceAlgo::kNccl);
+    EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 1u << 20, true), AllreduceAlgo::kNccl);
+    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 16u << 10, true), AllreduceAlgo::kNccl);
+    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 2u << 20, true), AllreduceAlgo::kNccl);
     put(dst, std::vector<float>(kN, -1.0f));
     rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kMax, AllreduceAlgo::kNccl);
     EXPECT_EQ(fetch(dst, kN), h);

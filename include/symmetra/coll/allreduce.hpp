@@ -14,8 +14,8 @@
 // and pass the algorithm down. The direct and ring algorithms need symmetric source and dest;
 // the LL ones work on any memory of the PE (they fall back to them when buffers are private).
 // Threads: every thread of `g`, on every member, same arguments (the algorithm included).
-// Channels (channel.hpp): one-shot, two-shot and ring take `ch`; with ch.count > 1, kAuto must
-// not be passed from device code that writes the source in the same kernel (channel.hpp).
+// Channels (channel.hpp): every algorithm takes `ch`; with ch.count > 1 the source must be
+// complete before the kernel starts (channel.hpp).
 #pragma once
 
 #include <cstddef>
@@ -58,11 +58,15 @@ SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
   return "?";
 }
 
-// Whether `a` splits into channels (channel.hpp): the direct and ring algorithms, which move
-// bandwidth-bound sizes. The LL ones are latency-bound and keep one channel (their packet
-// buffers are per team slot).
+// Whether `a` splits into channels (channel.hpp): every algorithm that runs in device code.
 SYMMETRA_INLINE constexpr bool takes_channels(AllreduceAlgo a) {
-  return a == AllreduceAlgo::kOneShot || a == AllreduceAlgo::kTwoShot || a == AllreduceAlgo::kRing;
+  return a != AllreduceAlgo::kAuto && a != AllreduceAlgo::kNccl;
+}
+
+// Whether `a` sends LL packets (allreduce_ll.hpp): its channels carry less data each, since an
+// LL channel's time grows with its chunks where a direct one's is mostly its syncs.
+SYMMETRA_INLINE constexpr bool is_ll(AllreduceAlgo a) {
+  return a == AllreduceAlgo::kRecursiveDoubling || a == AllreduceAlgo::kLLTwoShot || a == AllreduceAlgo::kHierarchical;
 }
 
 // Members per host of team `t` for the hierarchy: TeamDesc::local when the team's hosts are
@@ -71,19 +75,22 @@ SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
   return t.local > 0 && t.size % t.local == 0 ? t.local : 1;
 }
 
-// The built-in defaults (a table from symmetra-tune replaces them on the host). GPU: LL packets
-// while the message is small (recursive doubling to 8 KiB, then the LL two-shot), then the
-// direct two-shot on one host; across hosts the hierarchy, then the ring.
+// The built-in defaults (a table from symmetra-tune replaces them on the host). GPU, one host
+// (measured on two NVLinked H200s with channels, docs/selector.md): recursive doubling while the
+// message is small (16 KiB with two members, 8 KiB with more), then with two members the
+// one-shot (one read of the message, two syncs), with more the LL two-shot to 32 KiB and the
+// two-shot above (the one-shot would read the message m-1 times); the ring never won on one
+// host. Across hosts the hierarchy, then the ring.
 // CPU (measured on 4 PEs, docs/perf_notes.md): LL recursive doubling for a few cache lines,
 // one-shot to 4 KiB, then two-shot; across hosts the hierarchy, then the ring.
 SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes, bool gpu) {
   const bool one_host = team_local(t) == t.size;
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
   if (gpu) {
-    if (one_host) {  // measured with 4 PEs on one H200 (docs/perf_notes.md, symmetra-tune)
-      if (bytes <= (8u << 10)) return AllreduceAlgo::kRecursiveDoubling;
-      if (bytes <= (256u << 10)) return AllreduceAlgo::kLLTwoShot;
-      return bytes <= (1u << 20) ? AllreduceAlgo::kTwoShot : AllreduceAlgo::kRing;
+    if (one_host) {
+      if (bytes <= (t.size == 2 ? (16u << 10) : (8u << 10))) return AllreduceAlgo::kRecursiveDoubling;
+      if (t.size == 2) return AllreduceAlgo::kOneShot;
+      return bytes <= (32u << 10) ? AllreduceAlgo::kLLTwoShot : AllreduceAlgo::kTwoShot;
     }
     return bytes <= (2u << 20) ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
   }
@@ -107,10 +114,10 @@ SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T*
   switch (algo) {
     case AllreduceAlgo::kOneShot: return allreduce_one_shot(g, ctx, team, dest, source, nelems, op, ch);
     case AllreduceAlgo::kTwoShot: return allreduce_two_shot(g, ctx, team, dest, source, nelems, op, ch);
-    case AllreduceAlgo::kRecursiveDoubling: return allreduce_ll(g, ctx, team, dest, source, nelems, op, 1);
-    case AllreduceAlgo::kLLTwoShot: return allreduce_ll(g, ctx, team, dest, source, nelems, op, t.size());
+    case AllreduceAlgo::kRecursiveDoubling: return allreduce_ll(g, ctx, team, dest, source, nelems, op, 1, ch);
+    case AllreduceAlgo::kLLTwoShot: return allreduce_ll(g, ctx, team, dest, source, nelems, op, t.size(), ch);
     case AllreduceAlgo::kHierarchical:
-      return allreduce_ll(g, ctx, team, dest, source, nelems, op, team_local(t.desc));
+      return allreduce_ll(g, ctx, team, dest, source, nelems, op, team_local(t.desc), ch);
     case AllreduceAlgo::kRing: return allreduce_ring(g, ctx, team, dest, source, nelems, op, ch);
     case AllreduceAlgo::kNccl:
       SYMMETRA_FATAL(ctx, "allreduce", "the nccl backend runs from the host and stream forms, not in device code");

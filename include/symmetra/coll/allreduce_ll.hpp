@@ -9,8 +9,9 @@
 // L = 1 is plain recursive doubling over the team; L = team size is a two-shot over LL packets.
 // No step needs a fence, a signal word or a barrier: every packet carries its call's flag.
 //
-// Workspace (the team slot's, device/impl/heap_header.hpp): two parities x (2L + log2(H2) + 2)
-// regions of equal size; chunk k (coll_seq, which every member advances alike) uses parity k & 1.
+// Workspace (the team slot's lane for the channel, device/impl/heap_header.hpp): two parities x
+// (2L + log2(H2) + 2) regions of equal size; chunk k (the lane's count, lane_seq, which every
+// member advances alike) uses parity k & 1.
 // A sender writes a region of parity k & 1 in chunk k only after it received packets from the
 // region's owner in chunk k-1, which that owner sent after finishing chunk k-2 (each member
 // ends a chunk with a group sync, and every pair that writes to each other in a chunk does so in
@@ -21,11 +22,14 @@
 // of this PE (only the workspace is symmetric); dest may equal source.
 // Ordering: dest complete on return; source reusable on return. Results are bit-identical on
 // every member (every combine is commutative and each value is combined once per pair).
+// Channels (channel.hpp): channel c runs the algorithm on its range, in lane c of the workspace
+// (on the GPU: kMaxChannels fixed lanes; on the CPU one lane, the channels run in turn).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "symmetra/coll/channel.hpp"
 #include "symmetra/coll/ll_packet.hpp"
 #include "symmetra/coll/team_collective.hpp"
 
@@ -33,7 +37,7 @@ namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team, T* dest,
-                                  const T* source, std::size_t nelems, ReduceOp op, int local) {
+                                  const T* source, std::size_t nelems, ReduceOp op, int local, Channel ch = {}) {
   using detail::LLLine;
   constexpr int E = detail::Unit<T>::kElems;
   constexpr const char* kOp = "allreduce_ll";
@@ -42,6 +46,13 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
   if (local < 1 || m % local != 0)
     SYMMETRA_FATAL(ctx, kOp, "%d members per host does not divide a team of %d", local, m);
   if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, kOp, "bitwise reductions need an integer type");
+  if (device::detail::checks_on(ctx)) detail::check_channel(ctx, kOp, ch, m);
+  {  // a channel reduces its own range, in its own workspace lane, with its own chunk count
+    const Channel::Range part = ch.range(nelems, vec_elems<T>());
+    dest += part.first;
+    source += part.first;
+    nelems = part.count;
+  }
   const int L = local, H = m / L, h = r / L, l = r % L;
   int H2 = 1, R = 0;
   while (H2 * 2 <= H) H2 *= 2, ++R;
@@ -49,12 +60,12 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
   const int regions = 2 * L + R + 2;
   const int kRsIn = 0, kRd = L, kExtraIn = L + R, kExtraOut = L + R + 1, kAgIn = L + R + 2;
   const int slot = t.desc.slot;
-  const std::size_t lines = device::detail::workspace_bytes(ctx, slot) / (2u * regions * sizeof(LLLine));
+  const std::size_t lines = device::detail::lane_bytes(ctx, slot) / (2u * regions * sizeof(LLLine));
   if (lines == 0)
-    SYMMETRA_FATAL(ctx, kOp, "the collective workspace (%llu bytes) is too small for %d regions",
-                   static_cast<unsigned long long>(device::detail::workspace_bytes(ctx, slot)), regions);
-  auto* ws = reinterpret_cast<LLLine*>(device::detail::workspace(ctx, slot));
-  device::detail::HeapHeader* hd = device::detail::my_header(ctx);
+    SYMMETRA_FATAL(ctx, kOp, "the collective workspace lane (%llu bytes) is too small for %d regions",
+                   static_cast<unsigned long long>(device::detail::lane_bytes(ctx, slot)), regions);
+  auto* ws = reinterpret_cast<LLLine*>(device::detail::lane(ctx, slot, ch.index));
+  std::uint64_t* const seq = device::detail::lane_seq(ctx, device::detail::my_header(ctx), slot, ch.index);
   const std::size_t chunk_elems = lines * E * static_cast<std::size_t>(L);
   const std::size_t tr = static_cast<std::size_t>(g.thread_rank()), gs = static_cast<std::size_t>(g.size());
   auto world = [&](int host, int lr) { return t.world(host * L + lr); };
@@ -62,9 +73,9 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
   for (std::size_t first = 0; first < nelems; first += chunk_elems) {
     const std::size_t cnt = nelems - first < chunk_elems ? nelems - first : chunk_elems;
     g.sync();
-    const std::uint64_t k = hd->coll_seq[slot] + 1;
+    const std::uint64_t k = *seq + 1;
     g.sync();
-    if (tr == 0) hd->coll_seq[slot] = k;
+    if (tr == 0) *seq = k;
     const std::uint32_t flag = detail::ll_flag(k);
     LLLine* mine = ws + (k & 1) * static_cast<std::size_t>(regions) * lines;
     auto region = [&](int x) { return mine + static_cast<std::size_t>(x) * lines; };

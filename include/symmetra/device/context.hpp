@@ -70,6 +70,10 @@ struct Context {
   // set where the host has more PEs than CPUs (or SYMMETRA_SYNC=central), the same on every PE
   // of the host. One wait per PE instead of log2(n) chained ones costs fewer context switches.
   static constexpr std::uint32_t kCentralSync = 16u;
+  // The collective workspace is split into kMaxChannels lanes, one per channel
+  // (device/impl/heap_header.hpp): always on the GPU backend; on the CPU, where calls run one
+  // channel, only with SYMMETRA_LL_LANES=1 (tests of the GPU's lane protocol).
+  static constexpr std::uint32_t kWorkspaceLanes = 32u;
 
   SYMMETRA_INLINE int index_of(int pe) const {
     return (flags & kIdentityIndex) ? pe : pe_index[pe];

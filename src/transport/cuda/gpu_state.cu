@@ -145,7 +145,7 @@ Status GpuState::refresh(const device::Context& control) {
   hctx_.stride = im.heap->stride();
   hctx_.heap_bytes = im.heap->size();
   hctx_.my_index = im.heap->index();
-  hctx_.flags |= device::Context::kDeviceHeap;
+  hctx_.flags |= device::Context::kDeviceHeap | device::Context::kWorkspaceLanes;
   if (im.heap->shares_device()) hctx_.flags |= device::Context::kSharedGpu;
   hctx_.ws_world_bytes = ws_world_;
   hctx_.ws_team_bytes = ws_team_;

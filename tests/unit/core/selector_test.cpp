@@ -41,16 +41,21 @@ TEST(Selector, TableRowsMatchShapeAndSize) {
   // Past the table, or another shape: the defaults.
   EXPECT_EQ(s.pick(team(4, 4), 2u << 20, true, false), coll::default_algo(team(4, 4), 2u << 20, false));
   EXPECT_EQ(s.pick(team(8, 8), 64, true, true), A::kRecursiveDoubling);
-  EXPECT_EQ(s.pick(team(8, 8), 64 << 10, true, true), A::kLLTwoShot);
+  EXPECT_EQ(s.pick(team(8, 8), 32 << 10, true, true), A::kLLTwoShot);
   // Ring needs symmetric buffers: the LL algorithm of the team's shape instead.
   EXPECT_EQ(s.pick(team(4, 4), 4096, false, false), A::kLLTwoShot);
   EXPECT_EQ(s.pick(team(4, 2), 1u << 25, false, false), A::kHierarchical);
 }
 
 TEST(Selector, DefaultsFollowTopologyAndBackend) {
-  EXPECT_EQ(coll::default_algo(team(8, 8), 64 << 10, true), A::kLLTwoShot);
-  EXPECT_EQ(coll::default_algo(team(8, 8), 1 << 20, true), A::kTwoShot);
-  EXPECT_EQ(coll::default_algo(team(8, 8), 16 << 20, true), A::kRing);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 8 << 10, true), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 16 << 10, true), A::kLLTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 32 << 10, true), A::kLLTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 64 << 10, true), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 64 << 20, true), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 16 << 10, true), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 32 << 10, true), A::kOneShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 64 << 20, true), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 10, true), A::kHierarchical);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kRing);
   EXPECT_EQ(coll::default_algo(team(8, 0), 64, true), A::kHierarchical);  // irregular: every member a host
@@ -62,13 +67,16 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(1, 1), 1 << 20, false), A::kOneShot);
 }
 
-TEST(Selector, NcclTakesLargeMessagesWhereItCanServe) {
+TEST(Selector, NcclTakesTheMiddleSizesWhereItCanServe) {
   Selector plain;
-  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, true), A::kNccl);
-  EXPECT_EQ(plain.pick(team(8, 8), 1 << 20, true, true, true), A::kNccl);
-  EXPECT_EQ(plain.pick(team(8, 8), 32 << 10, true, true, true), coll::default_algo(team(8, 8), 32 << 10, true));
-  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, true, false), A::kRing);  // NCCL cannot serve
-  EXPECT_EQ(plain.pick(team(8, 8), 64 << 20, true, false, true), A::kRing);  // CPU backend
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove, true, true, true), coll::default_algo(team(8, 8), Selector::kNcclAbove, true));
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove + 1, true, true, true), A::kNccl);
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, true), A::kNccl);
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo, true, true, true), A::kNccl);
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo + 1, true, true, true), A::kTwoShot);
+  EXPECT_EQ(plain.pick(team(2, 2), 64 << 20, true, true, true), A::kOneShot);
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, false), A::kTwoShot);  // NCCL cannot serve
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, false, true), coll::default_algo(team(8, 8), 512 << 10, false));  // CPU
   Selector table(A::kAuto, {{8, 8, ~std::size_t{0}, A::kNccl}});
   EXPECT_EQ(table.pick(team(8, 8), 64, true, true, true), A::kNccl);
   EXPECT_EQ(table.pick(team(8, 8), 64, true, true, false), coll::default_algo(team(8, 8), 64, true));

@@ -53,11 +53,14 @@ struct alignas(64) HeapHeader {
   // Per team slot and channel (coll/channel.hpp), used only by calls of more than one channel:
   // the channel's sync count (local), its dissemination words (remote), and its chunk signal
   // and consumed chunks (allreduce_ring.hpp), as team_seq, team_sync, chunk_signal, chunk_base.
-  // A new team of the slot starts every channel count above the largest any member holds.
+  // A new team of the slot starts every channel count (chan_seq, chan_coll) above the largest
+  // any member holds.
   std::uint64_t chan_seq[kMaxTeams][kMaxChannels];
   std::uint64_t chan_sync[kMaxTeams][kMaxChannels][kChannelRounds];
   std::uint64_t chan_signal[kMaxTeams][kMaxChannels];
   std::uint64_t chan_base[kMaxTeams][kMaxChannels];
+  // The LL chunk count of channels 1.. (allreduce_ll.hpp; channel 0 counts in coll_seq), local.
+  std::uint64_t chan_coll[kMaxTeams][kMaxChannels];
   // Followed by two arrays of kMaxTeams rows x n_pes words (one row per team slot, so that
   // teams of different parents never share words):
   //  - scratch: host-side setup collectives on a team (team creation, allocation checks);
@@ -99,6 +102,26 @@ SYMMETRA_INLINE std::byte* workspace(const Context& ctx, int slot) {
 }
 SYMMETRA_INLINE std::uint64_t workspace_bytes(const Context& ctx, int slot) {
   return slot == 0 ? ctx.ws_world_bytes : ctx.ws_team_bytes;
+}
+
+// The workspace of channel `channel` (coll/channel.hpp) of a slot: on the GPU, kMaxChannels
+// fixed lanes, so that a lane only ever carries one channel's packets whatever the channel
+// counts of successive calls (their protocol's credits are per lane); on the CPU, where calls
+// run one channel, the whole workspace (Context::kWorkspaceLanes says which).
+SYMMETRA_INLINE int workspace_lanes(const Context& ctx) {
+  return (ctx.flags & Context::kWorkspaceLanes) ? kMaxChannels : 1;
+}
+SYMMETRA_INLINE std::uint64_t lane_bytes(const Context& ctx, int slot) {
+  return workspace_bytes(ctx, slot) / static_cast<std::uint64_t>(workspace_lanes(ctx)) / 16 * 16;
+}
+SYMMETRA_INLINE std::byte* lane(const Context& ctx, int slot, int channel) {
+  return workspace(ctx, slot) + lane_bytes(ctx, slot) * static_cast<std::uint64_t>(channel % workspace_lanes(ctx));
+}
+// The chunk count of that lane: coll_seq for lane 0 (and every channel on the CPU), chan_coll
+// for the others. One count per lane keeps its packets' flags and parities in one sequence.
+SYMMETRA_INLINE std::uint64_t* lane_seq(const Context& ctx, HeapHeader* h, int slot, int channel) {
+  const int l = channel % workspace_lanes(ctx);
+  return l == 0 ? &h->coll_seq[slot] : &h->chan_coll[slot][l];
 }
 
 // Row `slot` of the ready words: n_pes words.
