@@ -40,10 +40,10 @@ class Selector {
                            bool nccl = false) const;
   // Between these sizes (above kNcclAbove, up to kNcclUpTo) the defaults hand the all-reduce to
   // NCCL where it can serve. Measured on two NVLinked H200s, stream form (docs/selector.md):
-  // recursive doubling wins to 16 KiB, NCCL from 32 KiB to 512 KiB (8 against 9.8 us at 32 KiB,
-  // 10.2 against 12.1 at 512 KiB), the one-shot with channels from 2 MiB (16.7 against 28 us).
-  // XLA's rule (Symmetra below 16 MiB) predates both measurements.
-  static constexpr std::size_t kNcclAbove = std::size_t{16} << 10;
+  // LL recursive doubling with channels wins to 128 KiB (7.4 us against NCCL's 10-11), NCCL
+  // at 512 KiB by a little (10.0-11.1 against the LL two-shot's 11.3), the one-shot with
+  // channels from 2 MiB (16.8 against 28). XLA's rule (Symmetra below 16 MiB) predates both.
+  static constexpr std::size_t kNcclAbove = std::size_t{256} << 10;
   static constexpr std::size_t kNcclUpTo = std::size_t{1} << 20;
   const std::vector<Row>& table() const { return table_; }
 

@@ -352,7 +352,7 @@ TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
     rt.allreduce(rt.team_world(), dst, src, 64, ReduceOp::kSum);  // the team's first: agrees on NCCL
     if (shared) {
       EXPECT_FALSE(rt.nccl_ready(rt.team_world()));
-      EXPECT_NE(rt.allreduce_algo(rt.team_world(), 64u << 20, true), AllreduceAlgo::kNccl);
+      EXPECT_NE(rt.allreduce_algo(rt.team_world(), 512u << 10, true), AllreduceAlgo::kNccl);
       try {
         rt.allreduce(rt.team_world(), dst, src, 64, ReduceOp::kSum, AllreduceAlgo::kNccl);
         ADD_FAILURE() << "nccl on a shared GPU did not fail";
@@ -363,7 +363,7 @@ TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
     } else {
       ASSERT_TRUE(rt.nccl_ready(rt.team_world())) << "every PE has its own GPU but NCCL did not load (SYMMETRA_NCCL_LIB="
                                                     << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
-      EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 64u << 20, true), AllreduceAlgo::kNccl);
+      EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 512u << 10, true), AllreduceAlgo::kNccl);  // the NCCL window
       std::vector<float> want(kN);
       for (std::size_t i = 0; i < kN; ++i) want[i] = exact_sum(m, i);
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, AllreduceAlgo::kNccl);
@@ -393,11 +393,11 @@ TEST(NcclBackend, OnePeRunsNcclAllReduce) {
     rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum);  // the team's first call
     ASSERT_TRUE(rt.nccl_ready(rt.team_world())) << "NCCL did not load (SYMMETRA_NCCL_LIB="
                                                   << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
-    // The defaults hand sizes above 16 KiB up to 1 MiB to NCCL where it can serve
+    // The defaults hand sizes above 256 KiB up to 1 MiB to NCCL where it can serve
     // (Selector::kNcclAbove, kNcclUpTo).
-    EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 64u << 10, true), AllreduceAlgo::kNccl);
+    EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 512u << 10, true), AllreduceAlgo::kNccl);
     EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 1u << 20, true), AllreduceAlgo::kNccl);
-    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 16u << 10, true), AllreduceAlgo::kNccl);
+    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 256u << 10, true), AllreduceAlgo::kNccl);
     EXPECT_NE(rt.allreduce_algo(rt.team_world(), 2u << 20, true), AllreduceAlgo::kNccl);
     put(dst, std::vector<float>(kN, -1.0f));
     rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kMax, AllreduceAlgo::kNccl);

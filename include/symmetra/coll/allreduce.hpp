@@ -76,10 +76,11 @@ SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
 }
 
 // The built-in defaults (a table from symmetra-tune replaces them on the host). GPU, one host
-// (measured on two NVLinked H200s with channels, docs/selector.md): recursive doubling while the
-// message is small (16 KiB with two members, 8 KiB with more), then with two members the
-// one-shot (one read of the message, two syncs), with more the LL two-shot to 32 KiB and the
-// two-shot above (the one-shot would read the message m-1 times); the ring never won on one
+// (measured on two NVLinked H200s with channels, docs/selector.md): LL packets while they win
+// (two members: recursive doubling to 256 KiB, the LL two-shot to 512 KiB; more members:
+// recursive doubling to 16 KiB, whose rounds each carry the whole message, then the LL two-shot
+// to 512 KiB), then with two members the one-shot (one read of the message, two syncs), with
+// more the two-shot (the one-shot would read the message m-1 times); the ring never won on one
 // host. Across hosts the hierarchy, then the ring.
 // CPU (measured on 4 PEs, docs/perf_notes.md): LL recursive doubling for a few cache lines,
 // one-shot to 4 KiB, then two-shot; across hosts the hierarchy, then the ring.
@@ -88,9 +89,9 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
   if (gpu) {
     if (one_host) {
-      if (bytes <= (t.size == 2 ? (16u << 10) : (8u << 10))) return AllreduceAlgo::kRecursiveDoubling;
-      if (t.size == 2) return AllreduceAlgo::kOneShot;
-      return bytes <= (32u << 10) ? AllreduceAlgo::kLLTwoShot : AllreduceAlgo::kTwoShot;
+      if (bytes <= (t.size == 2 ? (256u << 10) : (16u << 10))) return AllreduceAlgo::kRecursiveDoubling;
+      if (bytes <= (512u << 10)) return AllreduceAlgo::kLLTwoShot;
+      return t.size == 2 ? AllreduceAlgo::kOneShot : AllreduceAlgo::kTwoShot;
     }
     return bytes <= (2u << 20) ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
   }

@@ -48,13 +48,14 @@ TEST(Selector, TableRowsMatchShapeAndSize) {
 }
 
 TEST(Selector, DefaultsFollowTopologyAndBackend) {
-  EXPECT_EQ(coll::default_algo(team(8, 8), 8 << 10, true), A::kRecursiveDoubling);
-  EXPECT_EQ(coll::default_algo(team(8, 8), 16 << 10, true), A::kLLTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 16 << 10, true), A::kRecursiveDoubling);
   EXPECT_EQ(coll::default_algo(team(8, 8), 32 << 10, true), A::kLLTwoShot);
-  EXPECT_EQ(coll::default_algo(team(8, 8), 64 << 10, true), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 512 << 10, true), A::kLLTwoShot);
+  EXPECT_EQ(coll::default_algo(team(8, 8), 1 << 20, true), A::kTwoShot);
   EXPECT_EQ(coll::default_algo(team(8, 8), 64 << 20, true), A::kTwoShot);
-  EXPECT_EQ(coll::default_algo(team(2, 2), 16 << 10, true), A::kRecursiveDoubling);
-  EXPECT_EQ(coll::default_algo(team(2, 2), 32 << 10, true), A::kOneShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 256 << 10, true), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 512 << 10, true), A::kLLTwoShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 1 << 20, true), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(2, 2), 64 << 20, true), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 10, true), A::kHierarchical);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kRing);
@@ -75,7 +76,7 @@ TEST(Selector, NcclTakesTheMiddleSizesWhereItCanServe) {
   EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo, true, true, true), A::kNccl);
   EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo + 1, true, true, true), A::kTwoShot);
   EXPECT_EQ(plain.pick(team(2, 2), 64 << 20, true, true, true), A::kOneShot);
-  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, false), A::kTwoShot);  // NCCL cannot serve
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, false), A::kLLTwoShot);  // NCCL cannot serve
   EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, false, true), coll::default_algo(team(8, 8), 512 << 10, false));  // CPU
   Selector table(A::kAuto, {{8, 8, ~std::size_t{0}, A::kNccl}});
   EXPECT_EQ(table.pick(team(8, 8), 64, true, true, true), A::kNccl);
