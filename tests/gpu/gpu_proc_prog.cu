@@ -1,10 +1,14 @@
 // PEs as processes on the GPU backend (the fd-passing path): a host put ring, a kernel put ring
-// and a barrier inside a kernel. Run as: SYMMETRA_BACKEND=cuda symrun -n 2 gpu_proc_prog
+// and a barrier inside a kernel, then every all-reduce algorithm (and NCCL where it loads) from
+// 4 B to 4 MiB, so with channels, checked element by element. On a machine with several GPUs
+// each process takes the GPU of its local rank: one process per GPU.
+// Run as: SYMMETRA_BACKEND=cuda symrun -n 2 gpu_proc_prog
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <vector>
 
+#include "symmetra/coll.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -35,7 +39,35 @@ int main() {
     if (cudaDeviceSynchronize() != cudaSuccess) ++bad;
     rt->barrier_all();
     bad += rt->g(slot, me) != 1000L * 50 + from;
-    std::printf("pe %d of %d on GPU %d: %s\n", me, n, rt->device(), bad == 0 ? "ok" : "WRONG");
+    // All-reduce: element i of PE r is (i * 7 + r * 13) % 1024 / 8, exact in float in any order.
+    constexpr std::size_t kMax = 1 << 20;
+    auto* asrc = rt->allocate_array<float>(kMax);
+    auto* adst = rt->allocate_array<float>(kMax);
+    std::vector<float> h(kMax), out(kMax);
+    for (std::size_t i = 0; i < kMax; ++i) h[i] = static_cast<float>((i * 7 + static_cast<std::size_t>(me) * 13) % 1024) / 8.0f;
+    rt->put(asrc, h.data(), kMax, me);
+    std::vector<symmetra::coll::AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
+                                                     std::end(symmetra::coll::kDeviceAllreduceAlgos));
+    algos.push_back(symmetra::coll::AllreduceAlgo::kAuto);
+    rt->allreduce(rt->team_world(), adst, asrc, 1, symmetra::coll::ReduceOp::kSum);  // decides on NCCL
+    if (rt->nccl_ready(rt->team_world())) algos.push_back(symmetra::coll::AllreduceAlgo::kNccl);
+    for (auto algo : algos)
+      for (std::size_t count : {std::size_t{1}, std::size_t{5000}, std::size_t{kMax}}) {
+        rt->allreduce(rt->team_world(), adst, asrc, count, symmetra::coll::ReduceOp::kSum, algo);
+        rt->get(out.data(), adst, count, me);
+        int wrong = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+          float want = 0;
+          for (int r = 0; r < n; ++r) want += static_cast<float>((i * 7 + static_cast<std::size_t>(r) * 13) % 1024) / 8.0f;
+          wrong += out[i] != want;
+        }
+        if (wrong) std::printf("pe %d: allreduce %s of %zu floats: %d wrong\n", me, symmetra::coll::algo_name(algo), count, wrong);
+        bad += wrong;
+      }
+    rt->free(adst);
+    rt->free(asrc);
+    std::printf("pe %d of %d on GPU %d: %s (all-reduce: %zu algorithms%s)\n", me, n, rt->device(),
+                bad == 0 ? "ok" : "WRONG", algos.size(), rt->nccl_ready(rt->team_world()) ? ", NCCL included" : "");
     rt->free(block);
     rt->free(slot);
     rt->finalize();
