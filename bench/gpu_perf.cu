@@ -5,8 +5,8 @@
 //
 // Rows: put_signal ping-pong vs a raw flag ping-pong kernel; block put bandwidth vs cudaMemcpy
 // device-to-device (64 MiB - 1 GiB); on-stream signal ping-pong vs raw cuStreamWriteValue64 /
-// cuStreamWaitValue64; p / put latency and bandwidth 8 B - 1 MiB with thread, warp and block
-// groups. Times come from CUDA events around whole loops after a warm-up; medians of 5 runs.
+// cuStreamWaitValue64; p / put / g / get latency and bandwidth 8 B - 1 MiB with thread, warp
+// and block groups, to the other PE (on a second GPU where there is one) and to itself. Times come from CUDA events around whole loops after a warm-up; medians of 5 runs.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -212,6 +212,24 @@ __global__ void put_loop(sd::Context ctx, void* dst, const void* src, std::size_
     if (quiet && g.thread_rank() == 0) sd::quiet(ctx);
     g.sync();
   }
+}
+
+// `iters` gets of `bytes` from PE `pe` into this PE's private `dst`: a get completes on return,
+// so each one is a full round trip.
+template <class Group>
+__global__ void get_loop(sd::Context ctx, void* dst, const void* src, std::size_t bytes, int pe, int iters) {
+  Group g;
+  for (int i = 0; i < iters; ++i) {
+    sd::getmem(g, ctx, dst, src, bytes, pe);
+    g.sync();
+  }
+}
+
+// `iters` dependent g's (each address depends on the last value, so they cannot overlap).
+__global__ void g_loop(sd::Context ctx, const std::uint64_t* src, int pe, int iters, std::uint64_t* sink) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < iters; ++i) v += sd::g(ctx, src + (v & 1), pe);
+  *sink = v;
 }
 
 // Candidate bulk-copy loops for the block put, measured against the library's (raw kernels).
@@ -565,13 +583,15 @@ int main(int argc, char** argv) {
       }
     }
 
-    // 4. p and put latency / bandwidth, thread / warp / block, PE 0 -> PE 1 and PE 0 -> itself.
+    // 4. p, put, g and get latency / bandwidth, thread / warp / block, PE 0 -> PE 1 and PE 0 ->
+    //    itself.
     {
       const std::size_t max = 1u << 20;
       auto* dst = static_cast<char*>(rt.allocate(max));
       char* src = nullptr;
       CK(cudaMallocAsync(&src, max, s));
       CK(cudaMemsetAsync(src, 3, max, s));
+      CK(cudaMemsetAsync(dst, 0, max, s));
       CK(cudaStreamSynchronize(s));
       rt.barrier_all();
       if (me == 0) {
@@ -580,6 +600,11 @@ int main(int argc, char** argv) {
           const int iters = g_quick ? 200 : 1000;
           const float pm = time_ms(s, runs, [&] { p_loop<<<1, 1, 0, s>>>(ctx, reinterpret_cast<std::uint64_t*>(dst), target, iters); });
           add(report, "p_lat", 8, "thread", backend, pm * 1e3 / iters, 0);
+          const float gm = time_ms(s, runs, [&] {
+            g_loop<<<1, 1, 0, s>>>(ctx, reinterpret_cast<const std::uint64_t*>(dst), target, iters,
+                                   reinterpret_cast<std::uint64_t*>(src));
+          });
+          add(report, "g_lat", 8, "thread", backend, gm * 1e3 / iters, 0);
           for (std::size_t bytes = 8; bytes <= max; bytes *= (g_quick ? 16 : 4)) {
             const int it = static_cast<int>(std::clamp<std::size_t>((64u << 20) / bytes, 20, iters));
             const float t1 = time_ms(s, runs, [&] { put_loop<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, dst, src, bytes, target, it, true); });
@@ -588,6 +613,12 @@ int main(int argc, char** argv) {
             add(report, "put_lat", bytes, "thread", backend, t1 * 1e3 / it, bytes / (t1 * 1e6 / it));
             add(report, "put_lat", bytes, "warp", backend, t2 * 1e3 / it, bytes / (t2 * 1e6 / it));
             add(report, "put_lat", bytes, "block", backend, t3 * 1e3 / it, bytes / (t3 * 1e6 / it));
+            const float u1 = time_ms(s, runs, [&] { get_loop<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, src, dst, bytes, target, it); });
+            const float u2 = time_ms(s, runs, [&] { get_loop<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, src, dst, bytes, target, it); });
+            const float u3 = time_ms(s, runs, [&] { get_loop<sd::BlockGroup><<<1, 1024, 0, s>>>(ctx, src, dst, bytes, target, it); });
+            add(report, "get_lat", bytes, "thread", backend, u1 * 1e3 / it, bytes / (u1 * 1e6 / it));
+            add(report, "get_lat", bytes, "warp", backend, u2 * 1e3 / it, bytes / (u2 * 1e6 / it));
+            add(report, "get_lat", bytes, "block", backend, u3 * 1e3 / it, bytes / (u3 * 1e6 / it));
           }
         }
       }

@@ -49,6 +49,7 @@ def main():
             line(f"put+quiet to self {form} {size} B vs NVSHMEM", a and a["p50_us"], b and b["p50_us"], "us", "compare")
     a, b = pick(sym, "p_lat", "symmetra_self"), pick(nv, "p_lat", "nvshmem_self")
     line("p+quiet to self vs NVSHMEM", a and a["p50_us"], b and b["p50_us"], "us", "compare")
+    peer_table(sym)
     coll = load(sys.argv[3] if len(sys.argv) > 3 else None)
     if coll:
         allreduce_table(coll, "symmetra", "stream form, back to back")
@@ -57,6 +58,28 @@ def main():
     if coll and cmp:
         versus_table(coll, cmp)
     return 0
+
+
+def peer_table(rows):
+    """Device-initiated p / g / put / get to the other PE (its GPU where there are two): p50 us,
+    and GB/s for the larger sizes."""
+    peer = [r for r in rows if r["backend"] == "symmetra_peer"]
+    if not peer:
+        return
+    print("\ndevice-initiated, to the other PE: p50 us (GB/s)")
+    for op in ("p_lat", "g_lat"):
+        r = pick(peer, op, "symmetra_peer")
+        if r:
+            print(f"  {op[0]:<4} 8 B thread {r['p50_us']:.2f}")
+    sizes = sorted({r["bytes"] for r in peer if r["op"] == "put_lat"})
+    print(f"  {'op':<4} {'group':<7} " + " ".join(f"{b:>16}" for b in sizes))
+    for op in ("put_lat", "get_lat"):
+        for form in ("thread", "warp", "block"):
+            cells = []
+            for b in sizes:
+                r = pick(peer, op, "symmetra_peer", b, form)
+                cells.append(f"{r['p50_us']:>8.2f} ({r['GBps']:>5.1f})" if r else f"{'-':>16}")
+            print(f"  {op[:-4]:<4} {form:<7} " + " ".join(cells))
 
 
 def versus_table(coll, cmp):

@@ -412,7 +412,8 @@ class Runtime {
   bool nccl_ready(const Team& team) const;
   // Sends nelems of source to team rank `to` and receives into dest from `from` (-1: none), in
   // chunks of chunk_elems; on_chunk(c, ptr, count) runs as each received chunk lands (CPU
-  // backend; on the GPU backend use the device form to consume chunks inside a kernel).
+  // backend; on the GPU backend use the device form to consume chunks inside a kernel: there
+  // the host and stream forms have no chunk consumer and send one chunk per channel).
   template <class T, class OnChunk = coll::NoChunkCallback>
   void permute(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
                std::size_t chunk_elems, OnChunk on_chunk = {});
