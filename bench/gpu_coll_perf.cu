@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
       rt.allreduce(world, dst, src, 1, symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
       if (rt.nccl_ready(world)) algos.push_back(AllreduceAlgo::kNccl);  // PEs on distinct GPUs only
       const sd::Context ctx = rt.device_context();
-      for (std::size_t bytes = 8; bytes <= max_ar; bytes *= (quick ? 16 : 4)) {
+      for (std::size_t bytes : symmetra::bench::sizes(8, max_ar, quick ? 16 : 4)) {
         const std::size_t n = bytes / sizeof(float);
         const int iters = iters_for(bytes);
         double best = 1e30;

@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     const bool windows = false;
 #endif
     if (!windows && r == 0) std::printf("nccl_perf: no symmetric windows (NCCL %d)\n", NCCL_VERSION_CODE);
-    for (std::size_t bytes = 8; bytes <= max_ar; bytes *= (quick ? 16 : 4)) {
+    for (std::size_t bytes : symmetra::bench::sizes(8, max_ar, quick ? 16 : 4)) {
       const std::size_t count = bytes / sizeof(float);
       const int iters = iters_for(bytes);
       add("allreduce_nccl", bytes, "nccl", timed(iters, [&] { NK(ncclAllReduce(src, dst, count, ncclFloat, ncclSum, comm[r], st)); }));

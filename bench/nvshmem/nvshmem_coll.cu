@@ -93,7 +93,7 @@ int run_pe(int me, int n, int id_fd_in, const std::vector<int>& id_fd_out, bool 
   auto add = [&](const char* op, std::size_t bytes, std::pair<double, double> t) {
     if (me == 0) report.add({op, bytes, n, "stream", "nvshmem_on_stream", t.first, t.second, bytes / (t.first * 1e3)});
   };
-  for (std::size_t bytes = 8; bytes <= max_ar; bytes *= (quick ? 16 : 4)) {
+  for (std::size_t bytes : symmetra::bench::sizes(8, max_ar, quick ? 16 : 4)) {
     const int iters = static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
     add("allreduce_nvshmem", bytes, timed(iters, [&] {
           nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, dst, src, bytes / sizeof(float), s);
