@@ -2,7 +2,8 @@
 // stream forms back to back, timed with CUDA events on PE 0's stream (the collectives keep the
 // PEs in step). Rows: all-reduce of float sums for every algorithm and the selector's pick,
 // 8 B - 64 MiB, next to a raw reduce kernel that reads every PE's buffer with no
-// synchronization (the one-block memory floor); broadcast, fcollect (push, pull, ring),
+// synchronization (the one-block memory floor), and to 256 KiB the selector's pick captured in
+// a CUDA graph (form "graph", PEs on distinct GPUs only); broadcast, fcollect (push, pull, ring),
 // alltoall and reduce_scatter, 8 B - 16 MiB; permute (ring shift) 4 KiB - 256 MiB.
 //
 //   symmetra-gpu-coll-perf [--quick] [--pes N]
@@ -105,9 +106,15 @@ int main(int argc, char** argv) {
       symmetra::bench::percentiles(us, &p50, &p99);
       return std::pair{p50, p99};
     };
-    auto add = [&](const std::string& op, std::size_t bytes, const char* backend, std::pair<double, double> t) {
-      if (me == 0) report.add(Row{op, bytes, pes, "stream", backend, t.first, t.second, bytes / (t.first * 1e3)});
+    auto add = [&](const std::string& op, std::size_t bytes, const char* backend, std::pair<double, double> t,
+                   const char* form = "stream") {
+      if (me == 0) report.add(Row{op, bytes, pes, form, backend, t.first, t.second, bytes / (t.first * 1e3)});
     };
+    // Graph rows need a GPU per PE: a graph of several collectives can deadlock PEs that share a
+    // GPU (Runtime::launch_graph).
+    int devices = 0;
+    CK(cudaGetDeviceCount(&devices));
+    const bool graphs = pes <= devices;
     const symmetra::Team world = rt.team_world();
     auto iters_for = [&](std::size_t bytes) {
       return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
@@ -150,6 +157,21 @@ int main(int argc, char** argv) {
             add(std::string("allreduce_") + symmetra::coll::algo_name(algo), bytes, "symmetra_in_kernel",
                 {t.first / loop, t.second / loop});
           }
+        }
+        if (graphs && bytes <= (256u << 10)) {
+          // The selector's pick captured in a CUDA graph, as serving frameworks run it (vLLM's
+          // custom all-reduce, TensorRT-LLM): kCalls calls per graph launch, no host launches.
+          constexpr int kCalls = 20;
+          cudaGraph_t graph;
+          cudaGraphExec_t exec;
+          CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+          for (int i = 0; i < kCalls; ++i) rt.allreduce_on_stream(world, dst, src, n, symmetra::coll::ReduceOp::kSum, st);
+          CK(cudaStreamEndCapture(s, &graph));
+          CK(cudaGraphInstantiate(&exec, graph, 0));
+          const auto t = timed(std::max(iters / kCalls, 3), [&] { rt.launch_graph(exec, st); });
+          add("allreduce_auto", bytes, "symmetra", {t.first / kCalls, t.second / kCalls}, "graph");
+          CK(cudaGraphExecDestroy(exec));
+          CK(cudaGraphDestroy(graph));
         }
         if (me == 0)
           winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + " (" + std::to_string(best) +

@@ -96,15 +96,24 @@ def versus_table(coll, cmp):
           f" {'auto/best other':>16}")
     for size in sizes:
         mine = [r for r in coll if r["op"].startswith("allreduce_") and r["backend"] == "symmetra" and
-                r["bytes"] == size and r["op"] not in ("allreduce_auto", "allreduce_nccl")]
+                r["bytes"] == size and r["form"] == "stream" and r["op"] not in ("allreduce_auto", "allreduce_nccl")]
         best = min((r["p50_us"] for r in mine), default=None)
-        auto = pick(coll, "allreduce_auto", "symmetra", size)
-        theirs = [pick(cmp, op, be, size) for _, op, be in others]
+        auto = pick(coll, "allreduce_auto", "symmetra", size, "stream")
+        theirs = [pick(cmp, op, be, size, "stream") for _, op, be in others]
         got = [t["p50_us"] for t in theirs if t]
         cells = " ".join(f"{t['p50_us']:>9.2f}" if t else f"{'-':>9}" for t in theirs)
         ratio = f"{auto['p50_us'] / min(got):>16.2f}" if auto and got else f"{'-':>16}"
         print(f"{size:>10} {best if best is not None else float('nan'):>9.2f} "
               f"{auto['p50_us'] if auto else float('nan'):>9.2f} {cells} {ratio}")
+    graph = sorted({r["bytes"] for r in coll if r["form"] == "graph"})
+    if graph:
+        print(f"\nall-reduce p50 us per call inside a CUDA graph (20 calls per launch), {pes} PEs")
+        print(f"{'bytes':>10} {'sym auto':>9} {'nccl':>9} {'ratio':>7}")
+        for size in graph:
+            a = pick(coll, "allreduce_auto", "symmetra", size, "graph")
+            b = pick(cmp, "allreduce_nccl", "nccl", size, "graph")
+            print(f"{size:>10} {a['p50_us'] if a else float('nan'):>9.2f} {b['p50_us'] if b else float('nan'):>9.2f} "
+                  f"{(a['p50_us'] / b['p50_us']) if a and b else float('nan'):>7.2f}")
     perm = sorted({r["bytes"] for r in coll if r["op"] == "permute_ring_shift"})
     if perm:
         print(f"\npermute (ring shift) GB/s per PE, {pes} PEs: Symmetra against NCCL send/recv")
@@ -134,7 +143,7 @@ def allreduce_table(rows, backend, what):
             continue
         win = min(got, key=got.get)
         # The selector's pick is timed in the stream form only: no auto column for the others.
-        auto = pick(rows, "allreduce_auto", backend, size)
+        auto = pick(rows, "allreduce_auto", backend, size, "stream")
         raw = pick(rows, "allreduce_raw_reduce_no_sync", "raw_kernel", size)
         cells = " ".join(f"{got[a]:>9.2f}" if a in got else f"{'-':>9}" for a in algos)
         au = f"{auto['p50_us']:>9.2f} {auto['p50_us'] / got[win]:>8.2f}" if auto else f"{'-':>9} {'-':>8}"

@@ -117,6 +117,21 @@ int main(int argc, char** argv) {
       if (windows)
         add("allreduce_nccl", bytes, "nccl_symmetric",
             timed(iters, [&] { NK(ncclAllReduce(wsrc, wdst, count, ncclFloat, ncclSum, comm[r], st)); }));
+      if (bytes <= (256u << 10)) {  // captured in a CUDA graph, kCalls calls per launch
+        constexpr int kCalls = 20;
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        for (int i = 0; i < kCalls; ++i) NK(ncclAllReduce(src, dst, count, ncclFloat, ncclSum, comm[r], st));
+        CK(cudaStreamEndCapture(st, &graph));
+        CK(cudaGraphInstantiate(&exec, graph, 0));
+        const auto t = timed(std::max(iters / kCalls, 3), [&] { CK(cudaGraphLaunch(exec, st)); });
+        if (r == 0)
+          report.add(Row{"allreduce_nccl", bytes, n, "graph", "nccl", t.first / kCalls, t.second / kCalls,
+                         bytes / (t.first / kCalls * 1e3)});
+        CK(cudaGraphExecDestroy(exec));
+        CK(cudaGraphDestroy(graph));
+      }
     }
     // The ring shift: rank r sends its block to r + 1 and receives r - 1's.
     for (std::size_t bytes = 4096; bytes <= max_perm; bytes *= (quick ? 16 : 4)) {
