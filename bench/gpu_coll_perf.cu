@@ -6,7 +6,8 @@
 // a CUDA graph (form "graph", PEs on distinct GPUs only); broadcast, fcollect (push, pull, ring),
 // alltoall and reduce_scatter, 8 B - 16 MiB; permute (ring shift) 4 KiB - 256 MiB.
 //
-//   symmetra-gpu-coll-perf [--quick] [--pes N]
+//   symmetra-gpu-coll-perf [--quick] [--pes N]        (N PEs as threads of this process)
+//   symrun -n N symmetra-gpu-coll-perf [--quick]      (N PEs as processes, PE 0 reports)
 //
 // NCCL (its row appears when the PEs sit on distinct GPUs and NCCL loads) and NVSHMEM cannot
 // run several ranks on one GPU; their columns need a machine with several GPUs (issue 7), where
@@ -65,6 +66,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // Started by a launcher (symrun sets SYMMETRA_SIZE): one PE per process.
+  const char* launched = std::getenv("SYMMETRA_SIZE");
+  const bool procs = launched != nullptr && *launched != '\0';
+  if (procs) pes = std::atoi(launched);
   const std::size_t max_ar = quick ? (4u << 20) : (64u << 20);
   const std::size_t max_coll = quick ? (1u << 20) : (16u << 20);
   const std::size_t max_perm = quick ? (16u << 20) : (256u << 20);
@@ -75,10 +80,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> winners;
   std::atomic<int> arrived{0};
   auto meet = [&](int round) {  // host threads of the PEs start each timing together
+    if (procs) return;            // processes: the barrier before it is all there is
     arrived.fetch_add(1);
     while (arrived.load() < pes * round) std::this_thread::yield();
   };
-  symmetra::launch_threads(pes, symmetra::RuntimeOptions{symmetra::Backend::kCuda, -1}, [&](symmetra::Runtime& rt) {
+  int my_pe = 0;
+  auto body = [&](symmetra::Runtime& rt) {
     const int me = rt.my_pe();
     int round = 0;
     cudaStream_t s;
@@ -228,9 +235,19 @@ int main(int argc, char** argv) {
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
     CK(cudaStreamDestroy(s));
-  });
+  };
+  const symmetra::RuntimeOptions options{symmetra::Backend::kCuda, -1};
+  if (procs) {
+    auto rt = symmetra::Runtime::init(options);
+    my_pe = rt->my_pe();
+    body(*rt);
+    rt->finalize();
+  } else {
+    symmetra::launch_threads(pes, options, body);
+  }
+  if (my_pe != 0) return 0;
   report.table();
-  std::printf("\nall-reduce on the GPU, %d PEs as threads of one process (float sum, p50):\n", pes);
+  std::printf("\nall-reduce on the GPU, %d PEs as %s (float sum, p50):\n", pes, procs ? "processes" : "threads of one process");
   for (const auto& w : winners) std::printf("  %s\n", w.c_str());
   return 0;
 }
