@@ -26,6 +26,7 @@
 
 #include "cuda_check.cuh"
 #include "perf_report.hpp"
+#include "stream_timer.cuh"
 #include "symmetra/launch.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -91,27 +92,11 @@ int main(int argc, char** argv) {
     cudaStream_t s;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     const auto st = reinterpret_cast<symmetra::Stream>(s);
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    // Per-call microseconds of `iters` back-to-back enqueues of `body`, median of 5 (PE 0's view).
+    // Per-call microseconds of `iters` back-to-back enqueues of `body` (PE 0's view), every PE
+    // starting each run together.
+    symmetra::bench::StreamTimer timer(s);
     auto timed = [&](int iters, const std::function<void()>& body) {
-      std::vector<double> us;
-      for (int run = 0; run < 6; ++run) {
-        CK(cudaStreamSynchronize(s));
-        rt.barrier_all();
-        meet(++round);
-        CK(cudaEventRecord(a, s));
-        for (int i = 0; i < iters; ++i) body();
-        CK(cudaEventRecord(b, s));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (run > 0) us.push_back(ms * 1e3 / iters);  // run 0 warms up
-      }
-      double p50, p99;
-      symmetra::bench::percentiles(us, &p50, &p99);
-      return std::pair{p50, p99};
+      return timer(iters, [&] { rt.barrier_all(); meet(++round); }, body);
     };
     auto add = [&](const std::string& op, std::size_t bytes, const char* backend, std::pair<double, double> t,
                    const char* form = "stream") {
@@ -123,9 +108,7 @@ int main(int argc, char** argv) {
     CK(cudaGetDeviceCount(&devices));
     const bool graphs = pes <= devices;
     const symmetra::Team world = rt.team_world();
-    auto iters_for = [&](std::size_t bytes) {
-      return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
-    };
+    auto iters_for = [&](std::size_t bytes) { return symmetra::bench::iters_for(bytes, quick); };
 
     // All-reduce, every algorithm, the selector's pick, and the raw floor.
     {
@@ -232,8 +215,6 @@ int main(int argc, char** argv) {
       rt.free(dst);
       rt.free(src);
     }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
     CK(cudaStreamDestroy(s));
   };
   const symmetra::RuntimeOptions options{symmetra::Backend::kCuda, -1};

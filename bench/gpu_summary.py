@@ -105,23 +105,26 @@ def versus_table(coll, cmp):
         ratio = f"{auto['p50_us'] / min(got):>16.2f}" if auto and got else f"{'-':>16}"
         print(f"{size:>10} {best if best is not None else float('nan'):>9.2f} "
               f"{auto['p50_us'] if auto else float('nan'):>9.2f} {cells} {ratio}")
-    graph = sorted({r["bytes"] for r in coll if r["form"] == "graph"})
-    if graph:
-        print(f"\nall-reduce p50 us per call inside a CUDA graph (20 calls per launch), {pes} PEs")
-        print(f"{'bytes':>10} {'sym auto':>9} {'nccl':>9} {'ratio':>7}")
-        for size in graph:
-            a = pick(coll, "allreduce_auto", "symmetra", size, "graph")
-            b = pick(cmp, "allreduce_nccl", "nccl", size, "graph")
-            print(f"{size:>10} {a['p50_us'] if a else float('nan'):>9.2f} {b['p50_us'] if b else float('nan'):>9.2f} "
-                  f"{(a['p50_us'] / b['p50_us']) if a and b else float('nan'):>7.2f}")
-    perm = sorted({r["bytes"] for r in coll if r["op"] == "permute_ring_shift"})
-    if perm:
-        print(f"\npermute (ring shift) GB/s per PE, {pes} PEs: Symmetra against NCCL send/recv")
-        print(f"{'bytes':>10} {'symmetra':>9} {'nccl':>9} {'ratio':>7}")
-        for size in perm:
-            a, b = pick(coll, "permute_ring_shift", "symmetra", size), pick(cmp, "permute_ring_shift", "nccl_sendrecv", size)
-            print(f"{size:>10} {a['GBps'] if a else float('nan'):>9.1f} {b['GBps'] if b else float('nan'):>9.1f} "
-                  f"{(a['GBps'] / b['GBps']) if a and b else float('nan'):>7.2f}")
+    pair_table(f"all-reduce p50 us per call inside a CUDA graph (20 calls per launch), {pes} PEs",
+               ("sym auto", "nccl"), sorted({r["bytes"] for r in coll if r["form"] == "graph"}),
+               lambda size: pick(coll, "allreduce_auto", "symmetra", size, "graph"),
+               lambda size: pick(cmp, "allreduce_nccl", "nccl", size, "graph"), "p50_us", ".2f")
+    pair_table(f"permute (ring shift) GB/s per PE, {pes} PEs: Symmetra against NCCL send/recv",
+               ("symmetra", "nccl"), sorted({r["bytes"] for r in coll if r["op"] == "permute_ring_shift"}),
+               lambda size: pick(coll, "permute_ring_shift", "symmetra", size),
+               lambda size: pick(cmp, "permute_ring_shift", "nccl_sendrecv", size), "GBps", ".1f")
+
+
+def pair_table(title, names, sizes, mine, theirs, key, fmt):
+    """One row per size: mine(size)[key], theirs(size)[key] and their ratio; nothing without sizes."""
+    if not sizes:
+        return
+    print(f"\n{title}")
+    print(f"{'bytes':>10} {names[0]:>9} {names[1]:>9} {'ratio':>7}")
+    for size in sizes:
+        a, b = mine(size), theirs(size)
+        print(f"{size:>10} {a[key] if a else float('nan'):>9{fmt}} {b[key] if b else float('nan'):>9{fmt}} "
+              f"{(a[key] / b[key]) if a and b else float('nan'):>7.2f}")
 
 
 def allreduce_table(rows, backend, what):

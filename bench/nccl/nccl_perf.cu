@@ -26,6 +26,7 @@
 
 #include "../cuda_check.cuh"
 #include "../perf_report.hpp"
+#include "../stream_timer.cuh"
 
 #define NK(call)                                                                              \
   do {                                                                                        \
@@ -69,32 +70,13 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&src, buf));
     CK(cudaMalloc(&dst, buf));
     CK(cudaMemset(src, 0, buf));
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
     int round = 0;
-    auto timed = [&](int iters, const std::function<void()>& body) {
-      std::vector<double> us;
-      for (int run = 0; run < 6; ++run) {
-        CK(cudaStreamSynchronize(st));
-        meet(++round);
-        CK(cudaEventRecord(a, st));
-        for (int i = 0; i < iters; ++i) body();
-        CK(cudaEventRecord(b, st));
-        CK(cudaEventSynchronize(b));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (run > 0) us.push_back(ms * 1e3 / iters);
-      }
-      double p50, p99;
-      symmetra::bench::percentiles(us, &p50, &p99);
-      return std::pair{p50, p99};
-    };
-    auto iters_for = [&](std::size_t bytes) {
-      return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
-    };
-    auto add = [&](const char* op, std::size_t bytes, const char* backend, std::pair<double, double> t) {
-      if (r == 0) report.add(Row{op, bytes, n, "stream", backend, t.first, t.second, bytes / (t.first * 1e3)});
+    symmetra::bench::StreamTimer timer(st);
+    auto timed = [&](int iters, const std::function<void()>& body) { return timer(iters, [&] { meet(++round); }, body); };
+    auto iters_for = [&](std::size_t bytes) { return symmetra::bench::iters_for(bytes, quick); };
+    auto add = [&](const char* op, std::size_t bytes, const char* backend, std::pair<double, double> t,
+                   const char* form = "stream") {
+      if (r == 0) report.add(Row{op, bytes, n, form, backend, t.first, t.second, bytes / (t.first * 1e3)});
     };
     // Symmetric windows: NCCL's own allocation, registered collectively (every rank's thread).
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
@@ -126,9 +108,7 @@ int main(int argc, char** argv) {
         CK(cudaStreamEndCapture(st, &graph));
         CK(cudaGraphInstantiate(&exec, graph, 0));
         const auto t = timed(std::max(iters / kCalls, 3), [&] { CK(cudaGraphLaunch(exec, st)); });
-        if (r == 0)
-          report.add(Row{"allreduce_nccl", bytes, n, "graph", "nccl", t.first / kCalls, t.second / kCalls,
-                         bytes / (t.first / kCalls * 1e3)});
+        add("allreduce_nccl", bytes, "nccl", {t.first / kCalls, t.second / kCalls}, "graph");
         CK(cudaGraphExecDestroy(exec));
         CK(cudaGraphDestroy(graph));
       }

@@ -24,6 +24,7 @@
 
 #include "../cuda_check.cuh"
 #include "../perf_report.hpp"
+#include "../stream_timer.cuh"
 
 namespace {
 
@@ -69,33 +70,14 @@ int run_pe(int me, int n, int id_fd_in, const std::vector<int>& id_fd_out, bool 
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   CK(cudaMemsetAsync(src, 0, max_ar, s));
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
   symmetra::bench::Report report;
-  auto timed = [&](int iters, const std::function<void()>& body) {
-    std::vector<double> us;
-    for (int run = 0; run < 6; ++run) {
-      CK(cudaStreamSynchronize(s));
-      nvshmem_barrier_all();
-      CK(cudaEventRecord(a, s));
-      for (int i = 0; i < iters; ++i) body();
-      CK(cudaEventRecord(b, s));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      if (run > 0) us.push_back(ms * 1e3 / iters);
-    }
-    double p50, p99;
-    symmetra::bench::percentiles(us, &p50, &p99);
-    return std::pair{p50, p99};
-  };
+  symmetra::bench::StreamTimer timer(s);
+  auto timed = [&](int iters, const std::function<void()>& body) { return timer(iters, [] { nvshmem_barrier_all(); }, body); };
   auto add = [&](const char* op, std::size_t bytes, std::pair<double, double> t) {
     if (me == 0) report.add({op, bytes, n, "stream", "nvshmem_on_stream", t.first, t.second, bytes / (t.first * 1e3)});
   };
   for (std::size_t bytes : symmetra::bench::sizes(8, max_ar, quick ? 16 : 4)) {
-    const int iters = static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
-    add("allreduce_nvshmem", bytes, timed(iters, [&] {
+    add("allreduce_nvshmem", bytes, timed(symmetra::bench::iters_for(bytes, quick), [&] {
           nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, dst, src, bytes / sizeof(float), s);
         }));
   }
