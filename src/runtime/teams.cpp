@@ -56,20 +56,27 @@ std::size_t counter_offset(int which, int slot) {
   return (which == 0 ? offsetof(hd::HeapHeader, team_seq) : offsetof(hd::HeapHeader, coll_seq)) +
          sizeof(std::uint64_t) * static_cast<std::size_t>(slot);
 }
+// The word at byte `offset` of this PE's host header.
+std::uint64_t* host_word(const device::Context& ctx, std::size_t offset) {
+  return reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) + offset);
+}
 std::uint64_t& host_counter(const device::Context& ctx, int which, int slot) {
-  return *reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) +
-                                           counter_offset(which, slot));
+  return *host_word(ctx, counter_offset(which, slot));
 }
 // The channels' counts of a slot (coll/channel.hpp): sync counts and LL chunk counts, one row
-// each, in a header (the GPU one through gpu_row).
+// each; row_offset is where a slot's row starts in either header.
 using ChannelRow = std::array<std::uint64_t, hd::kMaxChannels>;
 constexpr std::size_t kChannelRows[] = {offsetof(hd::HeapHeader, chan_seq), offsetof(hd::HeapHeader, chan_coll)};
+std::size_t row_offset(std::size_t rows, int slot) { return rows + sizeof(ChannelRow) * static_cast<std::size_t>(slot); }
 void* gpu_row(detail::GpuState& gpu, std::size_t rows, int slot) {
-  return gpu.device_context().heap_base + rows + sizeof(ChannelRow) * static_cast<std::size_t>(slot);
+  return gpu.device_context().heap_base + row_offset(rows, slot);
 }
-std::uint64_t* host_row(const device::Context& ctx, std::size_t rows, int slot) {
-  return reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) + rows +
-                                          sizeof(ChannelRow) * static_cast<std::size_t>(slot));
+// The largest of `all` (one value per parent rank) over the new team's members.
+std::uint64_t members_max(const std::vector<std::uint64_t>& all, const std::function<bool(int)>& is_member) {
+  std::uint64_t most = 0;
+  for (int r = 0; r < static_cast<int>(all.size()); ++r)
+    if (is_member(r)) most = std::max(most, all[r]);
+  return most;
 }
 }  // namespace
 
@@ -83,18 +90,13 @@ Runtime::SlotCounters Runtime::agree_slot_counters(int parent, int slot,
     const auto host_all = team_allgather(parent, host_counter(ctx_, w, slot));
     const auto gpu_all = gpu_ ? team_allgather(parent, gpu_->header_word(counter_offset(w, slot)).value_or_throw())
                               : std::vector<std::uint64_t>(n, 0);
-    for (int r = 0; r < n; ++r) {
-      if (!is_member(r)) continue;
-      agreed.host[w] = std::max(agreed.host[w], host_all[r]);
-      agreed.gpu[w] = std::max(agreed.gpu[w], gpu_all[r]);
-    }
+    agreed.host[w] = members_max(host_all, is_member);
+    agreed.gpu[w] = members_max(gpu_all, is_member);
   }
-  // The new team's first member counts central-sync arrivals for the slot (sync_impl.hpp). The
-  // slot is free on it, so nothing moves its count now.
   // Channel counts: one floor above this PE's largest in either header, the largest over members.
   std::uint64_t chan = 0;
   for (std::size_t rows : kChannelRows) {
-    const std::uint64_t* host = host_row(ctx_, rows, slot);
+    const std::uint64_t* host = host_word(ctx_, row_offset(rows, slot));
     chan = std::max(chan, *std::max_element(host, host + hd::kMaxChannels));
     if (gpu_) {
       ChannelRow row{};
@@ -102,10 +104,9 @@ Runtime::SlotCounters Runtime::agree_slot_counters(int parent, int slot,
       chan = std::max(chan, *std::max_element(row.begin(), row.end()));
     }
   }
-  const auto chans = team_allgather(parent, chan);
-  agreed.channels = 0;
-  for (int r = 0; r < n; ++r)
-    if (is_member(r)) agreed.channels = std::max(agreed.channels, chans[r]);
+  agreed.channels = members_max(team_allgather(parent, chan), is_member);
+  // The new team's first member counts central-sync arrivals for the slot (sync_impl.hpp). The
+  // slot is free on it, so nothing moves its count now.
   const auto counts = team_allgather(parent, hd::my_header(ctx_)->team_count[slot]);
   agreed.root_count = 0;
   for (int r = 0; r < n; ++r)
@@ -124,7 +125,7 @@ void Runtime::set_slot_counters(int slot, const SlotCounters& c, int team_size) 
   ChannelRow row;
   row.fill(c.channels);
   for (std::size_t rows : kChannelRows) {
-    std::copy(row.begin(), row.end(), host_row(ctx_, rows, slot));
+    std::copy(row.begin(), row.end(), host_word(ctx_, row_offset(rows, slot)));
     if (gpu_) gpu_->copy(gpu_row(*gpu_, rows, slot), row.data(), sizeof(row)).or_throw();
   }
   // Sync k of the team (team_seq k) completes when the count reaches base + k * size.
