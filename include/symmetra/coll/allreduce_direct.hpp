@@ -39,15 +39,10 @@ SYMMETRA_INLINE void allreduce_two_shot(Group g, const device::Context& ctx, int
   dest += part.first;
   source += part.first;
   nelems = part.count;
-  const std::size_t m = static_cast<std::size_t>(t.size());
-  // Slices of whole 16-byte groups where possible, so that the copies stay vectorized.
-  const std::size_t align = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
-  const std::size_t slice = ((nelems + m - 1) / m + align - 1) / align * align;
-  auto first = [&](std::size_t k) { return k * slice < nelems ? k * slice : nelems; };
-  auto count = [&](std::size_t k) { return first(k + 1 <= m ? k + 1 : m) - first(k); };
-  const std::size_t me = static_cast<std::size_t>(t.rank());
+  // This member's slice, of whole 16-byte groups where possible, so that the copies stay vectorized.
+  const Part mine = part_of(nelems, t.size(), t.rank(), vec_elems<T>());
   channel_sync(g, ctx, team, ch);  // every source written, every dest free for this call
-  detail::reduce_range_push(g, ctx, t, dest, source, first(me), count(me), op);
+  detail::reduce_range_push(g, ctx, t, dest, source, mine.first, mine.count, op);
   channel_sync(g, ctx, team, ch, true);  // every slice pushed; nobody reads a source any more
 }
 

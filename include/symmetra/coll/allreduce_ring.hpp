@@ -46,11 +46,9 @@ SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int tea
     g.sync();
     return;
   }
-  const std::size_t ms = static_cast<std::size_t>(m);
-  const std::size_t align = sizeof(T) >= 16 ? 1 : 16 / sizeof(T);
-  const std::size_t chunk = ((nelems + ms - 1) / ms + align - 1) / align * align;
-  auto first = [&](int c) { const std::size_t f = static_cast<std::size_t>(c) * chunk; return f < nelems ? f : nelems; };
-  auto count = [&](int c) { return first(c + 1 < m ? c + 1 : m) - first(c); };
+  // Chunk c of m, of whole 16-byte groups where possible, so that the copies stay vectorized.
+  auto first = [&](int c) { return part_of(nelems, m, c, vec_elems<T>()).first; };
+  auto count = [&](int c) { return part_of(nelems, m, c, vec_elems<T>()).count; };
   const int prev = t.world((r + m - 1) % m), next = t.world((r + 1) % m);
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;

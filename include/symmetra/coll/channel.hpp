@@ -25,23 +25,30 @@
 
 namespace symmetra::coll {
 
+// Elements [first, first + count) of a message.
+struct Part {
+  std::size_t first, count;
+};
+
+// Part k of n elements cut into `parts`: whole groups of `align` elements (so that copies stay
+// vectorized), spread as evenly as that allows; the last parts may get none. The split of the
+// channels, and of the direct algorithms' slices among members.
+SYMMETRA_INLINE Part part_of(std::size_t n, int parts, int k, std::size_t align = 1) {
+  const std::size_t c = static_cast<std::size_t>(parts);
+  const std::size_t per = ((n + c - 1) / c + align - 1) / align * align;
+  const std::size_t f = per * static_cast<std::size_t>(k);
+  const std::size_t first = f < n ? f : n;
+  const std::size_t last = f + per < n ? f + per : n;
+  return {first, last - first};
+}
+
 struct Channel {
   int index = 0;
   int count = 1;
 
-  // Channel `index`'s part of n elements: whole groups of `align` elements (so that copies stay
-  // vectorized), spread as evenly as that allows; the last channels may get none.
-  struct Range {
-    std::size_t first, count;
-  };
-  SYMMETRA_INLINE Range range(std::size_t n, std::size_t align = 1) const {
-    const std::size_t c = static_cast<std::size_t>(count);
-    const std::size_t per = ((n + c - 1) / c + align - 1) / align * align;
-    const std::size_t f = per * static_cast<std::size_t>(index);
-    const std::size_t first = f < n ? f : n;
-    const std::size_t last = f + per < n ? f + per : n;
-    return {first, last - first};
-  }
+  // Channel `index`'s part of n elements (part_of).
+  using Range = Part;
+  SYMMETRA_INLINE Range range(std::size_t n, std::size_t align = 1) const { return part_of(n, count, index, align); }
 };
 
 // Channels for a call moving `bytes` in all: one per `per_channel` bytes, 1 to `cap`.
