@@ -167,7 +167,10 @@ void Runtime::permute_on_stream(const Team& team, T* dest, const T* source, std:
   auto c = coll_call(CollKind::kPermute, team, dest, source, nelems, "permute");
   c.to = to;
   c.from = from;
-  c.chunk = chunk_elems;
+  // Chunks exist for consumers of each chunk (the device form's on_chunk); this form has none,
+  // and each chunk costs a fence and a signal: one chunk per channel. A chunk of 0 still goes
+  // down, for the kernel's argument check to report.
+  c.chunk = chunk_elems == 0 ? 0 : std::max<std::size_t>(nelems, 1);
   gpu_collective(c, s, "permute_on_stream");
 }
 

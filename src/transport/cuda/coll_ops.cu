@@ -130,9 +130,6 @@ void Runtime::gpu_collective(const CollCall& c, Stream stream, const char* op) {
     return;
   }
   Args a{kind, c.team, c.dest, c.source, c.nelems, c.root, c.dst_stride, c.src_stride, c.op, c.algo, c.to, c.from, c.chunk};
-  // Permute's chunks exist for consumers of each chunk (the device form's on_chunk); these forms
-  // have none, and each chunk costs a fence and a signal: one chunk per channel.
-  if (kind == kPermute) a.chunk = c.nelems > 0 ? c.nelems : 1;
   const KernelFn fn = kernel_for(kind, c.type);
   const int channels = coll_channels(c);
   const Status st = gpu_->launch_collective(c.team, [fn, dctx = gpu_->device_context(), a, s, channels]() mutable {
