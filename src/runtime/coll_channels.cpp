@@ -35,10 +35,12 @@ int Runtime::coll_channels(const CollCall& c) const {
   // once: kMaxChannels blocks per GPU in all (far below any GPU's capacity), split among them.
   const int per_gpu = gpu_ ? gpu_->max_pes_per_device() : 1;
   const int cap = std::max(1, std::min(config_->max_channels, device::detail::kMaxChannels / per_gpu));
-  // LL channels carry a quarter as much: an LL channel's time grows with its chunks, where a
-  // direct channel's is mostly its two syncs.
+  // LL channels carry a sixteenth as much (2 KiB by default): an LL channel's time grows with
+  // the packets its one block stores and polls, where a direct channel's is mostly its two
+  // syncs. Measured on two H200s (docs/perf_notes.md, session 6): 8 KiB per LL channel took
+  // 6.95 us at 8 KiB and 7.15 at 32 KiB; 2 KiB took 6.06 and 6.24.
   const bool ll = c.kind == CollKind::kAllreduce && coll::is_ll(c.algo);
-  return coll::channels_for(bytes, ll ? std::max<std::uint64_t>(config_->channel_bytes / 4, 1) : config_->channel_bytes, cap);
+  return coll::channels_for(bytes, ll ? std::max<std::uint64_t>(config_->channel_bytes / 16, 1) : config_->channel_bytes, cap);
 }
 
 }  // namespace symmetra
