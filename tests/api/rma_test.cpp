@@ -177,14 +177,15 @@ TEST_P(RmaTest, FenceOrdersPutBeforeFlag) {
   });
 }
 
-// Gets whose destination lies just before or after the source's offset modulo 4 KiB take the
-// bounce path on the CPU (device/impl/copy.hpp): every byte, and the bytes around, checked.
+// Gets of 2 - 512 KiB take host_copy_in's vector loop on the CPU (device/impl/copy.hpp), at
+// any relative alignment, including just before or after the source's offset modulo 4 KiB: every
+// byte, and the bytes around, checked, on both sides of the size range.
 TEST_P(RmaTest, GetmemAtEveryRelativeAlignment) {
   run_pes(GetParam(), [](Runtime& rt) {
     const int me = rt.my_pe(), n = rt.n_pes();
     const int from = (me + 1) % n;
     const std::uint64_t seed = run_seed();
-    constexpr std::size_t kMax = 20000;
+    constexpr std::size_t kMax = (1u << 19) + 1;
     auto* src = static_cast<unsigned char*>(rt.align(4096, kMax));
     std::vector<unsigned char> mine(kMax);
     for (std::size_t i = 0; i < kMax; ++i) mine[i] = static_cast<unsigned char>(pattern(seed, me, 5, i));
@@ -192,7 +193,7 @@ TEST_P(RmaTest, GetmemAtEveryRelativeAlignment) {
     rt.barrier_all();
     std::vector<unsigned char> page(kMax + 3 * 4096);
     unsigned char* base = page.data() + (4096 - reinterpret_cast<std::uintptr_t>(page.data()) % 4096);
-    for (std::size_t bytes : {4095ul, 4096ul, 5000ul, 16384ul, 16385ul, kMax}) {
+    for (std::size_t bytes : {2047ul, 2048ul, 4095ul, 4096ul, 5000ul, 16385ul, 65537ul, kMax - 1, kMax}) {
       for (std::size_t off : {0ul, 8ul, 16ul, 63ul, 64ul, 2048ul, 4032ul, 4040ul, 4088ul}) {
         unsigned char* dst = base + off;
         std::memset(base, 0xEE, kMax + 4096);

@@ -1,5 +1,5 @@
 // Copies a byte range with all threads of a group. Threads: every thread of the group.
-// CPU: memcpy. GPU: 16-byte vector accesses when both ends allow it, spread across the group.
+// CPU: memcpy (host_copy_in for gets). GPU: 16-byte vector accesses when both ends allow it, spread across the group.
 #pragma once
 
 #include <cstddef>
@@ -11,26 +11,14 @@
 namespace symmetra::device::detail {
 
 #if !SYMMETRA_DEVICE_PASS
-// glibc's memcpy moves 4 KiB and more with `rep movsb`, which ran about 4x slower reading a
-// peer's heap when dst and src lay within 64 bytes of each other modulo 4 KiB (but not at the
-// same offset): a get of 4 KiB from a page-aligned heap block into a malloc'd buffer (16 bytes
-// past a page) took 0.15 us instead of 0.04. Puts with the same offsets ran at full speed
-// (docs/perf_notes.md). Such gets up to 16 KiB go through a bounce buffer 2 KiB away from both:
-// two fast copies beat one slow one up to there.
-inline constexpr std::size_t kAliasMin = 4096, kAliasMax = 16384;
-
-inline bool aliased_4k(const void* dst, const void* src) {
-  const auto d = (reinterpret_cast<std::uintptr_t>(dst) - reinterpret_cast<std::uintptr_t>(src)) & 4095;
-  return d != 0 && (d < 64 || d > 4096 - 64);  // equal offsets copy at full speed
-}
-
-inline void bounce_copy(void* dst, const void* src, std::size_t bytes) {
-  static thread_local unsigned char bounce[kAliasMax + 4096];
-  const auto base = reinterpret_cast<std::uintptr_t>(bounce);
-  unsigned char* tmp = bounce + ((reinterpret_cast<std::uintptr_t>(src) + 2048 - base) & 4095);  // src + 2 KiB, mod 4 KiB
-  std::memcpy(tmp, src, bytes);
-  std::memcpy(dst, tmp, bytes);
-}
+// Copies bytes out of another PE's memory on the CPU (src/core/copy_in.cpp): vector loads and
+// aligned vector stores instead of glibc's `rep movsb`, which ran 2-4x slower reading pages that
+// another process had mapped (docs/perf_notes.md, session 6). Any sizes, any alignment.
+void host_copy_in(void* dst, const void* src, std::size_t bytes);
+// The sizes that take host_copy_in: below, glibc copies with vectors already; above 512 KiB
+// `rep movsb`, which writes whole lines without reading them first, was as fast or faster
+// (a 1 MiB copy into a peer: 35-39 us against the vector loop's 53-55).
+inline constexpr std::size_t kCopyInMin = 2048, kCopyInMax = 524288;
 #endif
 
 template <class Group>
@@ -78,11 +66,11 @@ SYMMETRA_INLINE void group_copy(Group g, void* dst, const void* src, std::size_t
 #endif
 }
 
-// group_copy for reads of a peer's memory (get): on the CPU, avoids the aliasing slow path above.
+// group_copy for reads of a peer's memory (get): on the CPU, avoids `rep movsb` (host_copy_in).
 template <class Group>
 SYMMETRA_INLINE void group_copy_in(Group g, void* dst, const void* src, std::size_t bytes) {
 #if !SYMMETRA_DEVICE_PASS
-  if (bytes >= kAliasMin && bytes <= kAliasMax && aliased_4k(dst, src)) return bounce_copy(dst, src, bytes);
+  if (bytes >= kCopyInMin && bytes <= kCopyInMax) return host_copy_in(dst, src, bytes);
 #endif
   group_copy(g, dst, src, bytes);
 }
