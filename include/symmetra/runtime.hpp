@@ -381,7 +381,10 @@ class Runtime {
   //     it is done; the _on_stream forms enqueue on `stream` and return at once (capturable).
   //     Ordering: as the device forms; dest complete on return (plain) or when the stream gets
   //     there (_on_stream). ---
-  template <class T> void broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root);
+  // write_root false leaves the root's dest alone (OpenSHMEM 1.4's active-set broadcast); CPU
+  // backend only.
+  template <class T>
+  void broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root, bool write_root = true);
   // All-gather: push (each member puts its block to every member), pull (fcollect_read: each
   // member reads every block), ring (fcollect_ring: n-1 steps to the next member).
   template <class T> void fcollect(const Team& team, T* dest, const T* source, std::size_t nelems);

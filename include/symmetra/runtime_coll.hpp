@@ -12,9 +12,10 @@
 namespace symmetra {
 
 template <class T>
-void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root) {
+void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root, bool write_root) {
+  if (gpu_ && !write_root) fail("broadcast: leaving the root's dest alone (write_root false) needs the CPU backend");
   if (gpu_) return broadcast_on_stream(team, dest, source, nelems, root, nullptr);
-  coll::broadcast(device::ThreadGroup{}, ctx_, checked(team, "broadcast"), dest, source, nelems, root);
+  coll::broadcast(device::ThreadGroup{}, ctx_, checked(team, "broadcast"), dest, source, nelems, root, {}, write_root);
 }
 template <class T>
 void Runtime::broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int root,

@@ -4,9 +4,11 @@
 // calls on the same buffers to catch stale data.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include "support/coll_reference.hpp"
@@ -95,6 +97,39 @@ TEST_P(CollTest, AlltoallAndStrided) {
             ASSERT_EQ(dst[3 * (r * kN + i) + 1], -1.0);
           }
       }
+    });
+  });
+}
+
+// Every member but one returns from each call at once and makes the next; the slow one (a
+// different member each call) sleeps before it checks its dest. A collective that wrote into a
+// member's dest before that member entered the call (coll/credit.hpp) would overwrite the slow
+// member's result with the next call's data.
+TEST_P(CollTest, NoMemberWrittenBeforeItEnters) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 64;
+    const std::size_t n = static_cast<std::size_t>(rt.n_pes());
+    auto* src = rt.allocate_array<std::uint64_t>(kN * n);
+    auto* dst = rt.allocate_array<std::uint64_t>(kN * n);
+    for_each_team(rt, [&](const Team& t) {
+      const int m = t.n_pes(), me = t.my_pe();
+      for (std::uint64_t call = 0; call < 24; ++call) {
+        const int kind = static_cast<int>(call % 4), slow = static_cast<int>((call / 4) % m);
+        auto v = [&](int from, std::size_t i) { return mix(call, from, i, 7); };
+        for (std::size_t i = 0; i < kN * n; ++i) src[i] = v(me, i);
+        const int root = (slow + 1) % m;  // broadcast: the slow member is not the root
+        if (kind == 0) rt.broadcast(t, dst, src, kN, root);
+        if (kind == 1) rt.fcollect(t, dst, src, kN);
+        if (kind == 2) rt.alltoall(t, dst, src, kN);
+        if (kind == 3) rt.alltoalls(t, dst, src, 1, 1, kN);
+        if (me == slow) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        for (int r = 0; r < (kind == 0 ? 1 : m); ++r)
+          for (std::size_t i = 0; i < kN; ++i) {
+            const std::uint64_t want = kind == 0 ? v(root, i) : kind == 1 ? v(r, i) : v(r, me * kN + i);
+            ASSERT_EQ(dst[r * kN + i], want) << "kind " << kind << " call " << call << " block " << r << " i " << i;
+          }
+      }
+      rt.barrier(t);
     });
   });
 }

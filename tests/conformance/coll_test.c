@@ -197,10 +197,12 @@ int main(void) {
       CHECK(a[i] == mx, "set %d max_to_all %d", set, i);
     }
     for (int i = 0; i < M * n; ++i) a[i] = lv(seed, rank, 50 + set, (uint64_t)i);
+    if (rank == size - 1) /* the 1.4 broadcast leaves the root's dest alone */
+      for (int i = 0; i < M; ++i) b[i] = lv(seed, rank, 60 + set, (uint64_t)i);
     shmem_barrier(start, log_stride, size, psync);
     shmem_broadcast64(b, a, M, size - 1, start, log_stride, size, psync);
-    if (rank != size - 1)
-      for (int i = 0; i < M; ++i) CHECK(b[i] == lv(seed, size - 1, 50 + set, (uint64_t)i), "set %d broadcast64 %d", set, i);
+    for (int i = 0; i < M; ++i)
+      CHECK(b[i] == lv(seed, size - 1, (rank != size - 1 ? 50 : 60) + set, (uint64_t)i), "set %d broadcast64 %d", set, i);
     shmem_fcollect64(b, a, M, start, log_stride, size, psync);
     for (int i = 0; i < M * size; ++i) CHECK(b[i] == lv(seed, i / M, 50 + set, (uint64_t)(i % M)), "set %d fcollect64 %d", set, i);
     shmem_collect64(b, a, (size_t)rank + 1, start, log_stride, size, psync);

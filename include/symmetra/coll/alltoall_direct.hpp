@@ -1,14 +1,17 @@
 // All-to-all, direct (OpenSHMEM 1.5 shmem_alltoall / shmem_alltoalls): block k of source goes
 // to member k, landing in block <my rank> of its dest. alltoalls takes element strides.
 //
-// Threads: every thread of `g`, on every member, same arguments. Ordering: a sync first, a
-// barrier last: dest complete and source reusable on return. Channels (channel.hpp; alltoall):
-// channel c moves its range of every block.
+// Threads: every thread of `g`, on every member, same arguments. Ordering: a member writes into
+// another's dest only after that member entered the call; dest complete and source reusable on
+// return. One channel: credit and signal (credit.hpp), two one-way hops. Several channels
+// (channel.hpp; alltoall): channel c moves its range of every block between a channel sync and a
+// channel barrier.
 #pragma once
 
 #include <cstddef>
 
 #include "symmetra/coll/channel.hpp"
+#include "symmetra/coll/credit.hpp"
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/device/rma.hpp"
 
@@ -19,6 +22,16 @@ SYMMETRA_INLINE void alltoall(Group g, const device::Context& ctx, int team, T* 
                               const T* source, std::size_t nelems, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "alltoall");
   if (device::detail::checks_on(ctx)) detail::check_channel(ctx, "alltoall", ch, t.size());
+  const int me = t.rank(), m = t.size();
+  auto block = [&](T* p, int r) { return p + static_cast<std::size_t>(r) * nelems; };
+  auto cblock = [&](const T* p, int r) { return p + static_cast<std::size_t>(r) * nelems; };
+  if (ch.count == 1) {
+    const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m));
+    device::put(g, ctx, block(dest, me), cblock(source, me), nelems, t.world(me));
+    for (int i = 1; i < m; ++i)
+      detail::credit_put(g, ctx, t, k, block(dest, me), cblock(source, (me + i) % m), nelems, (me + i) % m, "alltoall");
+    return detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "alltoall");
+  }
   const Channel::Range part = ch.range(nelems, vec_elems<T>());
   channel_sync(g, ctx, team, ch);
   for (int i = 0; i < t.size(); ++i) {
@@ -30,18 +43,22 @@ SYMMETRA_INLINE void alltoall(Group g, const device::Context& ctx, int team, T* 
 }
 
 // dest[dst * (rank * nelems + i)] on member k = source[sst * (k * nelems + i)], i < nelems.
+// One channel, credit and signal.
 template <class Group, class T>
 SYMMETRA_INLINE void alltoalls(Group g, const device::Context& ctx, int team, T* dest,
                                const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
                                std::size_t nelems) {
   const detail::TeamView t = detail::team_view(ctx, team, "alltoalls");
-  device::sync(g, ctx, team);
-  for (int i = 0; i < t.size(); ++i) {
-    const int k = (t.rank() + i) % t.size();
-    device::iput(g, ctx, dest + dst * static_cast<std::ptrdiff_t>(t.rank() * nelems),
-                 source + sst * static_cast<std::ptrdiff_t>(k * nelems), dst, sst, nelems, t.world(k));
+  const int me = t.rank(), m = t.size();
+  T* const to = dest + dst * static_cast<std::ptrdiff_t>(static_cast<std::size_t>(me) * nelems);
+  auto from = [&](int r) { return source + sst * static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * nelems); };
+  const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m));
+  device::iput(g, ctx, to, from(me), dst, sst, nelems, t.world(me));
+  for (int i = 1; i < m; ++i) {
+    const int r = (me + i) % m;
+    detail::credit_send(g, ctx, t, k, r, "alltoalls", [&](int pe) { device::iput(g, ctx, to, from(r), dst, sst, nelems, pe); });
   }
-  device::barrier(g, ctx, team);
+  detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "alltoalls");
 }
 
 }  // namespace symmetra::coll

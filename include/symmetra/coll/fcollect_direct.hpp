@@ -4,14 +4,17 @@
 // fcollect pushes (each member puts its block to every member); fcollect_read pulls (each member
 // reads every member's block), which needs no puts and suits load/store peers.
 // Threads: every thread of `g`, on every member, same arguments (collect: nelems may differ).
-// Ordering: a sync first, a barrier (push) or sync (pull) last: dest complete, source reusable.
-// Channels (channel.hpp; fcollect and fcollect_read): channel c moves its range of every block.
+// Ordering: dest complete and source reusable on return. fcollect of one channel: credit and
+// signal (credit.hpp; a member writes into another's dest only after that member entered the
+// call). Otherwise a sync first and a barrier (push) or sync (pull) last. Channels (channel.hpp;
+// fcollect and fcollect_read): channel c moves its range of every block.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "symmetra/coll/channel.hpp"
+#include "symmetra/coll/credit.hpp"
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/device/rma.hpp"
 
@@ -22,6 +25,14 @@ SYMMETRA_INLINE void fcollect(Group g, const device::Context& ctx, int team, T* 
                               const T* source, std::size_t nelems, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "fcollect");
   if (device::detail::checks_on(ctx)) detail::check_channel(ctx, "fcollect", ch, t.size());
+  if (ch.count == 1) {
+    const int me = t.rank(), m = t.size();
+    T* const mine = dest + static_cast<std::size_t>(me) * nelems;
+    const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m));
+    device::put(g, ctx, mine, source, nelems, t.world(me));
+    for (int i = 1; i < m; ++i) detail::credit_put(g, ctx, t, k, mine, source, nelems, (me + i) % m, "fcollect");
+    return detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "fcollect");
+  }
   const Channel::Range part = ch.range(nelems, vec_elems<T>());
   channel_sync(g, ctx, team, ch);
   for (int i = 0; i < t.size(); ++i) {

@@ -78,6 +78,8 @@ void as_broadcast(void* d, const void* s, std::size_t bytes, int root, int start
   Runtime& r = rt(op);
   ActiveSet set(r, start, log_stride, size, psync, op);
   if (root < 0 || root >= size) die(op, "PE_root " + std::to_string(root) + " is not in the active set");
+  if (set.world() && !r.on_gpu())  // the world team's broadcast, the root's dest left alone
+    return r.broadcast(r.team_world(), static_cast<std::uint8_t*>(d), static_cast<const std::uint8_t*>(s), bytes, root, false);
   set.sync();  // the root's source is ready
   if (set.rank() != root) r.getmem(d, s, bytes, set.pe(root));
   set.sync();  // nobody changes source before everyone read it

@@ -1,0 +1,94 @@
+// Credit-and-signal delivery for the direct collectives of one channel (broadcast, fcollect,
+// alltoall, alltoalls): two one-way hops instead of a sync before and a barrier after, each of
+// which costs log2(members) hops. permute_signal.hpp runs the same protocol.
+//
+// Call k of the team (this PE's coll_seq, which every member advances alike):
+//  1. credit_grant: a receiver tells each of its senders "k" (the sender's ready word for it,
+//     device/impl/heap_header.hpp): it has entered call k, so it is done with its dest;
+//  2. credit_send / credit_put: a sender waits for its receiver's credit k, then puts and adds 1
+//     to the receiver's chunk_signal (data before signal);
+//  3. credit_wait: a receiver waits until its chunk_signal has grown by its number of senders.
+// Nothing is reset; the counters only grow. A sender cannot deliver call k+1's data before its
+// receiver finished call k, since the receiver grants k+1 only then, so every delivery a
+// receiver counts belongs to its current call.
+//
+// Threads: every thread of `g`. Ordering: a receiver's dest is complete when credit_wait returns
+// (its own dest only: members return independently, with no barrier); a sender's source is
+// reusable when credit_send returns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "symmetra/coll/team_collective.hpp"
+#include "symmetra/device/amo.hpp"
+#include "symmetra/device/rma.hpp"
+#include "symmetra/device/signal.hpp"
+
+namespace symmetra::coll::detail {
+
+// Starts this PE's next call on team `t` and grants its credit to every team rank that
+// `for_each_sender(f)` passes to f. Returns the call number k, to every thread.
+template <class Group, class Senders>
+SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, const TeamView& t, Senders for_each_sender) {
+  device::detail::HeapHeader* h = device::detail::my_header(ctx);
+  const int slot = t.desc.slot;
+  g.sync();
+  const std::uint64_t k = h->coll_seq[slot] + 1;  // read by every thread before thread 0 moves on
+  g.sync();
+  if (g.thread_rank() == 0) {
+    h->coll_seq[slot] = k;
+    std::uint64_t* ready = device::detail::ready_row(h, slot, ctx.n_pes);
+    for_each_sender([&](int sender) { device::atomic_set(ctx, &ready[t.rank()], k, t.world(sender)); });
+  }
+  g.sync();
+  return k;
+}
+
+// for_each_sender for credit_grant: every team rank but `me` of `m`.
+struct AllBut {
+  int me, m;
+  template <class F>
+  SYMMETRA_INLINE void operator()(F grant) const {
+    for (int i = 1; i < m; ++i) grant((me + i) % m);
+  }
+};
+SYMMETRA_INLINE AllBut all_but(int me, int m) { return {me, m}; }
+
+// Once team rank `to` (not this PE) granted call k, moves this call's data to it with
+// `move(world_pe)` (puts of any shape, every thread of g) and signals it.
+template <class Group, class Move>
+SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k, int to,
+                                 const char* op, Move move) {
+  device::detail::HeapHeader* h = device::detail::my_header(ctx);
+  const int slot = t.desc.slot;
+  if (g.thread_rank() == 0)
+    device::detail::wait_value(ctx, op, &device::detail::ready_row(h, slot, ctx.n_pes)[to], Cmp::kGe, k);
+  g.sync();
+  move(t.world(to));
+  device::detail::group_signal(g, ctx, &h->chunk_signal[slot], 1, SignalOp::kAdd, t.world(to));
+}
+
+// credit_send of n contiguous elements.
+template <class Group, class T>
+SYMMETRA_INLINE void credit_put(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k, T* dest,
+                                const T* source, std::size_t n, int to, const char* op) {
+  credit_send(g, ctx, t, k, to, op, [&](int pe) { device::put_nbi(g, ctx, dest, source, n, pe); });
+}
+
+// Waits for `senders` deliveries of this call.
+template <class Group>
+SYMMETRA_INLINE void credit_wait(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t senders,
+                                 const char* op) {
+  device::detail::HeapHeader* h = device::detail::my_header(ctx);
+  const int slot = t.desc.slot;
+  g.sync();
+  if (g.thread_rank() == 0) {
+    const std::uint64_t base = h->chunk_base[slot];
+    device::detail::wait_value(ctx, op, &h->chunk_signal[slot], Cmp::kGe, base + senders);
+    h->chunk_base[slot] = base + senders;
+  }
+  g.sync();
+}
+
+}  // namespace symmetra::coll::detail
