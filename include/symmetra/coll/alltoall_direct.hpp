@@ -28,8 +28,9 @@ SYMMETRA_INLINE void alltoall(Group g, const device::Context& ctx, int team, T* 
   if (ch.count == 1) {
     const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m));
     device::put(g, ctx, block(dest, me), cblock(source, me), nelems, t.world(me));
-    for (int i = 1; i < m; ++i)
-      detail::credit_put(g, ctx, t, k, block(dest, me), cblock(source, (me + i) % m), nelems, (me + i) % m, "alltoall");
+    detail::credit_send(g, ctx, t, k, "alltoall", detail::all_but(me, m), [&](int r, int pe) {
+      device::put_nbi(g, ctx, block(dest, me), cblock(source, r), nelems, pe);
+    });
     return detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "alltoall");
   }
   const Channel::Range part = ch.range(nelems, vec_elems<T>());
@@ -54,10 +55,8 @@ SYMMETRA_INLINE void alltoalls(Group g, const device::Context& ctx, int team, T*
   auto from = [&](int r) { return source + sst * static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * nelems); };
   const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m));
   device::iput(g, ctx, to, from(me), dst, sst, nelems, t.world(me));
-  for (int i = 1; i < m; ++i) {
-    const int r = (me + i) % m;
-    detail::credit_send(g, ctx, t, k, r, "alltoalls", [&](int pe) { device::iput(g, ctx, to, from(r), dst, sst, nelems, pe); });
-  }
+  detail::credit_send(g, ctx, t, k, "alltoalls", detail::all_but(me, m),
+                      [&](int r, int pe) { device::iput(g, ctx, to, from(r), dst, sst, nelems, pe); });
   detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "alltoalls");
 }
 

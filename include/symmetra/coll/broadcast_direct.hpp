@@ -36,8 +36,7 @@ SYMMETRA_INLINE void broadcast(Group g, const device::Context& ctx, int team, T*
     });
     if (!is_root) return detail::credit_wait(g, ctx, t, 1, "broadcast");
     if (write_root && dest != source) device::put(g, ctx, dest, source, nelems, t.world(root));
-    for (int i = 1; i < t.size(); ++i) detail::credit_put(g, ctx, t, k, dest, source, nelems, (root + i) % t.size(), "broadcast");
-    return;
+    return detail::credit_put(g, ctx, t, k, dest, source, nelems, "broadcast", detail::all_but(root, t.size()));
   }
   const Channel::Range part = ch.range(nelems, vec_elems<T>());
   channel_sync(g, ctx, team, ch);

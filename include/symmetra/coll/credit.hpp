@@ -5,8 +5,8 @@
 // Call k of the team (this PE's coll_seq, which every member advances alike):
 //  1. credit_grant: a receiver tells each of its senders "k" (the sender's ready word for it,
 //     device/impl/heap_header.hpp): it has entered call k, so it is done with its dest;
-//  2. credit_send / credit_put: a sender waits for its receiver's credit k, then puts and adds 1
-//     to the receiver's chunk_signal (data before signal);
+//  2. credit_send / credit_put: a sender waits for each receiver's credit k and puts to it, then
+//     fences once and adds 1 to each receiver's chunk_signal (data before signal);
 //  3. credit_wait: a receiver waits until its chunk_signal has grown by its number of senders.
 // Nothing is reset; the counters only grow. A sender cannot deliver call k+1's data before its
 // receiver finished call k, since the receiver grants k+1 only then, so every delivery a
@@ -45,7 +45,7 @@ SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, 
   return k;
 }
 
-// for_each_sender for credit_grant: every team rank but `me` of `m`.
+// for_each_sender / for_each_receiver: every team rank but `me` of `m`, from me + 1 on.
 struct AllBut {
   int me, m;
   template <class F>
@@ -55,25 +55,39 @@ struct AllBut {
 };
 SYMMETRA_INLINE AllBut all_but(int me, int m) { return {me, m}; }
 
-// Once team rank `to` (not this PE) granted call k, moves this call's data to it with
-// `move(world_pe)` (puts of any shape, every thread of g) and signals it.
-template <class Group, class Move>
-SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k, int to,
-                                 const char* op, Move move) {
-  device::detail::HeapHeader* h = device::detail::my_header(ctx);
+// Sends this call's data to every team rank that `for_each_receiver(f)` passes to f (never this
+// PE): to each once it granted call k, with `move(rank, world_pe)` (puts of any shape, every
+// thread of g); then one fence, and a signal to each. One fence for all receivers: a signal's
+// release fence costs about as much as a small put across GPUs.
+template <class Group, class Receivers, class Move>
+SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k,
+                                 const char* op, Receivers for_each_receiver, Move move) {
+  namespace dd = device::detail;
+  dd::HeapHeader* h = dd::my_header(ctx);
   const int slot = t.desc.slot;
-  if (g.thread_rank() == 0)
-    device::detail::wait_value(ctx, op, &device::detail::ready_row(h, slot, ctx.n_pes)[to], Cmp::kGe, k);
+  std::uint64_t* const ready = dd::ready_row(h, slot, ctx.n_pes);
+  for_each_receiver([&](int to) {
+    if (g.thread_rank() == 0) dd::wait_value(ctx, op, &ready[to], Cmp::kGe, k);
+    g.sync();
+    move(to, t.world(to));
+  });
   g.sync();
-  move(t.world(to));
-  device::detail::group_signal(g, ctx, &h->chunk_signal[slot], 1, SignalOp::kAdd, t.world(to));
+  if (g.thread_rank() == 0) {
+    device::quiet(ctx);  // every thread's data (ordered before this by the group sync) first
+    for_each_receiver([&](int to) {
+      const int pe = t.world(to);
+      symmetra::detail::AtomicRef<std::uint64_t>(*ctx.peer(&h->chunk_signal[slot], pe)).fetch_add(1, symmetra::detail::kRelaxed);
+      dd::notify(ctx, pe, &h->chunk_signal[slot], sizeof(std::uint64_t));
+    });
+  }
+  g.sync();
 }
 
-// credit_send of n contiguous elements.
-template <class Group, class T>
+// credit_send of n contiguous elements from source to dest on every receiver.
+template <class Group, class Receivers, class T>
 SYMMETRA_INLINE void credit_put(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k, T* dest,
-                                const T* source, std::size_t n, int to, const char* op) {
-  credit_send(g, ctx, t, k, to, op, [&](int pe) { device::put_nbi(g, ctx, dest, source, n, pe); });
+                                const T* source, std::size_t n, const char* op, Receivers for_each_receiver) {
+  credit_send(g, ctx, t, k, op, for_each_receiver, [&](int, int pe) { device::put_nbi(g, ctx, dest, source, n, pe); });
 }
 
 // Waits for `senders` deliveries of this call.

@@ -30,7 +30,7 @@ SYMMETRA_INLINE void fcollect(Group g, const device::Context& ctx, int team, T* 
     T* const mine = dest + static_cast<std::size_t>(me) * nelems;
     const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m));
     device::put(g, ctx, mine, source, nelems, t.world(me));
-    for (int i = 1; i < m; ++i) detail::credit_put(g, ctx, t, k, mine, source, nelems, (me + i) % m, "fcollect");
+    detail::credit_put(g, ctx, t, k, mine, source, nelems, "fcollect", detail::all_but(me, m));
     return detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "fcollect");
   }
   const Channel::Range part = ch.range(nelems, vec_elems<T>());
