@@ -71,12 +71,19 @@ SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const Team
     g.sync();
     move(to, t.world(to));
   });
+  // GPU: relaxed adds after the fence. CPU: release adds, which cost nothing more on x86 (a
+  // locked add) and which ThreadSanitizer, blind to standalone fences, needs to see the order.
+#if SYMMETRA_DEVICE_PASS
+  constexpr auto kSignalOrder = symmetra::detail::kRelaxed;
+#else
+  constexpr auto kSignalOrder = symmetra::detail::kRelease;
+#endif
   g.sync();
   if (g.thread_rank() == 0) {
     device::quiet(ctx);  // every thread's data (ordered before this by the group sync) first
     for_each_receiver([&](int to) {
       const int pe = t.world(to);
-      symmetra::detail::AtomicRef<std::uint64_t>(*ctx.peer(&h->chunk_signal[slot], pe)).fetch_add(1, symmetra::detail::kRelaxed);
+      symmetra::detail::AtomicRef<std::uint64_t>(*ctx.peer(&h->chunk_signal[slot], pe)).fetch_add(1, kSignalOrder);
       dd::notify(ctx, pe, &h->chunk_signal[slot], sizeof(std::uint64_t));
     });
   }
