@@ -41,61 +41,42 @@ using CopyFn = void (*)(unsigned char*, const unsigned char*, std::size_t);
 void copy_plain(unsigned char* d, const unsigned char* s, std::size_t n) { std::memcpy(d, s, n); }
 
 #if SYMMETRA_COPY_IN_VECTORS
-// n >= 8 vectors (the head and tail cover the rest).
-__attribute__((target("avx512f"))) void copy_avx512(unsigned char* d, const unsigned char* s, std::size_t n) {
-  constexpr std::size_t V = 64;
-  const __m512i h0 = _mm512_loadu_si512(s), h1 = _mm512_loadu_si512(s + V), h2 = _mm512_loadu_si512(s + 2 * V),
-                h3 = _mm512_loadu_si512(s + 3 * V);
-  const __m512i t0 = _mm512_loadu_si512(s + n - 4 * V), t1 = _mm512_loadu_si512(s + n - 3 * V),
-                t2 = _mm512_loadu_si512(s + n - 2 * V), t3 = _mm512_loadu_si512(s + n - V);
-  const std::size_t skip = V - (reinterpret_cast<std::uintptr_t>(d) & (V - 1));  // 1..V
-  unsigned char* dd = d + skip;
-  const unsigned char* ss = s + skip;
-  for (std::size_t left = n - skip; left > 4 * V; left -= 4 * V, dd += 4 * V, ss += 4 * V) {
-    const __m512i a = _mm512_loadu_si512(ss), b = _mm512_loadu_si512(ss + V), c = _mm512_loadu_si512(ss + 2 * V),
-                  e = _mm512_loadu_si512(ss + 3 * V);
-    _mm512_store_si512(dd, a);
-    _mm512_store_si512(dd + V, b);
-    _mm512_store_si512(dd + 2 * V, c);
-    _mm512_store_si512(dd + 3 * V, e);
+// One loop, written once for both vector widths: `name` compiled for `isa`, with vectors of type
+// VEC and V bytes, LD / ST unaligned and STA aligned accesses. n >= 8 vectors (the head and tail
+// cover the rest).
+#define SYMMETRA_COPY_LOOP(name, isa, VEC, V, LD, ST, STA)                                                  \
+  __attribute__((target(isa))) void name(unsigned char* d, const unsigned char* s, std::size_t n) {        \
+    const VEC h0 = LD(s), h1 = LD(s + V), h2 = LD(s + 2 * V), h3 = LD(s + 3 * V);                           \
+    const VEC t0 = LD(s + n - 4 * V), t1 = LD(s + n - 3 * V), t2 = LD(s + n - 2 * V), t3 = LD(s + n - V);   \
+    const std::size_t skip = V - (reinterpret_cast<std::uintptr_t>(d) & (V - 1)); /* 1..V */               \
+    unsigned char* dd = d + skip;                                                                           \
+    const unsigned char* ss = s + skip;                                                                     \
+    for (std::size_t left = n - skip; left > 4 * V; left -= 4 * V, dd += 4 * V, ss += 4 * V) {            \
+      const VEC a = LD(ss), b = LD(ss + V), c = LD(ss + 2 * V), e = LD(ss + 3 * V);                         \
+      STA(dd, a);                                                                                           \
+      STA(dd + V, b);                                                                                       \
+      STA(dd + 2 * V, c);                                                                                   \
+      STA(dd + 3 * V, e);                                                                                   \
+    }                                                                                                       \
+    ST(d, h0);                                                                                              \
+    ST(d + V, h1);                                                                                          \
+    ST(d + 2 * V, h2);                                                                                      \
+    ST(d + 3 * V, h3);                                                                                      \
+    ST(d + n - 4 * V, t0);                                                                                  \
+    ST(d + n - 3 * V, t1);                                                                                  \
+    ST(d + n - 2 * V, t2);                                                                                  \
+    ST(d + n - V, t3);                                                                                      \
   }
-  _mm512_storeu_si512(d, h0);
-  _mm512_storeu_si512(d + V, h1);
-  _mm512_storeu_si512(d + 2 * V, h2);
-  _mm512_storeu_si512(d + 3 * V, h3);
-  _mm512_storeu_si512(d + n - 4 * V, t0);
-  _mm512_storeu_si512(d + n - 3 * V, t1);
-  _mm512_storeu_si512(d + n - 2 * V, t2);
-  _mm512_storeu_si512(d + n - V, t3);
-}
 
-__attribute__((target("avx2"))) void copy_avx2(unsigned char* d, const unsigned char* s, std::size_t n) {
-  constexpr std::size_t V = 32;
-#define ld(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
-#define st(p, v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v)
-  const __m256i h0 = ld(s), h1 = ld(s + V), h2 = ld(s + 2 * V), h3 = ld(s + 3 * V);
-  const __m256i t0 = ld(s + n - 4 * V), t1 = ld(s + n - 3 * V), t2 = ld(s + n - 2 * V), t3 = ld(s + n - V);
-  const std::size_t skip = V - (reinterpret_cast<std::uintptr_t>(d) & (V - 1));
-  unsigned char* dd = d + skip;
-  const unsigned char* ss = s + skip;
-  for (std::size_t left = n - skip; left > 4 * V; left -= 4 * V, dd += 4 * V, ss += 4 * V) {
-    const __m256i a = ld(ss), b = ld(ss + V), c = ld(ss + 2 * V), e = ld(ss + 3 * V);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(dd), a);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(dd + V), b);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(dd + 2 * V), c);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(dd + 3 * V), e);
-  }
-  st(d, h0);
-  st(d + V, h1);
-  st(d + 2 * V, h2);
-  st(d + 3 * V, h3);
-  st(d + n - 4 * V, t0);
-  st(d + n - 3 * V, t1);
-  st(d + n - 2 * V, t2);
-  st(d + n - V, t3);
-#undef ld
-#undef st
-}
+#define SYMMETRA_LD512(p) _mm512_loadu_si512(p)
+#define SYMMETRA_ST512(p, v) _mm512_storeu_si512(p, v)
+#define SYMMETRA_STA512(p, v) _mm512_store_si512(p, v)
+SYMMETRA_COPY_LOOP(copy_avx512, "avx512f", __m512i, std::size_t{64}, SYMMETRA_LD512, SYMMETRA_ST512, SYMMETRA_STA512)
+
+#define SYMMETRA_LD256(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+#define SYMMETRA_ST256(p, v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v)
+#define SYMMETRA_STA256(p, v) _mm256_store_si256(reinterpret_cast<__m256i*>(p), v)
+SYMMETRA_COPY_LOOP(copy_avx2, "avx2", __m256i, std::size_t{32}, SYMMETRA_LD256, SYMMETRA_ST256, SYMMETRA_STA256)
 #endif
 
 struct Choice {

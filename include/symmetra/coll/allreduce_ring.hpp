@@ -47,8 +47,7 @@ SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int tea
     return;
   }
   // Chunk c of m, of whole 16-byte groups where possible, so that the copies stay vectorized.
-  auto first = [&](int c) { return part_of(nelems, m, c, vec_elems<T>()).first; };
-  auto count = [&](int c) { return part_of(nelems, m, c, vec_elems<T>()).count; };
+  auto chunk = [&](int c) { return part_of(nelems, m, c, vec_elems<T>()); };
   const int prev = t.world((r + m - 1) % m), next = t.world((r + 1) % m);
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
@@ -65,16 +64,17 @@ SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int tea
     const int c = ((r - s - 1) % m + m) % m;
     if (s > 0) wait_prev(static_cast<std::uint64_t>(s));
     const T* partial = ctx.peer(s == 0 ? source : dest, prev);
-    const std::size_t f = first(c), n = count(c);
-    for (std::size_t i = tr; i < n; i += gs)
-      dest[f + i] = from_accum<T>(combine(op, to_accum(partial[f + i]), to_accum(source[f + i])));
+    const Part p = chunk(c);
+    for (std::size_t i = tr; i < p.count; i += gs)
+      dest[p.first + i] = from_accum<T>(combine(op, to_accum(partial[p.first + i]), to_accum(source[p.first + i])));
     device::detail::group_signal(g, ctx, signal, 1, SignalOp::kAdd, next);
   }
   channel_sync(g, ctx, team, ch);
   for (int s = 0; s < m - 1; ++s) {
     const int c = ((r - s) % m + m) % m;
     if (s > 0) wait_prev(static_cast<std::uint64_t>(m - 1 + s));
-    device::get(g, ctx, dest + first(c), dest + first(c), count(c), prev);
+    const Part p = chunk(c);
+    device::get(g, ctx, dest + p.first, dest + p.first, p.count, prev);
     device::detail::group_signal(g, ctx, signal, 1, SignalOp::kAdd, next);
   }
   wait_prev(2 * static_cast<std::uint64_t>(m - 1));

@@ -23,13 +23,12 @@ SYMMETRA_INLINE void alltoall(Group g, const device::Context& ctx, int team, T* 
   const detail::TeamView t = detail::team_view(ctx, team, "alltoall");
   if (device::detail::checks_on(ctx)) detail::check_channel(ctx, "alltoall", ch, t.size());
   const int me = t.rank(), m = t.size();
-  auto block = [&](T* p, int r) { return p + static_cast<std::size_t>(r) * nelems; };
-  auto cblock = [&](const T* p, int r) { return p + static_cast<std::size_t>(r) * nelems; };
+  auto block = [&](auto* p, int r) { return p + static_cast<std::size_t>(r) * nelems; };
   if (ch.count == 1) {
     const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m));
-    device::put(g, ctx, block(dest, me), cblock(source, me), nelems, t.world(me));
+    device::put(g, ctx, block(dest, me), block(source, me), nelems, t.world(me));
     detail::credit_send(g, ctx, t, k, "alltoall", detail::all_but(me, m), [&](int r, int pe) {
-      device::put_nbi(g, ctx, block(dest, me), cblock(source, r), nelems, pe);
+      device::put_nbi(g, ctx, block(dest, me), block(source, r), nelems, pe);
     });
     return detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "alltoall");
   }

@@ -1,6 +1,7 @@
 // Credit-and-signal delivery for the direct collectives of one channel (broadcast, fcollect,
 // alltoall, alltoalls): two one-way hops instead of a sync before and a barrier after, each of
-// which costs log2(members) hops. permute_signal.hpp runs the same protocol.
+// which costs log2(members) hops. permute_signal.hpp runs the same protocol
+// with a signal per chunk.
 //
 // Call k of the team (this PE's coll_seq, which every member advances alike):
 //  1. credit_grant: a receiver tells each of its senders "k" (the sender's ready word for it,
@@ -45,6 +46,16 @@ SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, 
   return k;
 }
 
+// Waits until team rank `to` granted call k: it is done with the buffers this PE will write.
+template <class Group>
+SYMMETRA_INLINE void credit_await(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k, int to,
+                                  const char* op) {
+  if (g.thread_rank() == 0)
+    device::detail::wait_value(ctx, op, &device::detail::ready_row(device::detail::my_header(ctx), t.desc.slot, ctx.n_pes)[to],
+                               Cmp::kGe, k);
+  g.sync();
+}
+
 // for_each_sender / for_each_receiver: every team rank but `me` of `m`, from me + 1 on.
 struct AllBut {
   int me, m;
@@ -65,10 +76,8 @@ SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const Team
   namespace dd = device::detail;
   dd::HeapHeader* h = dd::my_header(ctx);
   const int slot = t.desc.slot;
-  std::uint64_t* const ready = dd::ready_row(h, slot, ctx.n_pes);
   for_each_receiver([&](int to) {
-    if (g.thread_rank() == 0) dd::wait_value(ctx, op, &ready[to], Cmp::kGe, k);
-    g.sync();
+    credit_await(g, ctx, t, k, to, op);
     move(to, t.world(to));
   });
   // GPU: relaxed adds after the fence. CPU: release adds, which cost nothing more on x86 (a

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "symmetra/coll/channel.hpp"
+#include "symmetra/coll/credit.hpp"
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/device/amo.hpp"
 #include "symmetra/device/signal.hpp"
@@ -88,17 +89,11 @@ SYMMETRA_INLINE void permute(Group g, const device::Context& ctx, int team, T* d
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
   const std::size_t chunks = (nelems + chunk_elems - 1) / chunk_elems;
-  g.sync();
-  const std::uint64_t k = h->coll_seq[slot] + 1;  // read by every thread before thread 0 moves on
-  g.sync();
-  if (g.thread_rank() == 0) {
-    h->coll_seq[slot] = k;
-    std::uint64_t* ready = device::detail::ready_row(h, slot, ctx.n_pes);
-    if (from >= 0) device::atomic_set(ctx, &ready[t.rank()], k, t.world(from));
-    if (to >= 0) device::detail::wait_value(ctx, "permute", &ready[to], Cmp::kGe, k);
-  }
-  g.sync();
+  const std::uint64_t k = detail::credit_grant(g, ctx, t, [&](auto grant) {
+    if (from >= 0) grant(from);
+  });
   if (to >= 0) {
+    detail::credit_await(g, ctx, t, k, to, "permute");
     for (std::size_t c = 0; c < chunks; ++c) {
       const std::size_t first = c * chunk_elems;
       const std::size_t n = nelems - first < chunk_elems ? nelems - first : chunk_elems;

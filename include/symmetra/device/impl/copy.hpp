@@ -1,5 +1,6 @@
 // Copies a byte range with all threads of a group. Threads: every thread of the group.
-// CPU: memcpy (host_copy_in for gets). GPU: 16-byte vector accesses when both ends allow it, spread across the group.
+// CPU: memcpy (host_copy_in for gets). GPU: 16-byte vector accesses when both ends allow it,
+// spread across the group.
 #pragma once
 
 #include <cstddef>
