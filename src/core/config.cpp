@@ -75,6 +75,13 @@ Result<Config> config_from_env() {
       return Status::fail(std::string("SYMMETRA_MAX_CHANNELS='") + v + "': use a number from 1 to 32");
     c.max_channels = static_cast<int>(n);
   }
+  if (const char* v = env("SYMMETRA_CPUS")) {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || n < 1 || n > (1 << 20))
+      return Status::fail(std::string("SYMMETRA_CPUS='") + v + "': use a positive number of CPUs");
+    c.cpus = static_cast<int>(n);
+  }
   if (const char* v = env("SYMMETRA_SYNC")) {
     const std::string s = v;
     if (s == "auto") c.sync = Config::Sync::kAuto;

@@ -20,6 +20,10 @@ struct Config {
   // counter where this host has more PEs than CPUs, else dissemination.
   enum class Sync { kAuto, kDissemination, kCentral };
   Sync sync = Sync::kAuto;
+  // SYMMETRA_CPUS: the CPUs this host's PEs run on, to tell whether PEs outnumber them
+  // (Context::kOversubscribed, central syncs); symrun sets it to its own allowed CPUs, since a
+  // bound PE sees only its own. 0: the online CPUs.
+  int cpus = 0;
   // GPU collectives split into channels, one block each (coll/channel.hpp):
   // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
   std::uint64_t channel_bytes = 32ull << 10;

@@ -1,7 +1,10 @@
 // CPU side of the device API's waits, wake-ups and fatal errors (device/impl/host_hooks.hpp).
 //
 // A waiter spins briefly (the common case on an idle core), then yields (other PEs may share the
-// core: CI runs 8 PEs on 2 cores), then sleeps on its heap's doorbell with a futex. A writer rings
+// core: CI runs 8 PEs on 2 cores), then sleeps on its heap's doorbell with a futex. Where PEs
+// outnumber CPUs (Context::kOversubscribed) it yields almost at once: the PE it waits for may
+// need this very CPU, and a 64-pause spin (0.64 us here) then only delays it. 4 PEs on 2 cores,
+// 8 B broadcast + barrier: 4.5 -> 2.2 us (docs/perf_notes.md, session 7). A writer rings
 // the doorbell only when `waiters` is non-zero, so the data path pays one load when nobody sleeps.
 #include <linux/futex.h>
 #include <sched.h>
@@ -30,6 +33,7 @@ using symmetra::detail::atomic_load;
 using symmetra::detail::kSeqCst;
 
 constexpr std::uint32_t kSpinSteps = 64;
+constexpr std::uint32_t kOversubscribedSpinSteps = 4;
 // Yield (letting another PE of an oversubscribed core run) for this long before sleeping: a
 // futex sleep and wake-up costs microseconds, which short waits such as barriers should not pay.
 constexpr std::uint64_t kYieldNs = 100'000;
@@ -129,7 +133,7 @@ std::uint32_t HostWaiter::doorbell() const { return atomic_load(&h_->doorbell, k
 
 bool HostWaiter::park(std::uint32_t seen_doorbell) {
   ++steps_;
-  if (steps_ <= kSpinSteps) {
+  if (steps_ <= ((ctx_.flags & Context::kOversubscribed) ? kOversubscribedSpinSteps : kSpinSteps)) {
     cpu_relax();
     return true;
   }

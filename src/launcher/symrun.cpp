@@ -1,12 +1,15 @@
 // symrun: starts N PEs as processes of this host and hosts their rendezvous.
 //
-//   symrun -n N [--tag-output] [--timeout S] [--hosts H] prog [args...]
+//   symrun -n N [--tag-output] [--timeout S] [--hosts H] [--bind-to core|none] prog [args...]
 //
+// Each PE is bound to CPUs of symrun's own affinity (binding.hpp says which), as mpirun binds
+// by default; --bind-to none leaves placement to the scheduler.
 // Returns 0 when every PE exits 0. When a PE exits non-zero or dies by a signal, symrun names it,
 // ends the others (SIGTERM, then SIGKILL after a grace period) and returns that PE's status
 // (128 + signal for a signal). -np is accepted for -n, as oshrun and mpirun do.
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +25,7 @@
 #include "../bootstrap/rendezvous_server.hpp"
 #include "../bootstrap/socket.hpp"
 #include "../core/config.hpp"
+#include "binding.hpp"
 
 namespace {
 
@@ -29,17 +33,20 @@ struct Options {
   int n = 1;
   int hosts = 1;
   bool tag_output = false;
+  bool bind = true;
   double timeout_s = 0;
   std::vector<char*> argv;
 };
 
 void usage() {
   std::fprintf(stderr,
-               "usage: symrun -n N [--tag-output] [--timeout S] [--hosts H] prog [args...]\n"
+               "usage: symrun -n N [--tag-output] [--timeout S] [--hosts H] [--bind-to core|none] prog [args...]\n"
                "  -n, -np N       number of PEs\n"
                "  --tag-output    prefix every output line with [pe N]\n"
                "  --timeout S     bound of every wait, exported as SYMMETRA_TIMEOUT_S\n"
-               "  --hosts H       pretend the PEs sit on H hosts (sets SYMMETRA_HOST_ID)\n");
+               "  --hosts H       pretend the PEs sit on H hosts (sets SYMMETRA_HOST_ID)\n"
+               "  --bind-to B     core (default): bind each PE to its own CPUs, shared evenly\n"
+               "                  when PEs outnumber CPUs; none: no binding\n");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -56,6 +63,13 @@ bool parse(int argc, char** argv, Options* o) {
     } else if (a == "--timeout") {
       const char* v = value();
       if (!v || (o->timeout_s = std::atof(v)) <= 0) return false;
+    } else if (a == "--bind-to") {
+      const char* v = value();
+      if (!v || (std::strcmp(v, "core") != 0 && std::strcmp(v, "none") != 0)) {
+        std::fprintf(stderr, "symrun: --bind-to takes core or none\n");
+        return false;
+      }
+      o->bind = std::strcmp(v, "core") == 0;
     } else if (a == "--tag-output") {
       o->tag_output = true;
     } else if (a == "--") {
@@ -138,6 +152,25 @@ std::string describe(int status) {
   return "ended";
 }
 
+// The CPUs this process may run on, in order (empty if unknown).
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+// In the child, before exec: failure to bind costs speed, not correctness, so it only warns.
+void bind_pe(int pe, int n, const std::vector<int>& allowed) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : symmetra::launcher::bind_cpus(pe, n, allowed)) CPU_SET(c, &set);
+  if (sched_setaffinity(0, sizeof(set), &set) != 0)
+    std::fprintf(stderr, "symrun: cannot bind PE %d to its CPUs: %s (running unbound)\n", pe, std::strerror(errno));
+}
+
 int exit_code(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -177,6 +210,10 @@ int main(int argc, char** argv) {
   Tagger tagger;
   std::vector<pid_t> pids(o.n, -1);
   const int per_host = (o.n + o.hosts - 1) / o.hosts;
+  const std::vector<int> cpus = allowed_cpus();
+  const std::vector<int> allowed = o.bind ? cpus : std::vector<int>{};
+  // Bound PEs each see only their own CPUs; the runtime learns the job's share from this.
+  if (!cpus.empty()) setenv("SYMMETRA_CPUS", std::to_string(cpus.size()).c_str(), 0);
   for (int pe = 0; pe < o.n; ++pe) {
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     if (o.tag_output && (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)) {
@@ -191,6 +228,7 @@ int main(int argc, char** argv) {
       // Every PE runs on this machine (--hosts only labels them): the local rank is the PE.
       setenv("SYMMETRA_LOCAL_RANK", std::to_string(pe).c_str(), 1);
       if (o.hosts > 1) setenv("SYMMETRA_HOST_ID", ("host" + std::to_string(pe / per_host)).c_str(), 1);
+      if (!allowed.empty()) bind_pe(pe, o.n, allowed);
       if (o.tag_output) {
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);

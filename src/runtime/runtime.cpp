@@ -137,10 +137,11 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   }
   ctx_.flags = (config_->check ? device::Context::kCheckArgs : 0) | device::Context::kIdentityIndex;
   // Every PE runs on this machine (checked above): more PEs than CPUs means waits cost context
-  // switches, and the central-counter sync needs fewer of them (docs/perf_notes.md).
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (config_->sync == detail::Config::Sync::kCentral ||
-      (config_->sync == detail::Config::Sync::kAuto && cpus > 0 && n > cpus))
+  // switches, which the central-counter sync and yielding at once keep few (docs/perf_notes.md).
+  const long cpus = config_->cpus > 0 ? config_->cpus : sysconf(_SC_NPROCESSORS_ONLN);
+  const bool oversubscribed = cpus > 0 && n > cpus;
+  if (oversubscribed) ctx_.flags |= device::Context::kOversubscribed;
+  if (config_->sync == detail::Config::Sync::kCentral || (config_->sync == detail::Config::Sync::kAuto && oversubscribed))
     ctx_.flags |= device::Context::kCentralSync;
   if (config_->ll_lanes) ctx_.flags |= device::Context::kWorkspaceLanes;
   refresh_context();

@@ -1,6 +1,9 @@
 // A PE program for launch_test: joins through whatever launcher started it, passes a value
 // around the ring and prints one line the test checks.
+#include <sched.h>
+
 #include <cstdio>
+#include <string>
 
 #include "symmetra/runtime.hpp"
 
@@ -15,6 +18,13 @@ int main() {
     rt->barrier_all();
     bool ok = *slot == 1000L + (me + n - 1) % n;
     std::printf("pe %d of %d: %s\n", me, n, ok ? "ring ok" : "ring WRONG");
+    // The CPUs the launcher bound this PE to (symrun --bind-to).
+    cpu_set_t set;
+    std::string cpus;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
+    std::printf("pe %d: cpus %s\n", me, cpus.c_str());
     // The topology the launcher gave (symrun --hosts): members per host and the all-reduce the
     // selector picks for a small message, which runs and is checked.
     constexpr int kN = 1000;

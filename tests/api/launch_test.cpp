@@ -2,6 +2,7 @@
 // torchrun (TCP rendezvous). The launchers' variables are set here as those launchers set them;
 // a real mpirun run follows where Open MPI is installed (tools/setup installs it).
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "launcher/binding.hpp"
 #include "support/command.hpp"
 
 namespace {
@@ -93,6 +95,35 @@ void expect_ring_ok(const symmetra::testing::CommandResult& r, int n) {
 
 TEST(Launchers, Symrun) {
   expect_ring_ok(symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n 5 " LAUNCH_PROG_PATH), 5);
+}
+
+// symrun binds PE i to the CPUs bind_cpus gives it out of symrun's own (here: this test's)
+// affinity, fewer PEs than CPUs or more; --bind-to none leaves every PE all of them.
+TEST(Launchers, SymrunBindsPesToCpus) {
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  std::vector<int> allowed;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) allowed.push_back(c);
+  auto list = [](const std::vector<int>& cpus) {
+    std::string s;
+    for (int c : cpus) s += (s.empty() ? "" : ",") + std::to_string(c);
+    return s;
+  };
+  const int many = static_cast<int>(allowed.size()) + 1;  // more PEs than CPUs
+  for (int n : {1, 2, many}) {
+    const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n " + std::to_string(n) + " " LAUNCH_PROG_PATH);
+    expect_ring_ok(r, n);
+    for (int pe = 0; pe < n; ++pe)
+      EXPECT_TRUE(r.has("pe " + std::to_string(pe) + ": cpus " + list(symmetra::launcher::bind_cpus(pe, n, allowed))))
+          << n << " PEs:\n" << r.output;
+  }
+  const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " --bind-to none -n 2 " LAUNCH_PROG_PATH);
+  expect_ring_ok(r, 2);
+  for (int pe = 0; pe < 2; ++pe) EXPECT_TRUE(r.has("pe " + std::to_string(pe) + ": cpus " + list(allowed))) << r.output;
+  const auto bad = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " --bind-to socket -n 2 " LAUNCH_PROG_PATH);
+  EXPECT_NE(bad.status, 0);
+  EXPECT_TRUE(bad.has("--bind-to takes core or none")) << bad.output;
 }
 
 // symrun --hosts 2: the PEs see two hosts of two (SYMMETRA_HOST_ID) on this one machine, and

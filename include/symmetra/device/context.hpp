@@ -74,6 +74,10 @@ struct Context {
   // (device/impl/heap_header.hpp): always on the GPU backend; on the CPU, where calls run one
   // channel, only with SYMMETRA_LL_LANES=1 (tests of the GPU's lane protocol).
   static constexpr std::uint32_t kWorkspaceLanes = 32u;
+  // This host runs more PEs than it has CPUs (SYMMETRA_CPUS, which symrun sets to its own
+  // allowed CPUs, else the online CPUs): host waits yield almost at once instead of spinning
+  // (src/core/host_wait.cpp). The same on every PE of the host.
+  static constexpr std::uint32_t kOversubscribed = 128u;
 
   SYMMETRA_INLINE int index_of(int pe) const {
     return (flags & kIdentityIndex) ? pe : pe_index[pe];

@@ -48,5 +48,19 @@ TEST(Config, ReadsEnvironmentAndRejectsNonsense) {
   unsetenv("SYMMETRA_SYNC");
 }
 
+TEST(Config, ReadsCpuCount) {
+  unsetenv("SYMMETRA_CPUS");
+  EXPECT_EQ(config_from_env().value().cpus, 0);  // 0: the runtime counts the online CPUs
+  setenv("SYMMETRA_CPUS", "3", 1);
+  EXPECT_EQ(config_from_env().value().cpus, 3);
+  for (const char* bad : {"0", "-2", "two", "4x"}) {
+    setenv("SYMMETRA_CPUS", bad, 1);
+    auto c = config_from_env();
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.status().message().find("SYMMETRA_CPUS='" + std::string(bad) + "'"), std::string::npos);
+  }
+  unsetenv("SYMMETRA_CPUS");
+}
+
 }  // namespace
 }  // namespace symmetra::detail
