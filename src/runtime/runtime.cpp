@@ -144,6 +144,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   if (config_->sync == detail::Config::Sync::kCentral || (config_->sync == detail::Config::Sync::kAuto && oversubscribed))
     ctx_.flags |= device::Context::kCentralSync;
   if (config_->ll_lanes) ctx_.flags |= device::Context::kWorkspaceLanes;
+  if (options.dest_ready_by_program) ctx_.flags |= device::Context::kDestReadyByProgram;
   refresh_context();
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();

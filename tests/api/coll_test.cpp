@@ -134,6 +134,61 @@ TEST_P(CollTest, NoMemberWrittenBeforeItEnters) {
   });
 }
 
+// RuntimeOptions::dest_ready_by_program (OpenSHMEM's rule; coll/credit.hpp): the program readies
+// every dest, so calls skip the credit hop and members run ahead into later calls, whose signals
+// a receiver may count before the last of the current call's. Calls go to four dests in turn
+// with a barrier after every fourth (so each dest is ready when reused); a slow member (a
+// different one every few calls) enters late; calls with credits (fcollect, fcollect_ring,
+// permute) are mixed in, whose counts the uncredited calls' signals must never reach.
+TEST_P(CollTest, DestReadyByProgramSkipsCredits) {
+  RuntimeOptions options;
+  options.dest_ready_by_program = true;
+  run_pes(GetParam(), options, [](Runtime& rt) {
+    constexpr std::size_t kN = 48;
+    constexpr int kDests = 4;
+    const std::size_t n = static_cast<std::size_t>(rt.n_pes());
+    auto* src = rt.allocate_array<std::uint64_t>(kN * n);
+    std::uint64_t* dst[kDests];
+    for (auto& d : dst) d = rt.allocate_array<std::uint64_t>(kN * n);
+    for_each_team(rt, [&](const Team& t) {
+      const int m = t.n_pes(), me = t.my_pe();
+      // The value of element i of the block member `from` sends to member `to` in call `call`.
+      auto v = [](std::uint64_t call, int from, int to, std::size_t i) { return mix(call, from, to * 1000 + i, 11); };
+      for (std::uint64_t call = 0; call < 120; ++call) {
+        const int kind = static_cast<int>(call % 6), slow = static_cast<int>((call / 5) % m);
+        const int root = static_cast<int>((call / 2) % m);
+        std::uint64_t* d = dst[call % kDests];
+        for (int to = 0; to < m; ++to)
+          for (std::size_t i = 0; i < kN; ++i) src[to * kN + i] = v(call, me, kind == 0 || kind == 1 || kind == 4 ? 0 : to, i);
+        if (me == slow && call % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(500));
+        const int next = (me + 1) % m, prev = (me + m - 1) % m;
+        switch (kind) {
+          case 0: rt.broadcast(t, d, src, kN, root); break;
+          case 1: rt.fcollect(t, d, src, kN); break;
+          case 2: rt.alltoall(t, d, src, kN); break;
+          case 3: rt.alltoalls(t, d, src, 1, 1, kN); break;
+          case 4: rt.fcollect_ring(t, d, src, kN); break;
+          case 5: rt.permute(t, d, src + next * kN, kN, next, prev, 16); break;
+        }
+        auto want = [&](int block, std::size_t i) -> std::uint64_t {
+          switch (kind) {
+            case 0: return v(call, root, 0, i);
+            case 1: case 4: return v(call, block, 0, i);
+            case 5: return v(call, prev, me, i);
+            default: return v(call, block, me, i);
+          }
+        };
+        const int blocks = kind == 0 || kind == 5 ? 1 : m;
+        for (int b = 0; b < blocks; ++b)
+          for (std::size_t i = 0; i < kN; ++i)
+            ASSERT_EQ(d[b * kN + i], want(b, i)) << "kind " << kind << " call " << call << " block " << b << " i " << i;
+        if (call % kDests == kDests - 1) rt.barrier(t);
+      }
+      rt.barrier(t);
+    });
+  });
+}
+
 // --- reductions -------------------------------------------------------------------------------
 
 template <class T>

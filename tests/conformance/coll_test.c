@@ -56,6 +56,7 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
   CHECK(shmem_long_collect(t, dst, src, (size_t)tme + 1) == 0, "collect");
   for (int r = 0, at = 0; r < tn; at += r + 1, ++r)
     for (int i = 0; i <= r; ++i) CHECK(dst[at + i] == lv(seed, r, round, (uint64_t)i), "collect block %d elem %d", r, i);
+  shmem_team_sync(t); /* dest was just read: the standard asks the program to ready it for alltoall */
   CHECK(shmem_long_alltoall(t, dst, src, M) == 0, "alltoall");
   for (int i = 0; i < M * tn; ++i)
     CHECK(dst[i] == lv(seed, i / M, round, (uint64_t)(tme * M + i % M)), "alltoall %d", i);
@@ -208,14 +209,16 @@ int main(void) {
     shmem_collect64(b, a, (size_t)rank + 1, start, log_stride, size, psync);
     for (int r = 0, at = 0; r < size; at += r + 1, ++r)
       for (int i = 0; i <= r; ++i) CHECK(b[at + i] == lv(seed, r, 50 + set, (uint64_t)i), "set %d collect64 %d %d", set, r, i);
+    shmem_barrier(start, log_stride, size, psync); /* b was just read: alltoall's dest must be ready */
     shmem_alltoall64(b, a, 3, start, log_stride, size, psync);
     for (int i = 0; i < 3 * size; ++i)
       CHECK(b[i] == lv(seed, i / 3, 50 + set, (uint64_t)(rank * 3 + i % 3)), "set %d alltoall64 %d", set, i);
+    shmem_barrier(start, log_stride, size, psync);
     shmem_alltoalls64(b, a, 1, 1, 4, start, log_stride, size, psync);
     for (int i = 0; i < 4 * size; ++i)
       CHECK(b[i] == lv(seed, i / 4, 50 + set, (uint64_t)(rank * 4 + i % 4)), "set %d alltoalls64 unit %d", set, i);
-    shmem_barrier(start, log_stride, size, psync); /* b is read again below */
     memset(b, 0, (size_t)M * (size_t)n * sizeof(long));
+    shmem_barrier(start, log_stride, size, psync); /* b cleared on every member: ready for alltoalls */
     shmem_alltoalls64(b, a, 2, 3, 4, start, log_stride, size, psync);
     for (int r = 0; r < size; ++r)
       for (int i = 0; i < 4; ++i)

@@ -54,7 +54,7 @@ std::uint64_t run_seed() {
 
 namespace {
 
-void run_processes(int n, Backend backend, const std::function<void(Runtime&)>& fn, int timeout_s) {
+void run_processes(int n, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn, int timeout_s) {
   static int counter = 0;
   const std::string address = "unix:symmetra-test-" + std::to_string(getpid()) + "-" +
                               std::to_string(++counter);
@@ -72,7 +72,7 @@ void run_processes(int n, Backend backend, const std::function<void(Runtime&)>& 
       setenv("SYMMETRA_BOOTSTRAP", address.c_str(), 1);
       int code = 0;
       try {
-        auto rt = Runtime::init(RuntimeOptions{backend, -1});
+        auto rt = Runtime::init(options);
         fn(*rt);
         rt->finalize();
         code = ::testing::Test::HasFailure() ? 1 : 0;
@@ -121,12 +121,18 @@ void run_processes(int n, Backend backend, const std::function<void(Runtime&)>& 
 }  // namespace
 
 void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int timeout_s) {
+  run_pes(cfg, RuntimeOptions{}, fn, timeout_s);
+}
+
+void run_pes(const PeConfig& cfg, RuntimeOptions options, const std::function<void(Runtime&)>& fn, int timeout_s) {
+  options.backend = cfg.backend;
+  options.device = -1;
   if (cfg.mode == Mode::kProcesses) {
-    run_processes(cfg.n_pes, cfg.backend, fn, timeout_s);
+    run_processes(cfg.n_pes, options, fn, timeout_s);
     return;
   }
   try {
-    launch_threads(cfg.n_pes, RuntimeOptions{cfg.backend, -1}, fn);
+    launch_threads(cfg.n_pes, options, fn);
   } catch (const std::exception& e) {
     ADD_FAILURE() << "PE threads failed: " << e.what();
   }

@@ -55,6 +55,8 @@ struct PeConfigName {
 
 // Runs `fn` on every PE and fails the current test if any PE failed or the run timed out.
 void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int timeout_s = 120);
+// The same with these Runtime options (their backend and device come from cfg).
+void run_pes(const PeConfig& cfg, RuntimeOptions options, const std::function<void(Runtime&)>& fn, int timeout_s = 120);
 
 // The seed of this test run: SYMMETRA_TEST_SEED if set, else fresh; printed so a failure can be
 // replayed. Identical on every PE of one run (processes inherit it from the parent).

@@ -1,7 +1,8 @@
 // broadcast, direct: the root puts its block to every member (OpenSHMEM 1.5 shmem_broadcast).
 //
 // Threads: every thread of `g`, on every member of `team`, same arguments. Ordering: the root
-// writes a member's dest only after that member entered the call (it no longer uses dest); a
+// writes a member's dest only after that member entered the call (it no longer uses dest;
+// unless Context::kDestReadyByProgram says the program saw to that, credit.hpp); a
 // member's dest is complete when it returns, the root's source when the root returns. One
 // channel: credit and signal (credit.hpp), two one-way hops. Several channels (channel.hpp):
 // channel c moves its range of the block between a channel sync and a channel barrier, after
@@ -31,12 +32,13 @@ SYMMETRA_INLINE void broadcast(Group g, const device::Context& ctx, int team, T*
   }
   const bool is_root = t.rank() == root;
   if (ch.count == 1) {
+    const detail::Credits credits = detail::dest_credits(ctx);
     const std::uint64_t k = detail::credit_grant(g, ctx, t, [&](auto grant) {
       if (!is_root) grant(root);
-    });
-    if (!is_root) return detail::credit_wait(g, ctx, t, 1, "broadcast");
+    }, credits);
+    if (!is_root) return detail::credit_wait(g, ctx, t, 1, "broadcast", credits);
     if (write_root && dest != source) device::put(g, ctx, dest, source, nelems, t.world(root));
-    return detail::credit_put(g, ctx, t, k, dest, source, nelems, "broadcast", detail::all_but(root, t.size()));
+    return detail::credit_put(g, ctx, t, k, dest, source, nelems, "broadcast", detail::all_but(root, t.size()), credits);
   }
   const Channel::Range part = ch.range(nelems, vec_elems<T>());
   channel_sync(g, ctx, team, ch);

@@ -13,6 +13,19 @@
 // receiver finished call k, since the receiver grants k+1 only then, so every delivery a
 // receiver counts belongs to its current call.
 //
+// Without credits (Credits::kSkip: the program made every dest ready before any member called,
+// OpenSHMEM's rule for broadcast and alltoall(s), which use it; Context::kDestReadyByProgram)
+// steps 1 and 2's waits are left out: one hop. Senders then run ahead into later calls, and their signals go to a
+// count of their own (uncredited_signal): on chunk_signal one could land in a call with credits
+// that is still waiting for its chunks (a permute), which then returns early. Within that count
+// a receiver may take a signal of a later call while one of call k is still on its way, and the
+// count is still right: if it reached the total this PE expects through call k before all of
+// call k's signals came, a signal of a later call came, and its sender had returned from call
+// k. A member returns from one of these calls only once its data is complete everywhere (by
+// induction: each signal it counted either belongs to the call, whose sender fenced all its
+// data before its first signal, or comes from a member that returned from the call before it;
+// broadcast's root and every member of alltoall send to every receiver), so call
+// k's data is complete either way, and the late signal counts toward the next such call.
 // Threads: every thread of `g`. Ordering: a receiver's dest is complete when credit_wait returns
 // (its own dest only: members return independently, with no barrier); a sender's source is
 // reusable when credit_send returns.
@@ -28,19 +41,27 @@
 
 namespace symmetra::coll::detail {
 
+// Whether a call exchanges credits: kSkip only where the program readies every dest itself.
+enum class Credits { kExchange, kSkip };
+SYMMETRA_INLINE Credits dest_credits(const device::Context& ctx) {
+  return (ctx.flags & device::Context::kDestReadyByProgram) ? Credits::kSkip : Credits::kExchange;
+}
+
 // Starts this PE's next call on team `t` and grants its credit to every team rank that
-// `for_each_sender(f)` passes to f. Returns the call number k, to every thread.
+// `for_each_sender(f)` passes to f (kSkip: to none). Returns the call number k, to every thread.
 template <class Group, class Senders>
-SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, const TeamView& t, Senders for_each_sender) {
+SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, const TeamView& t, Senders for_each_sender,
+                                           Credits credits = Credits::kExchange) {
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
   g.sync();
   const std::uint64_t k = h->coll_seq[slot] + 1;  // read by every thread before thread 0 moves on
   g.sync();
   if (g.thread_rank() == 0) {
-    h->coll_seq[slot] = k;
+    h->coll_seq[slot] = k;  // always: a later call with credits numbers its calls alike on every member
     std::uint64_t* ready = device::detail::ready_row(h, slot, ctx.n_pes);
-    for_each_sender([&](int sender) { device::atomic_set(ctx, &ready[t.rank()], k, t.world(sender)); });
+    if (credits == Credits::kExchange)
+      for_each_sender([&](int sender) { device::atomic_set(ctx, &ready[t.rank()], k, t.world(sender)); });
   }
   g.sync();
   return k;
@@ -72,12 +93,13 @@ SYMMETRA_INLINE AllBut all_but(int me, int m) { return {me, m}; }
 // release fence costs about as much as a small put across GPUs.
 template <class Group, class Receivers, class Move>
 SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k,
-                                 const char* op, Receivers for_each_receiver, Move move) {
+                                 const char* op, Receivers for_each_receiver, Move move,
+                                 Credits credits = Credits::kExchange) {
   namespace dd = device::detail;
   dd::HeapHeader* h = dd::my_header(ctx);
   const int slot = t.desc.slot;
   for_each_receiver([&](int to) {
-    credit_await(g, ctx, t, k, to, op);
+    if (credits == Credits::kExchange) credit_await(g, ctx, t, k, to, op);
     move(to, t.world(to));
   });
   // GPU: relaxed adds after the fence. CPU: release adds, which cost nothing more on x86 (a
@@ -87,13 +109,14 @@ SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const Team
 #else
   constexpr auto kSignalOrder = symmetra::detail::kRelease;
 #endif
+  std::uint64_t* const signal = credits == Credits::kExchange ? &h->chunk_signal[slot] : &h->uncredited_signal[slot];
   g.sync();
   if (g.thread_rank() == 0) {
     device::quiet(ctx);  // every thread's data (ordered before this by the group sync) first
     for_each_receiver([&](int to) {
       const int pe = t.world(to);
-      symmetra::detail::AtomicRef<std::uint64_t>(*ctx.peer(&h->chunk_signal[slot], pe)).fetch_add(1, kSignalOrder);
-      dd::notify(ctx, pe, &h->chunk_signal[slot], sizeof(std::uint64_t));
+      symmetra::detail::AtomicRef<std::uint64_t>(*ctx.peer(signal, pe)).fetch_add(1, kSignalOrder);
+      dd::notify(ctx, pe, signal, sizeof(std::uint64_t));
     });
   }
   g.sync();
@@ -102,21 +125,26 @@ SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const Team
 // credit_send of n contiguous elements from source to dest on every receiver.
 template <class Group, class Receivers, class T>
 SYMMETRA_INLINE void credit_put(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k, T* dest,
-                                const T* source, std::size_t n, const char* op, Receivers for_each_receiver) {
-  credit_send(g, ctx, t, k, op, for_each_receiver, [&](int, int pe) { device::put_nbi(g, ctx, dest, source, n, pe); });
+                                const T* source, std::size_t n, const char* op, Receivers for_each_receiver,
+                                Credits credits = Credits::kExchange) {
+  credit_send(g, ctx, t, k, op, for_each_receiver, [&](int, int pe) { device::put_nbi(g, ctx, dest, source, n, pe); },
+              credits);
 }
 
 // Waits for `senders` deliveries of this call.
 template <class Group>
 SYMMETRA_INLINE void credit_wait(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t senders,
-                                 const char* op) {
+                                 const char* op, Credits credits = Credits::kExchange) {
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
+  const bool exchange = credits == Credits::kExchange;
+  std::uint64_t* const signal = exchange ? &h->chunk_signal[slot] : &h->uncredited_signal[slot];
+  std::uint64_t* const consumed = exchange ? &h->chunk_base[slot] : &h->uncredited_base[slot];
   g.sync();
   if (g.thread_rank() == 0) {
-    const std::uint64_t base = h->chunk_base[slot];
-    device::detail::wait_value(ctx, op, &h->chunk_signal[slot], Cmp::kGe, base + senders);
-    h->chunk_base[slot] = base + senders;
+    const std::uint64_t base = *consumed;
+    device::detail::wait_value(ctx, op, signal, Cmp::kGe, base + senders);
+    *consumed = base + senders;
   }
   g.sync();
 }

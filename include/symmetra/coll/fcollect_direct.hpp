@@ -28,6 +28,8 @@ SYMMETRA_INLINE void fcollect(Group g, const device::Context& ctx, int team, T* 
   if (ch.count == 1) {
     const int me = t.rank(), m = t.size();
     T* const mine = dest + static_cast<std::size_t>(me) * nelems;
+    // Always with credits: OpenSHMEM asks the program to ready the dest of broadcast and
+    // alltoall, not of collect (credit.hpp).
     const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m));
     device::put(g, ctx, mine, source, nelems, t.world(me));
     detail::credit_put(g, ctx, t, k, mine, source, nelems, "fcollect", detail::all_but(me, m));

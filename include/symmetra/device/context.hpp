@@ -74,6 +74,10 @@ struct Context {
   // (device/impl/heap_header.hpp): always on the GPU backend; on the CPU, where calls run one
   // channel, only with SYMMETRA_LL_LANES=1 (tests of the GPU's lane protocol).
   static constexpr std::uint32_t kWorkspaceLanes = 32u;
+  // The program makes every member's dest ready before any member calls broadcast, alltoall or
+  // alltoalls (OpenSHMEM's rule; RuntimeOptions::dest_ready_by_program): their one-channel
+  // forms skip the credit hop (coll/credit.hpp). The same on every PE.
+  static constexpr std::uint32_t kDestReadyByProgram = 64u;
   // This host runs more PEs than it has CPUs (SYMMETRA_CPUS, which symrun sets to its own
   // allowed CPUs, else the online CPUs): host waits yield almost at once instead of spinning
   // (src/core/host_wait.cpp). The same on every PE of the host.

@@ -88,6 +88,10 @@ void shmem_init(void) {
   try {
     RuntimeOptions options;
     options.symmetric_static_data = true;  // OpenSHMEM: global and static variables are symmetric
+    // OpenSHMEM: the program readies broadcast's and alltoall's dest (docs/openshmem.md);
+    // SYMMETRA_SHMEM_COLL_CREDITS=1 keeps Symmetra's own guarantee for programs that do not.
+    const char* credits = std::getenv("SYMMETRA_SHMEM_COLL_CREDITS");
+    options.dest_ready_by_program = credits == nullptr || std::strcmp(credits, "1") != 0;
     shmem::g_rt = Runtime::init(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "shmem_init: %s\n", e.what());

@@ -45,6 +45,11 @@ struct alignas(64) HeapHeader {
   std::uint64_t coll_seq[kMaxTeams];      // this PE's count of such calls or chunks (local)
   std::uint64_t chunk_signal[kMaxTeams];  // chunks delivered to this PE, all calls (remote)
   std::uint64_t chunk_base[kMaxTeams];    // chunks this PE consumed before this call (local)
+  // The same two counts for the credit collectives' calls without credits (coll/credit.hpp,
+  // Context::kDestReadyByProgram): a sender runs ahead into such calls, and its signals must
+  // never land in the count of a call that has credits (a permute still waiting for chunks).
+  std::uint64_t uncredited_signal[kMaxTeams];
+  std::uint64_t uncredited_base[kMaxTeams];
   // Central-counter syncs (sync_impl.hpp), per team slot: arrivals at this PE as the team's
   // first member (remote fetch-adds), and the arrival count before this team's sync 0, minus
   // team_seq times the team size, as agreed at team creation (local).
