@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <random>
 #include <vector>
 
+#include "symmetra/device/group.hpp"
 #include "symmetra/device/impl/copy.hpp"
 
 namespace symmetra::device::detail {
@@ -64,6 +67,36 @@ TEST(CopyIn, Avx512) {
   char probe = 0;
   if (!copy_in_using(CopyInLoop::kAvx512, &probe, &probe, 0)) GTEST_SKIP() << "no AVX-512 loop in this build or on this CPU";
   sweep([](void* d, const void* s, std::size_t n) { return copy_in_using(CopyInLoop::kAvx512, d, s, n); });
+}
+
+// Gets pick host_copy_in or memcpy by size and by whether source and destination share their
+// offset in a cache line (copy_in_wins); either way every byte must arrive, guards untouched.
+TEST(CopyIn, GetsPickTheLoopByAlignment) {
+  constexpr std::size_t kMax = (512u << 10) + 4096;
+  auto* src = static_cast<unsigned char*>(std::aligned_alloc(4096, kMax + 4096));
+  auto* dst = static_cast<unsigned char*>(std::aligned_alloc(4096, kMax + 8192));
+  ASSERT_TRUE(src && dst);
+  EXPECT_FALSE(copy_in_wins(dst, src, 1024));            // below: glibc's vectors
+  EXPECT_TRUE(copy_in_wins(dst, src, 4096));             // in L1, aligned or not
+  EXPECT_TRUE(copy_in_wins(dst + 16, src, 65536));       // above L1, offsets differ
+  EXPECT_FALSE(copy_in_wins(dst + 64, src, 65536));      // above L1, same offset in the line
+  EXPECT_FALSE(copy_in_wins(dst + 16, src, 1u << 20));   // above 512 KiB: memcpy
+  std::mt19937_64 rng(std::random_device{}());
+  for (std::size_t bytes : {std::size_t{16384}, std::size_t{32767}, std::size_t{32768}, std::size_t{65539},
+                            std::size_t{524288}, std::size_t{524289}})
+    for (auto [so, dof] : {std::pair<std::size_t, std::size_t>{0, 0}, {16, 0}, {0, 16}, {5, 37}, {64, 128}}) {
+      for (std::size_t i = 0; i < bytes + so; ++i) src[i] = static_cast<unsigned char>(rng());
+      const auto fill = static_cast<unsigned char>(rng() | 1);
+      std::memset(dst, fill, kMax + 8192);
+      group_copy_in(ThreadGroup{}, dst + 4096 + dof, src + so, bytes);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < bytes; ++i) bad += dst[4096 + dof + i] != src[so + i];
+      EXPECT_EQ(bad, 0u) << bytes << " bytes, offsets " << so << " / " << dof;
+      for (std::size_t i = 0; i < 4096 + dof; ++i) ASSERT_EQ(dst[i], fill) << "guard before";
+      for (std::size_t i = 4096 + dof + bytes; i < kMax + 8192; ++i) ASSERT_EQ(dst[i], fill) << "guard after";
+    }
+  std::free(src);
+  std::free(dst);
 }
 
 }  // namespace

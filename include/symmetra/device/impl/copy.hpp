@@ -18,8 +18,17 @@ namespace symmetra::device::detail {
 void host_copy_in(void* dst, const void* src, std::size_t bytes);
 // The sizes that take host_copy_in: below, glibc copies with vectors already; above 512 KiB
 // `rep movsb`, which writes whole lines without reading them first, was as fast or faster
-// (a 1 MiB copy into a peer: 35-39 us against the vector loop's 53-55).
-inline constexpr std::size_t kCopyInMin = 2048, kCopyInMax = 524288;
+// (a 1 MiB copy into a peer: 35-39 us against the vector loop's 53-55). Above L1 (from
+// kCopyInCoaligned) only when source and destination differ in their offset in a cache line:
+// `rep movsb` loses to the vector loop then (a malloc'd buffer 16 bytes into a line, got into
+// from a line-aligned heap block: 64 KiB 1.41 us against 1.59), and wins when they agree
+// (1.27 against 1.43; docs/perf_notes.md, session 7).
+inline constexpr std::size_t kCopyInMin = 2048, kCopyInMax = 524288, kCopyInCoaligned = 32768;
+SYMMETRA_INLINE bool copy_in_wins(void* dst, const void* src, std::size_t bytes) {
+  if (bytes < kCopyInMin || bytes > kCopyInMax) return false;
+  return bytes < kCopyInCoaligned ||
+         ((reinterpret_cast<std::uintptr_t>(dst) - reinterpret_cast<std::uintptr_t>(src)) & 63) != 0;
+}
 #endif
 
 template <class Group>
@@ -71,7 +80,7 @@ SYMMETRA_INLINE void group_copy(Group g, void* dst, const void* src, std::size_t
 template <class Group>
 SYMMETRA_INLINE void group_copy_in(Group g, void* dst, const void* src, std::size_t bytes) {
 #if !SYMMETRA_DEVICE_PASS
-  if (bytes >= kCopyInMin && bytes <= kCopyInMax) return host_copy_in(dst, src, bytes);
+  if (copy_in_wins(dst, src, bytes)) return host_copy_in(dst, src, bytes);
 #endif
   group_copy(g, dst, src, bytes);
 }
