@@ -33,13 +33,20 @@ static void emit(const char* op, size_t bytes, int pes, double* us, int n, int b
   fflush(stdout);
 }
 
-enum { kPutLat, kPutBw, kGetLat, kGetBw, kP, kFadd, kBarrier, kPutStatic, kGetStatic };
+enum { kPutLat, kPutBw, kGetLat, kGetBw, kP, kFadd, kBarrier, kPutStatic, kGetStatic, kPutAligned, kGetAligned };
 /* Static (global) data is symmetric too: the same transfers on it, up to its size. */
 #define STATIC_BYTES (64 * 1024)
 static char static_buf[STATIC_BYTES];
 
 static char* buf;
 static char* local;
+/* The same transfers between page-aligned buffers (shmem_align, aligned_alloc), as the OSU
+ * benchmarks place theirs: `local` comes from malloc, 16 bytes into a cache line, and a heap
+ * block's own offset in its line (0 for Symmetra, 16 for Open MPI's OSHMEM) then decides whether
+ * every load of a copy splits two lines, a 5-10% difference from 32 KiB up that says nothing
+ * about the transport (docs/perf_notes.md, session 7). */
+static char* buf_aligned;
+static char* local_aligned;
 static long* word;
 static long* pset_sync;
 
@@ -53,6 +60,8 @@ static void op_once(int op, size_t bytes) {
     case kFadd: (void)shmem_long_atomic_fetch_add(word, 1, 1); break;
     case kPutStatic: shmem_putmem(static_buf, local, bytes, 1); shmem_quiet(); break;
     case kGetStatic: shmem_getmem(local, static_buf, bytes, 1); break;
+    case kPutAligned: shmem_putmem(buf_aligned, local_aligned, bytes, 1); shmem_quiet(); break;
+    case kGetAligned: shmem_getmem(local_aligned, buf_aligned, bytes, 1); break;
   }
 }
 
@@ -82,6 +91,9 @@ int main(int argc, char** argv) {
   buf = shmem_malloc(max_bytes);
   local = malloc(max_bytes);
   for (size_t i = 0; i < max_bytes; ++i) local[i] = (char)(i * 7 + 1);
+  buf_aligned = shmem_align(4096, max_bytes);
+  local_aligned = aligned_alloc(4096, max_bytes);
+  memcpy(local_aligned, local, max_bytes);
   word = shmem_malloc(sizeof(long));
   shmem_barrier_all();
   for (size_t bytes = 8; bytes <= max_bytes; bytes *= 2) {
@@ -96,6 +108,10 @@ int main(int argc, char** argv) {
       if (bytes <= STATIC_BYTES) {
         measure("put_lat_static", kPutStatic, bytes, batches, (int)per, 0);
         measure("get_lat_static", kGetStatic, bytes, batches, (int)per, 0);
+      }
+      if (bytes >= 4096) {
+        measure("put_lat_aligned", kPutAligned, bytes, batches, (int)per, 0);
+        measure("get_lat_aligned", kGetAligned, bytes, batches, (int)per, 0);
       }
     }
     shmem_barrier_all();
