@@ -309,6 +309,46 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
   });
 }
 
+// RuntimeOptions::dest_ready_by_program (the OpenSHMEM C API's setting, coll/credit.hpp) on the
+// GPU: broadcast and alltoall skip their credits and count on uncredited_signal, permute keeps
+// its own; two dests in turn with a sync after every second call (the program readying dests),
+// so members run a call ahead. 600 calls of world team, fresh data each, checked on the device.
+TEST_P(CollHostGpuTest, StreamFormsWithoutCredits) {
+  RuntimeOptions options;
+  options.dest_ready_by_program = true;
+  run_pes(GetParam(), options, [](Runtime& rt) {
+    constexpr std::size_t kN = 777;
+    const int m = rt.n_pes(), me = rt.my_pe();
+    PeStream s;
+    auto* src = rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m));
+    std::uint32_t* dst[2] = {rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m)),
+                             rt.allocate_array<std::uint32_t>(kN * static_cast<std::size_t>(m))};
+    DeviceArray<std::uint64_t> round;
+    DeviceArray<unsigned long long> bad;
+    round.zero();
+    bad.zero();
+    const std::uint64_t seed = run_seed();
+    ProgressBoard::Watch watch;
+    unsigned long long* progress = ProgressBoard::get().pe(me);
+    const Team w = rt.team_world();
+    rt.barrier_all();
+    for (int call = 0; call < 600; ++call) {
+      const int kind = call % 3;
+      std::uint32_t* d = dst[call % 2];
+      fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round, progress);
+      if (kind == 0) rt.broadcast_on_stream(w, d, src, kN, call % m, s);
+      if (kind == 1) rt.alltoall_on_stream(w, d, src, kN, s);
+      if (kind == 2) rt.permute_on_stream(w, d, src, kN, (me + 1) % m, (me + m - 1) % m, 100, s);
+      check_u32<<<1, 256, 0, s>>>(std::array{0, 2, 3}[kind], d, kN, seed, me, m, round, bad, progress);
+      ProgressBoard::get().host_call(me);
+      if (call % 2 == 1) rt.sync_on_stream(w, s);
+    }
+    CK(cudaStreamSynchronize(s));
+    EXPECT_EQ(bad.read(), 0u) << "wrong elements over 600 calls without credits";
+    rt.barrier_all();
+  });
+}
+
 // The largest message of the issue: 64 MiB of floats, every algorithm, every element checked.
 TEST_P(CollHostGpuTest, Allreduce64MiB) {
   run_pes(GetParam(), [](Runtime& rt) {

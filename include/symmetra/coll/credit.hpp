@@ -15,17 +15,20 @@
 //
 // Without credits (Credits::kSkip: the program made every dest ready before any member called,
 // OpenSHMEM's rule for broadcast and alltoall(s), which use it; Context::kDestReadyByProgram)
-// steps 1 and 2's waits are left out: one hop. Senders then run ahead into later calls, and their signals go to a
-// count of their own (uncredited_signal): on chunk_signal one could land in a call with credits
-// that is still waiting for its chunks (a permute), which then returns early. Within that count
-// a receiver may take a signal of a later call while one of call k is still on its way, and the
-// count is still right: if it reached the total this PE expects through call k before all of
-// call k's signals came, a signal of a later call came, and its sender had returned from call
-// k. A member returns from one of these calls only once its data is complete everywhere (by
-// induction: each signal it counted either belongs to the call, whose sender fenced all its
-// data before its first signal, or comes from a member that returned from the call before it;
-// broadcast's root and every member of alltoall send to every receiver), so call
-// k's data is complete either way, and the late signal counts toward the next such call.
+// steps 1 and 2's waits are left out: one hop. Senders then run ahead into later calls, and
+// their signals go to a count of their own (uncredited_signal): on chunk_signal one could land
+// in a call with credits that is still waiting for its chunks (a permute), which then returns
+// early. Within that count a receiver may take a signal of a later call while one of call k is
+// still on its way, and the count is still right: if it reached the total this PE expects
+// through call k before all of call k's signals came, a signal of a later call came, and its
+// sender had returned from call k. A member returns from one of these calls only once its data
+// is complete everywhere (by induction: each signal it counted either belongs to the call,
+// whose sender fenced all its data before its first signal, or comes from a member that
+// returned from the call before it; broadcast's root and every member of alltoall send to every
+// receiver), so call k's data is complete either way, and the late signal counts toward the
+// next such call. Every receiver waits for all its signals, so a team leaves the count
+// consumed, as it does chunk_signal.
+//
 // Threads: every thread of `g`. Ordering: a receiver's dest is complete when credit_wait returns
 // (its own dest only: members return independently, with no barrier); a sender's source is
 // reusable when credit_send returns.
@@ -45,6 +48,13 @@ namespace symmetra::coll::detail {
 enum class Credits { kExchange, kSkip };
 SYMMETRA_INLINE Credits dest_credits(const device::Context& ctx) {
   return (ctx.flags & device::Context::kDestReadyByProgram) ? Credits::kSkip : Credits::kExchange;
+}
+// The deliveries to this PE (remote adds) and the running total it consumed, of such calls.
+SYMMETRA_INLINE std::uint64_t* delivered(device::detail::HeapHeader* h, int slot, Credits c) {
+  return c == Credits::kExchange ? &h->chunk_signal[slot] : &h->uncredited_signal[slot];
+}
+SYMMETRA_INLINE std::uint64_t* consumed(device::detail::HeapHeader* h, int slot, Credits c) {
+  return c == Credits::kExchange ? &h->chunk_base[slot] : &h->uncredited_base[slot];
 }
 
 // Starts this PE's next call on team `t` and grants its credit to every team rank that
@@ -109,7 +119,7 @@ SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const Team
 #else
   constexpr auto kSignalOrder = symmetra::detail::kRelease;
 #endif
-  std::uint64_t* const signal = credits == Credits::kExchange ? &h->chunk_signal[slot] : &h->uncredited_signal[slot];
+  std::uint64_t* const signal = delivered(h, slot, credits);
   g.sync();
   if (g.thread_rank() == 0) {
     device::quiet(ctx);  // every thread's data (ordered before this by the group sync) first
@@ -137,14 +147,12 @@ SYMMETRA_INLINE void credit_wait(Group g, const device::Context& ctx, const Team
                                  const char* op, Credits credits = Credits::kExchange) {
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
-  const bool exchange = credits == Credits::kExchange;
-  std::uint64_t* const signal = exchange ? &h->chunk_signal[slot] : &h->uncredited_signal[slot];
-  std::uint64_t* const consumed = exchange ? &h->chunk_base[slot] : &h->uncredited_base[slot];
+  std::uint64_t* const total = consumed(h, slot, credits);
   g.sync();
   if (g.thread_rank() == 0) {
-    const std::uint64_t base = *consumed;
-    device::detail::wait_value(ctx, op, signal, Cmp::kGe, base + senders);
-    *consumed = base + senders;
+    const std::uint64_t base = *total;
+    device::detail::wait_value(ctx, op, delivered(h, slot, credits), Cmp::kGe, base + senders);
+    *total = base + senders;
   }
   g.sync();
 }
