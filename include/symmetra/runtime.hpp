@@ -91,7 +91,10 @@ class Runtime {
 
   // --- Symmetric memory (collective over the world; include a barrier, as OpenSHMEM's do) ---
   // Same `bytes` on every PE, else symmetra::Error naming both sizes and PEs. Never returns
-  // null for bytes > 0; exhaustion throws naming SYMMETRA_SYMMETRIC_SIZE.
+  // null for bytes > 0; exhaustion throws naming SYMMETRA_SYMMETRIC_SIZE. allocate, calloc and
+  // reallocate align to 16 bytes, as malloc does; on the CPU backend a block of 256 bytes or
+  // more starts 16 bytes past a cache line, where large malloc'd buffers start (memory.cpp says
+  // why). align() gives exactly the alignment asked for.
   void* allocate(std::size_t bytes);
   void* align(std::size_t alignment, std::size_t bytes);
   void* calloc(std::size_t count, std::size_t size);  // zero-filled
@@ -538,7 +541,9 @@ class Runtime {
   int checked(const Team& team, const char* op) const;
   // Collective over `team`: every member contributes `value`; returns all, in team order.
   std::vector<std::uint64_t> team_allgather(int team, std::uint64_t value);
-  void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op);
+  // A block `phase` bytes past a multiple of `alignment` (memory.cpp).
+  void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op, std::size_t phase);
+  void* allocate_malloc_like(std::size_t bytes, const char* op);
   int create_team(int parent, int start, int stride, int size, const char* op);
   // Members per host if the team's members form equal runs on distinct hosts, else 0.
   int local_run(int start, int stride, int size) const;

@@ -5,18 +5,22 @@
 namespace symmetra::detail {
 namespace {
 std::uint64_t align_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) & ~(a - 1); }
+// The first offset from x on that lies `phase` bytes past a multiple of a.
+std::uint64_t place(std::uint64_t x, std::uint64_t a, std::uint64_t phase) {
+  return x + ((phase + a - (x & (a - 1))) & (a - 1));
+}
 }  // namespace
 
 Allocator::Allocator(std::uint64_t begin, std::uint64_t end) : begin_(begin), end_(end) {
   if (end > begin) free_[begin] = end - begin;
 }
 
-std::optional<std::uint64_t> Allocator::allocate(std::uint64_t bytes, std::uint64_t align) {
-  if (bytes == 0 || align == 0 || (align & (align - 1)) != 0) return std::nullopt;
+std::optional<std::uint64_t> Allocator::allocate(std::uint64_t bytes, std::uint64_t align, std::uint64_t phase) {
+  if (bytes == 0 || align == 0 || (align & (align - 1)) != 0 || phase >= align || phase % 16 != 0) return std::nullopt;
   bytes = align_up(bytes, 16);  // keep every block 16-byte granular for vector copies
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     const std::uint64_t start = it->first, size = it->second;
-    const std::uint64_t at = align_up(start, align);
+    const std::uint64_t at = place(start, align, phase);
     if (at + bytes > start + size) continue;
     free_.erase(it);
     if (at > start) free_[start] = at - start;
@@ -72,14 +76,14 @@ std::uint64_t Allocator::largest_free() const {
   return best;
 }
 
-std::uint64_t Allocator::shortfall(std::uint64_t bytes, std::uint64_t align) const {
+std::uint64_t Allocator::shortfall(std::uint64_t bytes, std::uint64_t align, std::uint64_t phase) const {
   bytes = align_up(bytes, 16);
   std::uint64_t tail_start = end_;
   if (!free_.empty()) {
     const auto& last = *free_.rbegin();
     if (last.first + last.second == end_) tail_start = last.first;
   }
-  return align_up(tail_start, align) + bytes - end_;
+  return place(tail_start, align, phase) + bytes - end_;
 }
 
 }  // namespace symmetra::detail

@@ -16,9 +16,9 @@ class Allocator {
   // Manages [begin, end).
   Allocator(std::uint64_t begin, std::uint64_t end);
 
-  // An offset aligned to `align` (a power of two) for `bytes` (> 0), or nothing if no free run
-  // is large enough.
-  std::optional<std::uint64_t> allocate(std::uint64_t bytes, std::uint64_t align);
+  // An offset `phase` bytes past a multiple of `align` (a power of two; phase < align, a multiple
+  // of 16) for `bytes` (> 0), or nothing if no free run is large enough.
+  std::optional<std::uint64_t> allocate(std::uint64_t bytes, std::uint64_t align, std::uint64_t phase = 0);
   // Returns the block at `offset`; false if no block starts there.
   bool free(std::uint64_t offset);
   // Size of the block at `offset`, 0 if none.
@@ -31,8 +31,9 @@ class Allocator {
   std::uint64_t used_bytes() const { return used_; }
   // The largest request (with its alignment) that would fit without growing.
   std::uint64_t largest_free() const;
-  // Bytes a request for `bytes` aligned to `align` needs past the current end to fit at the tail.
-  std::uint64_t shortfall(std::uint64_t bytes, std::uint64_t align) const;
+  // Bytes a request for `bytes` at `phase` past `align` needs past the current end to fit at the
+  // tail.
+  std::uint64_t shortfall(std::uint64_t bytes, std::uint64_t align, std::uint64_t phase = 0) const;
 
  private:
   void release(std::uint64_t offset, std::uint64_t bytes);

@@ -11,7 +11,7 @@
 
 namespace symmetra {
 
-void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op) {
+void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op, std::size_t phase) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     fail(std::string(op) + ": alignment " + std::to_string(alignment) + " is not a power of two");
   // Every PE must ask for the same block, or the offsets would stop matching.
@@ -25,9 +25,9 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
            ": symmetric allocations must be the same on every PE");
   }
   if (bytes == 0) return nullptr;
-  auto offset = allocator_->allocate(bytes, alignment);
+  auto offset = allocator_->allocate(bytes, alignment, phase);
   if (!offset) {
-    const std::uint64_t want = allocator_->end() + allocator_->shortfall(bytes, alignment);
+    const std::uint64_t want = allocator_->end() + allocator_->shortfall(bytes, alignment, phase);
     const std::uint64_t limit = gpu_ ? gpu_->heap_stride() : heap_->stride() - static_window_;
     if (want > limit)
       fail(std::string(op) + ": cannot allocate " + std::to_string(bytes) +
@@ -44,22 +44,34 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
     }
     allocator_->grow(data_size());
     refresh_context();
-    offset = allocator_->allocate(bytes, alignment);
+    offset = allocator_->allocate(bytes, alignment, phase);
     if (!offset) fail(std::string(op) + ": internal error: no block after growing the heap");
   }
   barrier_all();
   return data_base() + *offset;
 }
 
-void* Runtime::allocate(std::size_t bytes) { return allocate_aligned(16, bytes, "allocate"); }
+// The malloc-like forms on the CPU backend: a block of 256 bytes or more starts 16 bytes past a
+// cache line, where glibc's large malloc chunks start (and Open MPI's OSHMEM heap blocks), so
+// that a copy between such a private buffer and the block keeps source and destination at one
+// offset in their lines; at different offsets every load of the copy splits two lines, 5-10%
+// of an L2-bound put or get (a 64 KiB put: 1.29 against 1.17 us; docs/perf_notes.md, session
+// 7). Smaller blocks, align() and the GPU backend (partners from cudaMalloc) keep plain
+// alignment.
+void* Runtime::allocate_malloc_like(std::size_t bytes, const char* op) {
+  if (!gpu_ && bytes >= 256) return allocate_aligned(64, bytes, op, 16);
+  return allocate_aligned(16, bytes, op, 0);
+}
+
+void* Runtime::allocate(std::size_t bytes) { return allocate_malloc_like(bytes, "allocate"); }
 
 void* Runtime::align(std::size_t alignment, std::size_t bytes) {
-  return allocate_aligned(alignment, bytes, "align");
+  return allocate_aligned(alignment, bytes, "align", 0);
 }
 
 void* Runtime::calloc(std::size_t count, std::size_t size) {
   if (size != 0 && count > SIZE_MAX / size) fail("calloc: count * size overflows");
-  void* p = allocate_aligned(16, count * size, "calloc");
+  void* p = allocate_malloc_like(count * size, "calloc");
   if (p != nullptr) {
     if (gpu_) {
       gpu_->memset(p, 0, count * size).or_throw();
@@ -72,12 +84,12 @@ void* Runtime::calloc(std::size_t count, std::size_t size) {
 }
 
 void* Runtime::reallocate(void* p, std::size_t bytes) {
-  if (p == nullptr) return allocate_aligned(16, bytes, "reallocate");
+  if (p == nullptr) return allocate_malloc_like(bytes, "reallocate");
   if (!is_symmetric(p)) fail("reallocate: address is not in the symmetric heap");
   const std::uint64_t old_offset = static_cast<std::byte*>(p) - data_base();
   const std::uint64_t old_size = allocator_->block_size(old_offset);
   if (old_size == 0) fail("reallocate: address is not the start of a symmetric allocation");
-  void* q = allocate_aligned(16, bytes, "reallocate");
+  void* q = allocate_malloc_like(bytes, "reallocate");
   if (q != nullptr) {
     const std::size_t keep = std::min<std::uint64_t>(old_size, bytes);
     if (gpu_) {

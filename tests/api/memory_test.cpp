@@ -34,6 +34,8 @@ TEST_P(MemoryTest, OffsetsAreSymmetricAndAligned) {
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % align, 0u);
       }
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 16, 0u);
+      if (i % 3 != 0 && bytes >= 256 && !rt.on_gpu())  // malloc-like: where large malloc'd buffers start
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 16u) << bytes << " bytes";
       EXPECT_TRUE(rt.is_symmetric(p));
       // The block's first and last byte are reachable on every PE.
       auto* b = static_cast<unsigned char*>(p);

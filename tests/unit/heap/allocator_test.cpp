@@ -44,6 +44,29 @@ TEST(Allocator, MergesNeighboursAndGrows) {
   EXPECT_TRUE(a.allocate(100, 16));
 }
 
+// Malloc-like placement (Runtime::allocate on the CPU): 16 bytes past a 64-byte boundary, from
+// wherever the free run starts; the tail estimate for growing agrees with where it lands.
+TEST(Allocator, PhasePastAlignment) {
+  Allocator a(4096, 4096 + 4096);
+  auto x = a.allocate(8, 16);  // 4096: the next free byte is 4112
+  ASSERT_TRUE(x);
+  auto y = a.allocate(300, 64, 16);
+  ASSERT_TRUE(y);
+  EXPECT_EQ(*y, 4096u + 16u);  // 4112 is already 16 past a multiple of 64
+  auto z = a.allocate(300, 64, 16);
+  ASSERT_TRUE(z);
+  EXPECT_EQ(*z % 64, 16u);
+  EXPECT_GE(*z, *y + 304u);
+  EXPECT_FALSE(a.allocate(8, 64, 64));  // phase must lie below the alignment
+  EXPECT_FALSE(a.allocate(8, 64, 8));   // and keep blocks 16-byte granular
+  const std::uint64_t tail = a.end() + a.shortfall(5000, 64, 16);
+  a.grow(tail);
+  auto w = a.allocate(5000, 64, 16);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(*w % 64, 16u);
+  EXPECT_EQ(*w + 5008u, tail);  // it fits exactly where shortfall said
+}
+
 // Random allocate/free against a reference of live intervals: blocks never overlap, stay in
 // range, and freeing everything restores one free run.
 TEST(Allocator, RandomNeverOverlaps) {
@@ -53,9 +76,10 @@ TEST(Allocator, RandomNeverOverlaps) {
   for (int step = 0; step < 20000; ++step) {
     if (live.empty() || rng() % 3 != 0) {
       const std::uint64_t bytes = 1 + rng() % 5000, align = std::uint64_t{1} << (rng() % 10);
-      auto at = a.allocate(bytes, align);
+      const std::uint64_t phase = align > 16 && rng() % 2 ? 16 * (rng() % (align / 16)) : 0;
+      auto at = a.allocate(bytes, align, phase);
       if (!at) continue;
-      ASSERT_EQ(*at % align, 0u);
+      ASSERT_EQ(*at % align, phase);
       ASSERT_GE(*at, 64u);
       ASSERT_LE(*at + bytes, 64u + (1 << 20));
       auto next = live.lower_bound(*at);
