@@ -97,10 +97,16 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
   }
   if (!one_host) return bytes <= 1024 ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
   // Measured with symmetra-tune on the 2-core VM: with two PEs the ring (one reduce-scatter and
-  // one all-gather step, signalled, no team syncs) wins from 4 KiB; with four, from 256 KiB.
-  if (bytes <= 1024) return AllreduceAlgo::kRecursiveDoubling;
-  if (bytes <= (t.size == 2 ? 2048u : 4096u)) return AllreduceAlgo::kOneShot;
-  return t.size == 2 || bytes > (128u << 10) ? AllreduceAlgo::kRing : AllreduceAlgo::kTwoShot;
+  // one all-gather step, signalled, no team syncs) wins from 4 KiB. With four (two per core,
+  // bound by symrun, yielding at once), recursive doubling to 256 B, two-shot to 32 KiB and the
+  // ring from 64 KiB: 128 KiB 59 us against two-shot's 99 (session 7; it was 256 KiB before
+  // its steps' waits stopped spinning).
+  if (t.size == 2) {
+    if (bytes <= 1024) return AllreduceAlgo::kRecursiveDoubling;
+    return bytes <= 2048u ? AllreduceAlgo::kOneShot : AllreduceAlgo::kRing;
+  }
+  if (bytes <= 256) return AllreduceAlgo::kRecursiveDoubling;
+  return bytes <= (32u << 10) ? AllreduceAlgo::kTwoShot : AllreduceAlgo::kRing;
 }
 
 template <class Group, class T>

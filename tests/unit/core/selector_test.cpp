@@ -61,7 +61,9 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kRing);
   EXPECT_EQ(coll::default_algo(team(8, 0), 64, true), A::kHierarchical);  // irregular: every member a host
   EXPECT_EQ(coll::default_algo(team(4, 4), 64, false), A::kRecursiveDoubling);
-  EXPECT_EQ(coll::default_algo(team(4, 4), 64 << 10, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 512, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 32 << 10, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 64 << 10, false), A::kRing);
   EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false), A::kRing);
   EXPECT_EQ(coll::default_algo(team(2, 2), 2048, false), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(2, 2), 4096, false), A::kRing);
