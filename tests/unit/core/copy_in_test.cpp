@@ -77,12 +77,13 @@ TEST(CopyIn, GetsPickTheLoopByAlignment) {
   auto* dst = static_cast<unsigned char*>(std::aligned_alloc(4096, kMax + 8192));
   ASSERT_TRUE(src && dst);
   EXPECT_FALSE(copy_in_wins(dst, src, 1024));            // below: glibc's vectors
-  EXPECT_TRUE(copy_in_wins(dst, src, 4096));             // in L1, aligned or not
+  EXPECT_TRUE(copy_in_wins(dst, src, 4096));             // small, aligned or not
+  EXPECT_FALSE(copy_in_wins(dst, src, 8192));            // from 8 KiB at the same offset: memcpy
   EXPECT_TRUE(copy_in_wins(dst + 16, src, 65536));       // above L1, offsets differ
   EXPECT_FALSE(copy_in_wins(dst + 64, src, 65536));      // above L1, same offset in the line
   EXPECT_FALSE(copy_in_wins(dst + 16, src, 1u << 20));   // above 512 KiB: memcpy
   std::mt19937_64 rng(std::random_device{}());
-  for (std::size_t bytes : {std::size_t{16384}, std::size_t{32767}, std::size_t{32768}, std::size_t{65539},
+  for (std::size_t bytes : {std::size_t{8191}, std::size_t{8192}, std::size_t{16384}, std::size_t{32768}, std::size_t{65539},
                             std::size_t{524288}, std::size_t{524289}})
     for (auto [so, dof] : {std::pair<std::size_t, std::size_t>{0, 0}, {16, 0}, {0, 16}, {5, 37}, {64, 128}}) {
       for (std::size_t i = 0; i < bytes + so; ++i) src[i] = static_cast<unsigned char>(rng());

@@ -18,12 +18,12 @@ namespace symmetra::device::detail {
 void host_copy_in(void* dst, const void* src, std::size_t bytes);
 // The sizes that take host_copy_in: below, glibc copies with vectors already; above 512 KiB
 // `rep movsb`, which writes whole lines without reading them first, was as fast or faster
-// (a 1 MiB copy into a peer: 35-39 us against the vector loop's 53-55). Above L1 (from
-// kCopyInCoaligned) only when source and destination differ in their offset in a cache line:
+// (a 1 MiB copy into a peer: 35-39 us against the vector loop's 53-55). From 8 KiB
+// (kCopyInCoaligned) only when source and destination differ in their offset in a cache line:
 // `rep movsb` loses to the vector loop then (a malloc'd buffer 16 bytes into a line, got into
 // from a line-aligned heap block: 64 KiB 1.41 us against 1.59), and wins when they agree
-// (1.27 against 1.43; docs/perf_notes.md, session 7).
-inline constexpr std::size_t kCopyInMin = 2048, kCopyInMax = 524288, kCopyInCoaligned = 32768;
+// (64 KiB 1.27 against 1.43, 8 KiB 0.045 against 0.053; docs/perf_notes.md, session 7).
+inline constexpr std::size_t kCopyInMin = 2048, kCopyInMax = 524288, kCopyInCoaligned = 8192;
 SYMMETRA_INLINE bool copy_in_wins(void* dst, const void* src, std::size_t bytes) {
   if (bytes < kCopyInMin || bytes > kCopyInMax) return false;
   return bytes < kCopyInCoaligned ||
