@@ -53,9 +53,9 @@ struct RuntimeOptions {
   bool symmetric_static_data = false;
   // OpenSHMEM's rule for broadcast, alltoall and alltoalls: before any member calls, the
   // program has made every member's dest ready to be written (a barrier after the last reads
-  // of it, or a fresh buffer). Without it (the default) Symmetra sees to
-  // that itself: no member's dest is written before that member entered the call, at the cost
-  // of one more one-way hop per call (coll/credit.hpp). shmem_init sets it; the same on every PE.
+  // of it, or a fresh buffer). Without it (the default) Symmetra sees to that itself: no
+  // member's dest is written before that member entered the call, at the cost of one more
+  // one-way hop per call (coll/credit.hpp). shmem_init sets it; the same on every PE.
   bool dest_ready_by_program = false;
 };
 

@@ -22,6 +22,18 @@ Result<double> env_seconds(const char* name, double fallback) {
   return s;
 }
 
+// An integer setting in [lo, hi]: *out keeps its default when `name` is unset; otherwise
+// "NAME='value': <hint>" for anything but a whole number in range.
+Status env_int(const char* name, long lo, long hi, const char* hint, int* out) {
+  const char* v = env(name);
+  if (v == nullptr) return {};
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0' || n < lo || n > hi) return Status::fail(std::string(name) + "='" + v + "': " + hint);
+  *out = static_cast<int>(n);
+  return {};
+}
+
 }  // namespace
 
 Result<std::uint64_t> parse_size(const char* text) {
@@ -68,20 +80,8 @@ Result<Config> config_from_env() {
   if (const char* v = env("SYMMETRA_CHECK")) c.check = std::string(v) != "0";
   if (const char* v = env("SYMMETRA_LL_LANES")) c.ll_lanes = std::string(v) == "1";
   if (c.channel_bytes == 0) return Status::fail("SYMMETRA_CHANNEL_BYTES must be positive");
-  if (const char* v = env("SYMMETRA_MAX_CHANNELS")) {
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (*v == '\0' || *end != '\0' || n < 1 || n > 32)
-      return Status::fail(std::string("SYMMETRA_MAX_CHANNELS='") + v + "': use a number from 1 to 32");
-    c.max_channels = static_cast<int>(n);
-  }
-  if (const char* v = env("SYMMETRA_CPUS")) {
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (*v == '\0' || *end != '\0' || n < 1 || n > (1 << 20))
-      return Status::fail(std::string("SYMMETRA_CPUS='") + v + "': use a positive number of CPUs");
-    c.cpus = static_cast<int>(n);
-  }
+  SYMMETRA_TRY(env_int("SYMMETRA_MAX_CHANNELS", 1, 32, "use a number from 1 to 32", &c.max_channels));
+  SYMMETRA_TRY(env_int("SYMMETRA_CPUS", 1, 1 << 20, "use a positive number of CPUs", &c.cpus));
   if (const char* v = env("SYMMETRA_SYNC")) {
     const std::string s = v;
     if (s == "auto") c.sync = Config::Sync::kAuto;

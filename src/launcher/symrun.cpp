@@ -211,7 +211,6 @@ int main(int argc, char** argv) {
   std::vector<pid_t> pids(o.n, -1);
   const int per_host = (o.n + o.hosts - 1) / o.hosts;
   const std::vector<int> cpus = allowed_cpus();
-  const std::vector<int> allowed = o.bind ? cpus : std::vector<int>{};
   // Bound PEs each see only their own CPUs; the runtime learns the job's share from this.
   if (!cpus.empty()) setenv("SYMMETRA_CPUS", std::to_string(cpus.size()).c_str(), 0);
   for (int pe = 0; pe < o.n; ++pe) {
@@ -228,7 +227,7 @@ int main(int argc, char** argv) {
       // Every PE runs on this machine (--hosts only labels them): the local rank is the PE.
       setenv("SYMMETRA_LOCAL_RANK", std::to_string(pe).c_str(), 1);
       if (o.hosts > 1) setenv("SYMMETRA_HOST_ID", ("host" + std::to_string(pe / per_host)).c_str(), 1);
-      if (!allowed.empty()) bind_pe(pe, o.n, allowed);
+      if (o.bind && !cpus.empty()) bind_pe(pe, o.n, cpus);
       if (o.tag_output) {
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);

@@ -3,10 +3,10 @@
 //
 // Threads: every thread of `g`, on every member, same arguments. Ordering: a member writes into
 // another's dest only after that member entered the call (unless Context::kDestReadyByProgram
-// says the program saw to that, credit.hpp); dest complete and source reusable on
-// return. One channel: credit and signal (credit.hpp), two one-way hops. Several channels
-// (channel.hpp; alltoall): channel c moves its range of every block between a channel sync and a
-// channel barrier.
+// says the program saw to that, credit.hpp); dest complete and source reusable on return. One
+// channel: credit and signal (credit.hpp), two one-way hops. Several channels (channel.hpp;
+// alltoall): channel c moves its range of every block between a channel sync and a channel
+// barrier.
 #pragma once
 
 #include <cstddef>
