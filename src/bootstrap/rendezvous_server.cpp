@@ -1,10 +1,13 @@
 #include "rendezvous_server.hpp"
 
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 
 #include "socket.hpp"
@@ -20,17 +23,32 @@ struct Pending {
 };
 
 namespace {
-constexpr int kPollMs = 100;
+constexpr int kPollMs = 100;  // how often serve() looks at stop_ when it has no eventfd
 }
 
 RendezvousServer::RendezvousServer(int listen_fd, int n_pes, int timeout_ms)
-    : listen_fd_(listen_fd), n_(n_pes), timeout_ms_(timeout_ms), clients_(n_pes, -1) {}
+    : listen_fd_(listen_fd),
+      n_(n_pes),
+      timeout_ms_(timeout_ms),
+      clients_(n_pes, -1),
+      wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
 RendezvousServer::~RendezvousServer() {
   for (int fd : clients_)
     if (fd >= 0) close(fd);
   if (listen_fd_ >= 0) close(listen_fd_);
+  if (wake_fd_ >= 0) close(wake_fd_);
 }
+
+void RendezvousServer::stop() {
+  stop_.store(true);
+  if (wake_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    (void)!write(wake_fd_, &one, sizeof(one));
+  }
+}
+
+int RendezvousServer::poll_ms() const { return wake_fd_ >= 0 ? -1 : kPollMs; }
 
 Status RendezvousServer::accept_all() {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
@@ -39,8 +57,13 @@ Status RendezvousServer::accept_all() {
     if (std::chrono::steady_clock::now() > deadline)
       return Status::fail("only " + std::to_string(joined) + " of " + std::to_string(n_) +
                           " PEs joined within " + std::to_string(timeout_ms_ / 1000) + " s");
-    pollfd p{listen_fd_, POLLIN, 0};
-    if (poll(&p, 1, kPollMs) <= 0) continue;
+    const long long left = std::max<long long>(
+        0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count() + 1);
+    const int tick = poll_ms();
+    pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    if (poll(p, 2, static_cast<int>(tick < 0 ? left : std::min<long long>(left, tick))) <= 0 ||
+        p[0].revents == 0)
+      continue;
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     WireHeader h;
@@ -115,7 +138,9 @@ Status RendezvousServer::serve() {
     std::vector<pollfd> polls;
     for (int r = 0; r < n_; ++r)
       if (!gone[r] && !pending[r].has) polls.push_back({clients_[r], POLLIN, 0});
-    if (poll(polls.data(), polls.size(), kPollMs) <= 0) continue;
+    polls.push_back({wake_fd_, POLLIN, 0});  // last; poll skips it when it is -1
+    if (poll(polls.data(), polls.size(), poll_ms()) <= 0) continue;
+    polls.pop_back();
     for (const pollfd& p : polls) {
       if (p.revents == 0) continue;
       int r = 0;

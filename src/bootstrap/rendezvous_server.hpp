@@ -25,20 +25,23 @@ class RendezvousServer {
 
   // Serves until every PE said goodbye (ok) or one failed (the Status names it). Call once.
   Status serve();
-  // Makes serve() return soon; safe from another thread.
-  void stop() { stop_.store(true); }
+  // Makes serve() return soon; safe from another thread. serve() sleeps in poll until a PE
+  // writes or stop() wakes it, so a job's hub costs no CPU between bootstrap collectives.
+  void stop();
   // Sends every connected PE an abort message with `why`.
   void abort_all(const std::string& why);
 
  private:
   Status accept_all();
   Status reply(std::vector<struct Pending>& pending);
+  int poll_ms() const;  // poll's timeout: none with the eventfd, kPollMs without
 
   int listen_fd_;
   int n_;
   int timeout_ms_;
   std::vector<int> clients_;
   std::atomic<bool> stop_{false};
+  int wake_fd_;  // eventfd that stop() writes; -1 if none could be made (then serve() polls)
 };
 
 }  // namespace symmetra::detail

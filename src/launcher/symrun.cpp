@@ -9,11 +9,14 @@
 // (128 + signal for a signal). -np is accepted for -n, as oshrun and mpirun do.
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -133,16 +136,20 @@ class Tagger {
   std::vector<Stream> streams_;
 };
 
-volatile sig_atomic_t g_signal = 0;
-void on_signal(int sig) { g_signal = sig; }
-
-// shmem_global_exit(status) in a PE queues SIGUSR1 with the status: end every PE, return it.
-volatile sig_atomic_t g_global_exit = 0;
-volatile sig_atomic_t g_global_status = 0;
-void on_global_exit(int, siginfo_t* info, void*) {
-  g_global_status = info->si_value.sival_int;
-  g_global_exit = 1;
+// The signals symrun acts on. They stay blocked in every thread of symrun and are taken with
+// sigtimedwait, so that the main thread sleeps until a PE ends or a signal comes instead of
+// polling: on a host where PEs outnumber CPUs, every wake-up of symrun takes a PE's CPU.
+// SIGUSR1 is shmem_global_exit's: a PE queues it with the job's exit status as its value.
+sigset_t handled_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGUSR1}) sigaddset(&set, sig);
+  return set;
 }
+
+// SIGCHLD's default action discards it; with a handler installed it stays pending for
+// sigtimedwait whatever the kernel does with blocked, ignored signals.
+void on_child(int) {}
 
 std::string describe(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -186,6 +193,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   using namespace symmetra::detail;
+  // Blocked before the first thread starts, so that every thread inherits the mask and the
+  // signals wait for the main loop's sigtimedwait. The PEs get the old mask back before exec.
+  const sigset_t handled = handled_signals();
+  sigset_t pe_mask;
+  pthread_sigmask(SIG_BLOCK, &handled, &pe_mask);
+  signal(SIGCHLD, on_child);
   if (o.timeout_s > 0) setenv("SYMMETRA_TIMEOUT_S", std::to_string(o.timeout_s).c_str(), 1);
   const std::string address = "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
                               std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -195,18 +208,23 @@ int main(int argc, char** argv) {
     return 1;
   }
   RendezvousServer server(lfd.value(), o.n, timeout_ms_from_env());
+  // A signal or shmem_global_exit ends the job: a PE leaving then is no news. The PE in
+  // shmem_global_exit queues its signal before its socket closes, so the server sees the
+  // signal pending, or already taken, whenever it sees that PE gone.
+  std::atomic<bool> ending{false};
+  auto job_ending = [&] {
+    sigset_t pending;
+    return ending.load() || (sigpending(&pending) == 0 && (sigismember(&pending, SIGUSR1) == 1 ||
+                                                           sigismember(&pending, SIGINT) == 1 ||
+                                                           sigismember(&pending, SIGTERM) == 1));
+  };
   std::thread server_thread([&] {
     auto st = server.serve();
-    if (!st.ok() && g_signal == 0) std::fprintf(stderr, "symrun: %s\n", st.message().c_str());
+    if (!st.ok() && !job_ending()) std::fprintf(stderr, "symrun: %s\n", st.message().c_str());
   });
-
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  struct sigaction ge {};
-  ge.sa_sigaction = on_global_exit;
-  ge.sa_flags = SA_SIGINFO;
-  sigemptyset(&ge.sa_mask);
-  sigaction(SIGUSR1, &ge, nullptr);
+  // shmem_global_exit signals this process only when it is the PE's parent and says so here:
+  // under another launcher the parent is a daemon that SIGUSR1 would end.
+  setenv("SYMMETRA_LAUNCHER_PID", std::to_string(getpid()).c_str(), 1);
   Tagger tagger;
   std::vector<pid_t> pids(o.n, -1);
   const int per_host = (o.n + o.hosts - 1) / o.hosts;
@@ -232,8 +250,8 @@ int main(int argc, char** argv) {
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
       }
-      signal(SIGINT, SIG_DFL);
-      signal(SIGTERM, SIG_DFL);
+      signal(SIGCHLD, SIG_DFL);
+      sigprocmask(SIG_SETMASK, &pe_mask, nullptr);
       execvp(o.argv[0], o.argv.data());
       std::fprintf(stderr, "symrun: cannot start %s: %s\n", o.argv[0], std::strerror(errno));
       _exit(127);
@@ -254,7 +272,8 @@ int main(int argc, char** argv) {
   if (o.tag_output) tag_thread = std::thread([&] { tagger.run(); });
 
   int result = 0, running = o.n;
-  bool killing = false;
+  bool killing = false, global_exit = false;
+  int global_status = 0;
   auto kill_deadline = std::chrono::steady_clock::time_point::max();
   auto end_all = [&] {  // SIGTERM now, SIGKILL after 3 s
     killing = true;
@@ -262,46 +281,60 @@ int main(int argc, char** argv) {
       if (p > 0) kill(p, SIGTERM);
     kill_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   };
+  auto take = [&](int sig, const siginfo_t& info) {
+    if (sig == SIGUSR1) {
+      if (!global_exit) global_status = info.si_value.sival_int;
+      global_exit = true;
+      ending.store(true);
+    } else if ((sig == SIGINT || sig == SIGTERM) && !killing) {
+      std::fprintf(stderr, "symrun: signal %d, ending the PEs\n", sig);
+      ending.store(true);
+      result = 128 + sig;
+      end_all();
+    }
+  };
   while (running > 0) {
+    // Sleep until a signal comes (a PE ending raises SIGCHLD), or until the SIGKILL deadline.
+    timespec wait{3600, 0};
+    if (killing && kill_deadline != std::chrono::steady_clock::time_point::max()) {
+      const auto left = std::max(kill_deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration{0});
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      wait = {static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    }
+    siginfo_t info{};
+    int sig = sigtimedwait(&handled, &info, &wait);
+    // Every pending signal is taken before any PE is reaped: a PE in shmem_global_exit queues
+    // SIGUSR1 before it exits, and its exit status must not be reported as a failure.
+    const timespec now{0, 0};
+    while (sig > 0) {
+      take(sig, info);
+      sig = sigtimedwait(&handled, &info, &now);
+    }
+    if (global_exit && !killing) {  // the job ends with shmem_global_exit's status
+      result = global_status;
+      end_all();
+    }
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid > 0) {
+    pid_t pid;
+    while (running > 0 && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
       int pe = 0;
       while (pe < o.n && pids[pe] != pid) ++pe;
       if (pe == o.n) continue;
       pids[pe] = -1;
       --running;
       const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-      if (g_global_exit != 0 && !killing) {  // the job ends with shmem_global_exit's status
-        result = g_global_status;
-        end_all();
-        continue;
-      }
       if (failed && !killing) {
         std::fprintf(stderr, "symrun: PE %d %s; ending the other %d PEs\n", pe,
                      describe(status).c_str(), running);
         result = exit_code(status);
-      }
-      if (failed && !killing && running > 0) {
         end_all();
       }
-      continue;
     }
-    if (g_global_exit != 0 && !killing) {
-      result = g_global_status;
-      end_all();
-    }
-    if (g_signal != 0 && !killing) {
-      std::fprintf(stderr, "symrun: signal %d, ending the PEs\n", static_cast<int>(g_signal));
-      result = 128 + g_signal;
-      end_all();
-    }
-    if (killing && std::chrono::steady_clock::now() > kill_deadline) {
+    if (killing && std::chrono::steady_clock::now() >= kill_deadline) {
       for (pid_t p : pids)
         if (p > 0) kill(p, SIGKILL);
       kill_deadline = std::chrono::steady_clock::time_point::max();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   server.stop();
   server_thread.join();

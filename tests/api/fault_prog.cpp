@@ -1,5 +1,5 @@
 // A PE program that fails in a chosen way, for fault_test (run under symrun).
-//   fault_prog <case>
+//   fault_prog <case> [seconds, for idle]
 #include <unistd.h>
 
 #include <csignal>
@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
   } else if (c == "peer_fails_while_waiting") {
     if (me == 1) rt->put(buf, local, 4, 7);  // fails: PE 7 does not exist
     rt->barrier_all();                       // PE 0 waits here and must stop, not hang
+  } else if (c == "idle") {  // every PE sleeps argv[2] seconds between two barriers
+    sleep(argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 1);
   } else {
     std::fprintf(stderr, "unknown case %s\n", c.c_str());
     return 2;

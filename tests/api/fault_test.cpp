@@ -3,6 +3,7 @@
 // diagnostic instead of hanging.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "support/command.hpp"
@@ -43,6 +44,29 @@ TEST(SymrunFault, AllPesSucceedingReturnsZero) {
   EXPECT_EQ(run("-np 2 true").status, 0);
   EXPECT_EQ(run("-n 2 sh -c 'exit 5'").status, 5);
   EXPECT_NE(run("-n 0 true").status, 0);  // usage error
+}
+
+// SIGTERM (or SIGINT) to symrun ends every PE and the job with 128 + the signal.
+TEST(SymrunFault, TerminationReachesEveryPe) {
+  const Outcome o = symmetra::testing::run_command(
+      "(SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 3 " FAULT_PROG_PATH " idle 60 & p=$!; sleep 1; kill -TERM $p; "
+      "wait $p; echo \"symrun status $?\")");
+  EXPECT_TRUE(o.has("symrun: signal 15, ending the PEs")) << o.output;
+  EXPECT_TRUE(o.has("symrun status 143")) << o.output;
+  EXPECT_LT(o.seconds, 15.0) << "the PEs outlived symrun's SIGTERM";
+}
+
+// While the PEs run, symrun and its rendezvous thread sleep: a launcher that polls takes CPU
+// from the PEs wherever they outnumber the cores (it was 500 wake-ups a second). Counted: the
+// context switches of all of symrun's threads during one second in which every PE sleeps.
+TEST(SymrunIdle, LauncherSleepsWhileThePesRun) {
+  const char* count = "cat /proc/$p/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'";
+  const Outcome o = symmetra::testing::run_command(
+      std::string("(SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 2 " FAULT_PROG_PATH " idle 4 & p=$!; sleep 1.5; a=$(") +
+      count + "); sleep 1; b=$(" + count + "); wait $p; echo \"symrun status $? wakeups $((b - a))\")");
+  ASSERT_TRUE(o.has("symrun status 0 wakeups ")) << o.output;
+  const int wakeups = std::atoi(o.output.substr(o.output.find("wakeups ") + 8).c_str());
+  EXPECT_LT(wakeups, 50) << o.output;
 }
 
 TEST(ArgumentChecks, PeOutOfRange) {

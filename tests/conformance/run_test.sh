@@ -17,7 +17,14 @@ if [ -n "${EXPECT_STATUS:-}" ]; then  # the job must end with this status (shmem
     "$bindir/symrun" -n "$n" --timeout 60 "$exe" >"$exe.$n.log" 2>&1 || rc=$?
     cat "$exe.$n.log"
     [ "$rc" -eq "$EXPECT_STATUS" ] || { echo "symrun -n $n ended with $rc, want $EXPECT_STATUS"; exit 1; }
+    # symrun must have taken it as the job's end, not as a PE failing.
+    if grep -q "^symrun: PE" "$exe.$n.log"; then echo "symrun -n $n reported a failed PE"; exit 1; fi
   done
+  # Under another launcher (here: a shell with SYMMETRA_BOOTSTRAP set, as a multi-node job sets
+  # it) the PE's parent is not symrun and must not get symrun's signal, which would end it.
+  alone=$(SYMMETRA_BOOTSTRAP=unix:symmetra-none sh -c '"$0"; echo "parent alive, status $?"' "$exe" 2>&1) || true
+  echo "$alone"
+  echo "$alone" | grep -q "parent alive, status $EXPECT_STATUS" || { echo "the PE's parent did not survive"; exit 1; }
   echo "PASS: every run ended with status $EXPECT_STATUS"
   exit 0
 fi

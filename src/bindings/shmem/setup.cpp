@@ -121,10 +121,13 @@ void shmem_finalize(void) {
 
 // Ends every PE with `status`: this PE tells symrun (a queued signal carrying the status, which
 // makes symrun end the others and return it), marks the job as ended in every heap so that PEs
-// in a wait stop, and exits.
+// in a wait stop, and exits. Only a parent that is symrun gets the signal (symrun exports its
+// pid): under mpirun or srun the parent is a daemon that SIGUSR1 would end, and those launchers
+// end the job themselves when a PE exits non-zero.
 void shmem_global_exit(int status) {
   std::fflush(nullptr);
-  if (std::getenv("SYMMETRA_BOOTSTRAP") != nullptr) {
+  const char* launcher = std::getenv("SYMMETRA_LAUNCHER_PID");
+  if (launcher != nullptr && std::strtol(launcher, nullptr, 10) == static_cast<long>(getppid())) {
     sigval v{};
     v.sival_int = status;
     sigqueue(getppid(), SIGUSR1, v);
