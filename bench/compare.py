@@ -8,8 +8,16 @@ faster). A file may hold several runs (tools/bench's BENCH_RUNS appends them, al
 two sides): a row's time is then the median of its runs' p50s, since on a small shared machine
 the spread between runs of one binary is as large as the gaps being measured. Also prints one
 JSON line per matched row with both times, the ratio and the run count.
+
+With 3 or more runs on each side, run i of one file is paired with run i of the other (the two
+sides alternate, so a pair ran minutes apart at most and shares the machine's state) and the
+column `slower` counts the pairs in which Symmetra was slower: a sign test. When the two are
+equally fast each pair is a coin toss; Symmetra slower in all of 5 pairs happens by chance 1 time
+in 32, in 7 of 7 1 in 128, in 8 or more of 9 1 in 26. Such rows are marked `SLOWER` (`FASTER`
+the other way), at a one-sided 5% level: across a hundred tied rows expect a couple of marks.
 """
 import json
+import math
 import statistics
 import sys
 
@@ -27,8 +35,25 @@ def load(path):
         r = dict(rs[0])
         r["p50_us"] = statistics.median(x["p50_us"] for x in rs)
         r["runs"] = len(rs)
+        r["each"] = [x["p50_us"] for x in rs]
         rows[k] = r
     return rows
+
+
+def sign_test(mine, other):
+    """(pairs, pairs where mine is slower, mark): the mark at a one-sided 5% level."""
+    pairs = list(zip(mine, other))
+    if min(len(mine), len(other)) < 3:
+        return 0, 0, ""
+    n = len(pairs)
+    slower = sum(a > b for a, b in pairs)
+    faster = sum(a < b for a, b in pairs)
+
+    def tail(k):  # P(X >= k) for X ~ Binomial(n, 1/2)
+        return sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
+
+    mark = "SLOWER" if tail(slower) < 0.05 else "FASTER" if tail(faster) < 0.05 else ""
+    return n, slower, mark
 
 
 def main():
@@ -39,17 +64,25 @@ def main():
         return 1
     name = other[keys[0]]["backend"]
     runs = min(min(mine[k]["runs"], other[k]["runs"]) for k in keys)
+    paired = runs >= 3
     print(f"\n{'op':<22} {'bytes':>9} {'pes':>4} {'symmetra us':>12} {name + ' us':>12} {'ratio':>7}"
+          + (f" {'slower':>7}" if paired else "")
           + (f"   (medians of {runs} runs)" if runs > 1 else ""))
     for k in keys:
         a, b = mine[k]["p50_us"], other[k]["p50_us"]
         ratio = a / b if b > 0 else float("inf")
-        print(f"{k[0]:<22} {k[1]:>9} {k[2]:>4} {a:>12.3f} {b:>12.3f} {ratio:>7.2f}")
+        n, slower, mark = sign_test(mine[k]["each"], other[k]["each"])
+        print(f"{k[0]:<22} {k[1]:>9} {k[2]:>4} {a:>12.3f} {b:>12.3f} {ratio:>7.2f}"
+              + (f" {f'{slower}/{n}':>7} {mark}" if paired else "").rstrip())
     for k in keys:
         a, b = mine[k]["p50_us"], other[k]["p50_us"]
-        print(json.dumps({"op": k[0], "bytes": k[1], "pes": k[2], "symmetra_p50_us": a,
-                          f"{name}_p50_us": b, "ratio": round(a / b, 4) if b > 0 else None,
-                          "runs": min(mine[k]["runs"], other[k]["runs"])}))
+        n, slower, mark = sign_test(mine[k]["each"], other[k]["each"])
+        line = {"op": k[0], "bytes": k[1], "pes": k[2], "symmetra_p50_us": a,
+                f"{name}_p50_us": b, "ratio": round(a / b, 4) if b > 0 else None,
+                "runs": min(mine[k]["runs"], other[k]["runs"])}
+        if n:
+            line.update({"pairs": n, "pairs_slower": slower, "sign_test": mark or "tie"})
+        print(json.dumps(line))
     return 0
 
 
