@@ -65,18 +65,19 @@ def main():
     name = other[keys[0]]["backend"]
     runs = min(min(mine[k]["runs"], other[k]["runs"]) for k in keys)
     paired = runs >= 3
+    tests = {k: sign_test(mine[k]["each"], other[k]["each"]) for k in keys}
     print(f"\n{'op':<22} {'bytes':>9} {'pes':>4} {'symmetra us':>12} {name + ' us':>12} {'ratio':>7}"
           + (f" {'slower':>7}" if paired else "")
           + (f"   (medians of {runs} runs)" if runs > 1 else ""))
     for k in keys:
         a, b = mine[k]["p50_us"], other[k]["p50_us"]
         ratio = a / b if b > 0 else float("inf")
-        n, slower, mark = sign_test(mine[k]["each"], other[k]["each"])
+        n, slower, mark = tests[k]
         print(f"{k[0]:<22} {k[1]:>9} {k[2]:>4} {a:>12.3f} {b:>12.3f} {ratio:>7.2f}"
               + (f" {f'{slower}/{n}':>7} {mark}" if paired else "").rstrip())
     for k in keys:
         a, b = mine[k]["p50_us"], other[k]["p50_us"]
-        n, slower, mark = sign_test(mine[k]["each"], other[k]["each"])
+        n, slower, mark = tests[k]
         line = {"op": k[0], "bytes": k[1], "pes": k[2], "symmetra_p50_us": a,
                 f"{name}_p50_us": b, "ratio": round(a / b, 4) if b > 0 else None,
                 "runs": min(mine[k]["runs"], other[k]["runs"])}

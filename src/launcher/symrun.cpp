@@ -272,8 +272,7 @@ int main(int argc, char** argv) {
   if (o.tag_output) tag_thread = std::thread([&] { tagger.run(); });
 
   int result = 0, running = o.n;
-  bool killing = false, global_exit = false;
-  int global_status = 0;
+  bool killing = false;
   auto kill_deadline = std::chrono::steady_clock::time_point::max();
   auto end_all = [&] {  // SIGTERM now, SIGKILL after 3 s
     killing = true;
@@ -281,22 +280,23 @@ int main(int argc, char** argv) {
       if (p > 0) kill(p, SIGTERM);
     kill_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   };
+  // The first of a global exit, SIGINT or SIGTERM, or a failed PE decides the job's status.
   auto take = [&](int sig, const siginfo_t& info) {
-    if (sig == SIGUSR1) {
-      if (!global_exit) global_status = info.si_value.sival_int;
-      global_exit = true;
-      ending.store(true);
-    } else if ((sig == SIGINT || sig == SIGTERM) && !killing) {
+    if (sig == SIGCHLD) return;  // the reaping below handles it
+    ending.store(true);
+    if (killing) return;
+    if (sig == SIGUSR1) {  // the job ends with shmem_global_exit's status
+      result = info.si_value.sival_int;
+    } else {
       std::fprintf(stderr, "symrun: signal %d, ending the PEs\n", sig);
-      ending.store(true);
       result = 128 + sig;
-      end_all();
     }
+    end_all();
   };
   while (running > 0) {
     // Sleep until a signal comes (a PE ending raises SIGCHLD), or until the SIGKILL deadline.
     timespec wait{3600, 0};
-    if (killing && kill_deadline != std::chrono::steady_clock::time_point::max()) {
+    if (kill_deadline != std::chrono::steady_clock::time_point::max()) {
       const auto left = std::max(kill_deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration{0});
       const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
       wait = {static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
@@ -309,10 +309,6 @@ int main(int argc, char** argv) {
     while (sig > 0) {
       take(sig, info);
       sig = sigtimedwait(&handled, &info, &now);
-    }
-    if (global_exit && !killing) {  // the job ends with shmem_global_exit's status
-      result = global_status;
-      end_all();
     }
     int status = 0;
     pid_t pid;
