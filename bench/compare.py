@@ -14,7 +14,9 @@ sides alternate, so a pair ran minutes apart at most and shares the machine's st
 column `slower` counts the pairs in which Symmetra was slower: a sign test. When the two are
 equally fast each pair is a coin toss; Symmetra slower in all of 5 pairs happens by chance 1 time
 in 32, in 7 of 7 1 in 128, in 8 or more of 9 1 in 26. Such rows are marked `SLOWER` (`FASTER`
-the other way), at a one-sided 5% level: across a hundred tied rows expect a couple of marks.
+the other way), at a one-sided 5% level. A summary line after the table counts the marks and
+says how many rows chance alone would mark each way (with 7 pairs, 1 in 128 rows): a mark that a
+second sweep does not repeat is chance.
 """
 import json
 import math
@@ -56,6 +58,12 @@ def sign_test(mine, other):
     return n, slower, mark
 
 
+def chance_level(n):
+    """P(a tied row gets marked SLOWER) with n pairs: the tail at the smallest marking count."""
+    tails = [sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n for k in range(n + 1)]
+    return max((t for t in tails if t < 0.05), default=0.0)
+
+
 def main():
     mine, other = load(sys.argv[1]), load(sys.argv[2])
     keys = [k for k in mine if k in other]
@@ -75,6 +83,14 @@ def main():
         n, slower, mark = tests[k]
         print(f"{k[0]:<22} {k[1]:>9} {k[2]:>4} {a:>12.3f} {b:>12.3f} {ratio:>7.2f}"
               + (f" {f'{slower}/{n}':>7} {mark}" if paired else "").rstrip())
+    if paired:
+        # Many rows are tested at once: even with no difference at all some get marked, about
+        # rows x chance_level each way. A mark that a second sweep does not repeat is chance.
+        marks = [tests[k][2] for k in keys]
+        chance = sum(chance_level(tests[k][0]) for k in keys)
+        print(f"sign test over {len(keys)} rows: {marks.count('FASTER')} FASTER, "
+              f"{marks.count('')} tie, {marks.count('SLOWER')} SLOWER; with no difference at all, "
+              f"chance alone would mark about {chance:.1f} rows each way")
     for k in keys:
         a, b = mine[k]["p50_us"], other[k]["p50_us"]
         n, slower, mark = tests[k]

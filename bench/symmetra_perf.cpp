@@ -80,6 +80,7 @@ void small_ops(Runtime& rt, Report& report, const Options& o) {
   if (rt.my_pe() <= 1) {
     const int other = 1 - rt.my_pe();
     std::uint64_t expect = 0;
+    symmetra::bench::settle();
     for (int i = 0; i < rounds; ++i) {
       const double t0 = now_us();
       if (rt.my_pe() == 0) {

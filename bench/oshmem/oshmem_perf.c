@@ -19,6 +19,21 @@ static double now_us(void) {
   return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
+/* settle() in bench/perf_report.hpp, the same here: BENCH_SETTLE_MS (default 10, 0 = off) of
+ * 32 KiB copies before every row, so that no row runs in the faster state this machine's core
+ * reaches after idling (docs/perf_notes.md, session 9) because the row before it idled. */
+static void settle(void) {
+  static double ms = -1;
+  static char from[32768], to[32768];
+  if (ms < 0) ms = getenv("BENCH_SETTLE_MS") ? atof(getenv("BENCH_SETTLE_MS")) : 10.0;
+  if (ms <= 0) return;
+  double end = now_us() + ms * 1e3;
+  while (now_us() < end) {
+    memcpy(to, from, sizeof(to));
+    __asm__ volatile("" : : "r"(to) : "memory"); /* keep the copy */
+  }
+}
+
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
@@ -67,6 +82,7 @@ static void op_once(int op, size_t bytes) {
 
 static void measure(const char* name, int op, size_t bytes, int batches, int per, int bandwidth) {
   double us[64];
+  settle();
   for (int i = 0; i < per; ++i) op_once(op, bytes);
   for (int b = 0; b < batches; ++b) {
     double t0 = now_us();
@@ -132,6 +148,7 @@ int main(int argc, char** argv) {
     double* rtt = malloc(sizeof(double) * (size_t)rounds);
     if (me <= 1) {
       int other = 1 - me;
+      settle();
       for (int i = 1; i <= rounds; ++i) {
         double t0 = now_us();
         if (me == 0) {
@@ -162,6 +179,7 @@ int main(int argc, char** argv) {
       while ((1 << log) < k) ++log;
       double us[64];
       int bper = quick ? 100 : 500;
+      settle();
       for (int b = 0; b < batches; ++b) {
         double t0 = now_us();
         for (int i = 0; i < bper; ++i) shmem_barrier(0, 0, k, pset_sync);
@@ -171,6 +189,7 @@ int main(int argc, char** argv) {
     } else if (me < k) {
       double us[64];
       int bper = quick ? 100 : 500;
+      settle();
       for (int b = 0; b < batches; ++b) {
         double t0 = now_us();
         for (int i = 0; i < bper; ++i) shmem_barrier_all();
@@ -199,6 +218,7 @@ int main(int argc, char** argv) {
       int cb = quick ? 5 : 11;
       for (int op = 0; op < 6; ++op) {
         double us[64];
+        settle();
         for (int b = 0; b < cb; ++b) {
           double t0 = now_us();
           for (int i = 0; i < per; ++i) {
