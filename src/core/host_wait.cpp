@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdarg>
@@ -37,7 +38,12 @@ constexpr std::uint32_t kOversubscribedSpinSteps = 4;
 // Yield (letting another PE of an oversubscribed core run) for this long before sleeping: a
 // futex sleep and wake-up costs microseconds, which short waits such as barriers should not pay.
 constexpr std::uint64_t kYieldNs = 100'000;
-constexpr long kSleepNs = 2'000'000;  // re-check the deadline and the abort flag this often
+// The longest futex sleep. Every store a waiter can wait on rings its doorbell (notify), a
+// failing PE rings every doorbell (host_mark_abort), and the sleep ends at the wait's deadline,
+// so this is only a safety net. It was 2 ms: 500 wake-ups a second per sleeping PE, which cost
+// a PE sharing its core 2-4% on long copies (4 MiB put: 323 against 314 us with 100 ms, 4 PEs
+// on 2 cores; docs/perf_notes.md, session 9).
+constexpr std::uint64_t kSleepNs = 100'000'000;
 
 std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(
@@ -47,8 +53,8 @@ std::uint64_t now_ns() {
 }
 
 // Shared (not private) futex: the word may be mapped by several processes.
-void futex_wait(std::uint32_t* word, std::uint32_t expected, long ns) {
-  timespec ts{0, ns};
+void futex_wait(std::uint32_t* word, std::uint32_t expected, std::uint64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
   syscall(SYS_futex, word, FUTEX_WAIT, expected, &ts, nullptr, 0);
 }
 
@@ -75,6 +81,24 @@ void host_wake(HeapHeader* h) {
   futex_wake_all(&h->doorbell);
 }
 
+void host_wake_nbi_targets(const Context& ctx, NbiTargets& t) {
+  const auto ring_if_watched = [&](int pe, std::uint64_t lo, std::uint64_t hi) {
+    HeapHeader* h = peer_header(ctx, pe);
+    if (atomic_load(&h->waiters, symmetra::detail::kRelaxed) != 0 &&
+        lo < atomic_load(&h->watch_hi, symmetra::detail::kRelaxed) &&
+        hi > atomic_load(&h->watch_lo, symmetra::detail::kRelaxed))
+      host_wake(h);
+  };
+  if (t.all) {
+    for (int pe = 0; pe < ctx.n_pes; ++pe)
+      if (ctx.pe_index == nullptr || ctx.pe_index[pe] >= 0) ring_if_watched(pe, t.lo[0], t.hi[0]);
+  } else {
+    for (int i = 0; i < t.n; ++i) ring_if_watched(t.pe[i], t.lo[i], t.hi[i]);
+  }
+  t.n = 0;
+  t.all = false;
+}
+
 void host_fatal(const Context& ctx, const char* op, const char* msg) {
   std::fprintf(stderr, "[pe %d] %s: %s\n", ctx.my_pe, op, msg);
   std::fflush(stderr);
@@ -93,9 +117,12 @@ void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...) {
 
 // A waiter registers (waiter count and watched range) only once it is about to sleep: spinning
 // waiters leave the header's cache line alone, so writers that check it do not bounce it.
-// The watched range only widens while someone waits, and is cleared by the last waiter to leave.
-// A waiter whose range a leaving one cleared concurrently still re-checks every kSleepNs, so a
-// race there costs latency, never a lost wake-up.
+// The watched range only widens while someone waits, and is cleared by the last waiter to leave;
+// joining and leaving take the header's watch lock, so a leaving last waiter cannot clear the
+// range that a joining one has just set (which left the joiner asleep until its next timed
+// re-check). Writers read count and range without the lock: a writer that reads a value a
+// joining waiter is about to replace stored its data before that read, and the waiter re-checks
+// its condition after registering, so it sees the data instead of the ring.
 HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi)
     : ctx_(ctx), h_(my_header(ctx)), start_ns_(now_ns()) {
   const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
@@ -106,27 +133,50 @@ HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi)
   }
 }
 
+// Takes the watch lock; false if the wait's deadline passed first (a PE died holding it: the
+// job is ending, and the caller's wait reports its timeout).
+bool HostWaiter::lock_watch() {
+  AtomicRef<std::uint32_t> lock(h_->watch_lock);
+  for (std::uint32_t tries = 0;; ++tries) {
+    std::uint32_t free = 0;
+    if (lock.compare_exchange_weak(free, 1, kSeqCst)) return true;
+    if (tries < kSpinSteps) {
+      cpu_relax();
+    } else {
+      sched_yield();  // the holder may be a PE preempted on this very CPU
+      if (now_ns() - start_ns_ > ctx_.timeout_ns) return false;
+    }
+  }
+}
+
+void HostWaiter::unlock_watch() { AtomicRef<std::uint32_t>(h_->watch_lock).store(0, kSeqCst); }
+
 void HostWaiter::register_waiter() {
   registered_ = true;
+  const bool locked = lock_watch();
   AtomicRef<std::uint64_t> wlo(h_->watch_lo), whi(h_->watch_hi);
   if (AtomicRef<std::uint32_t>(h_->waiters).fetch_add(1, kSeqCst) == 0) {
     wlo.store(lo_, kSeqCst);
     whi.store(hi_, kSeqCst);
-    return;
+  } else {
+    std::uint64_t cur = wlo.load(kSeqCst);
+    while (lo_ < cur && !wlo.compare_exchange_weak(cur, lo_, kSeqCst)) {
+    }
+    cur = whi.load(kSeqCst);
+    while (hi_ > cur && !whi.compare_exchange_weak(cur, hi_, kSeqCst)) {
+    }
   }
-  std::uint64_t cur = wlo.load(kSeqCst);
-  while (lo_ < cur && !wlo.compare_exchange_weak(cur, lo_, kSeqCst)) {
-  }
-  cur = whi.load(kSeqCst);
-  while (hi_ > cur && !whi.compare_exchange_weak(cur, hi_, kSeqCst)) {
-  }
+  if (locked) unlock_watch();
 }
 
 HostWaiter::~HostWaiter() {
-  if (registered_ && AtomicRef<std::uint32_t>(h_->waiters).fetch_sub(1, kSeqCst) == 1) {
+  if (!registered_) return;
+  const bool locked = lock_watch();
+  if (AtomicRef<std::uint32_t>(h_->waiters).fetch_sub(1, kSeqCst) == 1) {
     AtomicRef<std::uint64_t>(h_->watch_hi).store(0, kSeqCst);
     AtomicRef<std::uint64_t>(h_->watch_lo).store(0, kSeqCst);
   }
+  if (locked) unlock_watch();
 }
 
 std::uint32_t HostWaiter::doorbell() const { return atomic_load(&h_->doorbell, kSeqCst); }
@@ -148,8 +198,9 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
     sched_yield();
   } else if (!registered_) {
     register_waiter();  // the caller re-reads the doorbell and re-checks before we sleep
-  } else {
-    futex_wait(&h_->doorbell, seen_doorbell, kSleepNs);
+  } else if (waited <= ctx_.timeout_ns) {
+    // Until rung, or until the deadline (plus a little, so that the next step sees it passed).
+    futex_wait(&h_->doorbell, seen_doorbell, std::min(kSleepNs, ctx_.timeout_ns - waited + 1'000'000));
   }
   return waited <= ctx_.timeout_ns;
 }

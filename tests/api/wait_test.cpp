@@ -2,7 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
 #include <vector>
+
+#include "symmetra/device/impl/heap_header.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
 
 #include "support/local_access.hpp"
 #include "support/pe_runner.hpp"
@@ -92,6 +99,130 @@ TEST_P(WaitTest, EveryComparison) {
 }
 
 SYMMETRA_INSTANTIATE_PES(WaitTest);
+
+#if !defined(SYMMETRA_API_TEST_GPU)
+using device::detail::HeapHeader;
+using device::detail::HostWaiter;
+
+std::uint32_t load32(const std::uint32_t& w) { return std::atomic_ref<const std::uint32_t>(w).load(); }
+std::uint64_t load64(const std::uint64_t& w) { return std::atomic_ref<const std::uint64_t>(w).load(); }
+
+// Steps `w` until it counts itself among the header's sleepers (after its spin and yield phases).
+// False if the wait's deadline passed first.
+bool join_sleepers(HostWaiter& w, const HeapHeader* h) {
+  const std::uint32_t before = load32(h->waiters);
+  while (load32(h->waiters) == before)
+    if (!w.park(w.doorbell())) return false;
+  return true;
+}
+
+// The CPU waiters' registry in the heap header (host_wait.cpp): joining widens the watched range,
+// a leaving waiter keeps the others' part, the last one clears it, and joining waits for the
+// watch lock, which keeps a leaving last waiter from clearing the range a joining one just set
+// (that lost its wake-ups until a timed re-check, once every 2 ms, now every 100 ms).
+TEST(HostWaiterTest, SleepersRegistryAndWatchLock) {
+  run_pes(PeConfig{1, Mode::kThreads}, [](Runtime& rt) {
+    const device::Context& ctx = rt.device_context();
+    HeapHeader* h = device::detail::my_header(ctx);
+    auto* words = rt.allocate_array<std::int64_t>(512);
+    const auto off = [&](const void* p) {
+      return static_cast<std::uint64_t>(static_cast<const std::byte*>(p) - ctx.heap_base);
+    };
+    {
+      auto a = std::make_unique<HostWaiter>(ctx, &words[0], &words[1]);
+      ASSERT_TRUE(join_sleepers(*a, h));
+      EXPECT_EQ(load32(h->waiters), 1u);
+      EXPECT_EQ(load64(h->watch_lo), off(&words[0]));
+      EXPECT_EQ(load64(h->watch_hi), off(&words[1]));
+      HostWaiter b(ctx, &words[400], &words[401]);
+      ASSERT_TRUE(join_sleepers(b, h));
+      EXPECT_EQ(load32(h->waiters), 2u);
+      EXPECT_EQ(load64(h->watch_lo), off(&words[0]));
+      EXPECT_EQ(load64(h->watch_hi), off(&words[401]));
+      a.reset();  // b still waits: its words stay watched
+      EXPECT_EQ(load32(h->waiters), 1u);
+      EXPECT_LE(load64(h->watch_lo), off(&words[400]));
+      EXPECT_GE(load64(h->watch_hi), off(&words[401]));
+    }
+    EXPECT_EQ(load32(h->waiters), 0u);
+    EXPECT_EQ(load64(h->watch_hi), 0u);
+
+    // Joining waits while another holds the lock.
+    std::atomic_ref<std::uint32_t> lock(h->watch_lock);
+    lock.store(1);
+    std::atomic<int> joined{0};
+    std::thread joiner([&] {
+      HostWaiter c(ctx, &words[100], &words[101]);
+      joined = join_sleepers(c, h) ? 1 : -1;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(load32(h->waiters), 0u) << "a waiter joined while the watch lock was held";
+    EXPECT_EQ(joined.load(), 0);
+    lock.store(0);
+    joiner.join();
+    EXPECT_EQ(joined.load(), 1);
+    EXPECT_EQ(load32(h->waiters), 0u);
+    EXPECT_EQ(load64(h->watch_hi), 0u);
+
+    // A lock that is never released (its holder died) holds a waiter only until its deadline.
+    device::Context short_ctx = ctx;
+    short_ctx.timeout_ns = 50'000'000;
+    lock.store(1);
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      HostWaiter d(short_ctx, &words[200], &words[201]);
+      while (d.park(d.doorbell())) {
+      }
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(s, 10.0) << "a waiter hung on a held watch lock past its deadline";
+    EXPECT_EQ(load32(h->waiters), 0u);
+    lock.store(0);
+    rt.free(words);
+  });
+}
+
+// put_nbi leaves the wake-up to quiet(), which rings a PE sleeping on the words stored and no
+// other: the doorbell of the sleeping PE counts the rings (its 100 ms re-check does not ring).
+TEST(HostWaiterTest, QuietWakesWhoSleepsOnPutNbiWords) {
+  for (Mode mode : {Mode::kThreads, Mode::kProcesses}) {
+    run_pes(PeConfig{2, mode}, [](Runtime& rt) {
+      const device::Context& ctx = rt.device_context();
+      auto* words = rt.allocate_array<std::int64_t>(1024);
+      fill(rt, words, 1024, std::int64_t{0});
+      rt.barrier_all();
+      if (rt.my_pe() == 1) {
+        const std::uint32_t bell = load32(device::detail::my_header(ctx)->doorbell);
+        rt.wait_until(&words[0], Cmp::kEq, std::int64_t{42});
+        EXPECT_GT(load32(device::detail::my_header(ctx)->doorbell), bell) << "woken without a ring";
+      } else {
+        const HeapHeader* h1 = device::detail::peer_header(ctx, 1);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        // Asleep on words[0]: counted, and that word's range published (a PE 1 still leaving
+        // the barrier shows the barrier's words; one that has counted itself but not yet
+        // published its range is not rung, and finds the data when it re-checks).
+        const auto off = static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(&words[0]) - ctx.heap_base);
+        while (load32(h1->waiters) == 0 || load64(h1->watch_lo) != off || load64(h1->watch_hi) != off + 8) {
+          ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "PE 1 never went to sleep";
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        const std::uint32_t bell = load32(h1->doorbell);
+        const std::int64_t other = 7, value = 42;
+        rt.putmem_nbi(&words[512], &other, sizeof(other), 1);  // not what PE 1 waits on
+        rt.quiet();
+        EXPECT_EQ(load32(h1->doorbell), bell) << "a put_nbi to unwatched words rang";
+        rt.putmem_nbi(&words[0], &value, sizeof(value), 1);
+        rt.quiet();
+        EXPECT_GT(load32(h1->doorbell), bell) << "quiet did not ring the PE sleeping on the words";
+      }
+      rt.barrier_all();
+      if (rt.my_pe() == 1) EXPECT_EQ(ld(rt, &words[512]), 7);
+      rt.barrier_all();
+      rt.free(words);
+    });
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace symmetra::testing

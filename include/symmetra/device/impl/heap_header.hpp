@@ -34,7 +34,10 @@ struct alignas(64) HeapHeader {
   // costs no system call.
   std::uint64_t watch_lo;
   std::uint64_t watch_hi;
-  std::uint32_t pad0[8];
+  // Held by a waiter while it joins or leaves (waiters, watch_lo, watch_hi), so that a leaving
+  // last waiter never clears the range of one that is joining; writers never take it.
+  std::uint32_t watch_lock;
+  std::uint32_t pad0[7];
   // Per team slot: this PE's count of sync calls (written only by this PE).
   std::uint64_t team_seq[kMaxTeams];
   // Per team slot and dissemination round: the latest sync count a partner announced.

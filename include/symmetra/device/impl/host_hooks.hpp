@@ -26,8 +26,26 @@ void host_mark_abort(const Context& ctx, int failed_pe);
 // Wakes the PE owning `h` if it sleeps in a wait. Call after a store that PE may wait on.
 void host_wake(HeapHeader* h);
 
+// The targets of this thread's putmem_nbi calls since its last quiet(): quiet() rings those
+// with a sleeping waiter on the words stored (putmem_nbi itself skips the wake-up; rma_impl.hpp).
+// Up to kPes PEs by range; past that, `all` with the union of the ranges.
+struct NbiTargets {
+  static constexpr int kPes = 4;
+  int n = 0;
+  bool all = false;
+  int pe[kPes];
+  std::uint64_t lo[kPes], hi[kPes];  // heap offsets stored, [lo, hi)
+};
+inline thread_local NbiTargets nbi_targets;
+
+// Rings the PEs in `t` whose sleepers watch a stored range, and empties it. Called by quiet()
+// after its fence, with the caller's nbi_targets (each shared object has its own copy of an
+// inline variable when symbols are hidden, so the library must not pick one itself).
+void host_wake_nbi_targets(const Context& ctx, NbiTargets& t);
+
 // One wait step on the CPU. Returns false once the wait exceeded ctx.timeout_ns. Spins first,
-// then yields, then sleeps on the doorbell until a writer rings it (or a short timeout passes).
+// then yields, then sleeps on the doorbell until a writer rings it (at most 100 ms, and never past
+// the deadline).
 // Stops the job with a message if another PE failed.
 class HostWaiter {
  public:
@@ -43,6 +61,8 @@ class HostWaiter {
 
  private:
   void register_waiter();
+  bool lock_watch();
+  void unlock_watch();
 
   const Context& ctx_;
   HeapHeader* h_;

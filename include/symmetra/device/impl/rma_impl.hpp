@@ -44,16 +44,18 @@ SYMMETRA_INLINE void get(Group g, const Context& ctx, T* dest, const T* src, std
   getmem(g, ctx, dest, src, n * sizeof(T), pe);
 }
 
-// Loads and stores complete when issued, so the nbi forms copy at once. putmem_nbi skips the
-// wake-up (a fence and a load per call): its data is only due at quiet(), and a PE sleeping on
-// those words re-checks within 2 ms, or is woken by the p / atomic / signal that usually follows
-// the quiet (docs/memory_model.md).
+// Loads and stores complete when issued, so the nbi forms copy at once. putmem_nbi leaves the
+// wake-up (a fence and a load per call) to quiet(), when its data is due: on the CPU it notes the
+// target, and quiet() rings a PE sleeping on the words stored (docs/memory_model.md).
 template <class Group>
 SYMMETRA_INLINE void putmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
                                 std::size_t bytes, int pe) {
   detail::check_remote(ctx, "put_nbi", dest, bytes, pe);
   detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
   g.sync();
+#if !SYMMETRA_DEVICE_PASS
+  if (g.thread_rank() == 0) detail::note_nbi(ctx, pe, dest, bytes);
+#endif
 }
 template <class Group>
 SYMMETRA_INLINE void getmem_nbi(Group g, const Context& ctx, void* dest, const void* src,

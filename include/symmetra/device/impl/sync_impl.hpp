@@ -9,7 +9,14 @@
 namespace symmetra::device {
 
 SYMMETRA_INLINE void fence(const Context&) { detail::fence_seq_cst(); }
-SYMMETRA_INLINE void quiet(const Context&) { detail::fence_seq_cst(); }
+SYMMETRA_INLINE void quiet(const Context& ctx) {
+  detail::fence_seq_cst();
+#if SYMMETRA_DEVICE_PASS
+  (void)ctx;
+#else
+  if (detail::nbi_targets.n != 0) detail::host_wake_nbi_targets(ctx, detail::nbi_targets);  // after the fence
+#endif
+}
 
 namespace detail {
 
