@@ -284,7 +284,15 @@ int main(int argc, char** argv) {
   auto take = [&](int sig, const siginfo_t& info) {
     if (sig == SIGCHLD) return;  // the reaping below handles it
     ending.store(true);
-    if (killing) return;
+    if (killing) {
+      // A second SIGINT or SIGTERM (Ctrl-C again) does not wait out the grace period: SIGKILL
+      // now, as mpirun does. A global exit or failed PE after the first changes nothing.
+      if (sig == SIGINT || sig == SIGTERM) {
+        std::fprintf(stderr, "symrun: signal %d again, killing the PEs\n", sig);
+        kill_deadline = std::chrono::steady_clock::now();
+      }
+      return;
+    }
     if (sig == SIGUSR1) {  // the job ends with shmem_global_exit's status
       result = info.si_value.sival_int;
     } else {

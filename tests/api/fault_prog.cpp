@@ -1,5 +1,5 @@
 // A PE program that fails in a chosen way, for fault_test (run under symrun).
-//   fault_prog <case> [seconds, for idle]
+//   fault_prog <case> [seconds, for idle and stubborn]
 #include <unistd.h>
 
 #include <csignal>
@@ -42,6 +42,11 @@ int main(int argc, char** argv) {
     if (me == 1) rt->put(buf, local, 4, 7);  // fails: PE 7 does not exist
     rt->barrier_all();                       // PE 0 waits here and must stop, not hang
   } else if (c == "idle") {  // every PE sleeps argv[2] seconds between two barriers
+    sleep(argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 1);
+  } else if (c == "stubborn") {  // as idle, ignoring SIGTERM (a PE stuck in a system call)
+    std::signal(SIGTERM, SIG_IGN);
+    std::printf("pe %d ignores SIGTERM\n", me);
+    std::fflush(stdout);
     sleep(argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 1);
   } else {
     std::fprintf(stderr, "unknown case %s\n", c.c_str());

@@ -56,6 +56,25 @@ TEST(SymrunFault, TerminationReachesEveryPe) {
   EXPECT_LT(o.seconds, 15.0) << "the PEs outlived symrun's SIGTERM";
 }
 
+// A second SIGINT or SIGTERM kills the PEs at once instead of after the 3 s grace, as mpirun
+// does: PEs that ignore SIGTERM otherwise keep the user waiting after a second Ctrl-C.
+TEST(SymrunFault, SecondInterruptKillsAtOnce) {
+  // Both PEs announce that they ignore SIGTERM (bounded: 20 s); then two SIGINTs 0.3 s apart,
+  // timed from the first.
+  const Outcome o = symmetra::testing::run_command(
+      "(f=$(mktemp); SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 2 " FAULT_PROG_PATH " stubborn 60 >$f & p=$!; "
+      "for i in $(seq 400); do [ $(grep -c ignores $f) -ge 2 ] && break; sleep 0.05; done; "
+      "t0=$(date +%s%N); kill -INT $p; sleep 0.3; kill -INT $p; wait $p; s=$?; t1=$(date +%s%N); "
+      "cat $f; rm -f $f; echo \"symrun status $s after $(( (t1 - t0) / 1000000 )) ms\")");
+  EXPECT_TRUE(o.has("pe 1 ignores SIGTERM")) << o.output;
+  EXPECT_TRUE(o.has("symrun: signal 2, ending the PEs")) << o.output;
+  EXPECT_TRUE(o.has("symrun: signal 2 again, killing the PEs")) << o.output;
+  ASSERT_TRUE(o.has("symrun status 130 after ")) << o.output;
+  // Without the escalation the PEs live until 3 s after the first signal.
+  const int ms = std::atoi(o.output.substr(o.output.find(" after ") + 7).c_str());
+  EXPECT_LT(ms, 2500) << o.output;
+}
+
 // While the PEs run, symrun and its rendezvous thread sleep: a launcher that polls takes CPU
 // from the PEs wherever they outnumber the cores (it was 500 wake-ups a second). Counted: the
 // context switches of all of symrun's threads during one second in which every PE sleeps.
