@@ -133,8 +133,9 @@ HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi)
   }
 }
 
-// Takes the watch lock; false if the wait's deadline passed first (a PE died holding it: the
-// job is ending, and the caller's wait reports its timeout).
+// Takes the watch lock. Only this PE's own threads take it, each for a few stores, so it is
+// almost always free; false if the wait's deadline passed first, and the caller's wait then
+// reports its timeout instead of hanging here.
 bool HostWaiter::lock_watch() {
   AtomicRef<std::uint32_t> lock(h_->watch_lock);
   for (std::uint32_t tries = 0;; ++tries) {
@@ -143,7 +144,7 @@ bool HostWaiter::lock_watch() {
     if (tries < kSpinSteps) {
       cpu_relax();
     } else {
-      sched_yield();  // the holder may be a PE preempted on this very CPU
+      sched_yield();  // the holder may be a thread of this PE preempted on this very CPU
       if (now_ns() - start_ns_ > ctx_.timeout_ns) return false;
     }
   }

@@ -164,7 +164,7 @@ TEST(HostWaiterTest, SleepersRegistryAndWatchLock) {
     EXPECT_EQ(load32(h->waiters), 0u);
     EXPECT_EQ(load64(h->watch_hi), 0u);
 
-    // A lock that is never released (its holder died) holds a waiter only until its deadline.
+    // A lock that is never released holds a waiter only until its deadline.
     device::Context short_ctx = ctx;
     short_ctx.timeout_ns = 50'000'000;
     lock.store(1);
