@@ -42,6 +42,11 @@ def load(path):
     return rows
 
 
+def tail(n, k):
+    """P(X >= k) for X ~ Binomial(n, 1/2)."""
+    return sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
+
+
 def sign_test(mine, other):
     """(pairs, pairs where mine is slower, mark): the mark at a one-sided 5% level."""
     pairs = list(zip(mine, other))
@@ -50,18 +55,13 @@ def sign_test(mine, other):
     n = len(pairs)
     slower = sum(a > b for a, b in pairs)
     faster = sum(a < b for a, b in pairs)
-
-    def tail(k):  # P(X >= k) for X ~ Binomial(n, 1/2)
-        return sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
-
-    mark = "SLOWER" if tail(slower) < 0.05 else "FASTER" if tail(faster) < 0.05 else ""
+    mark = "SLOWER" if tail(n, slower) < 0.05 else "FASTER" if tail(n, faster) < 0.05 else ""
     return n, slower, mark
 
 
 def chance_level(n):
     """P(a tied row gets marked SLOWER) with n pairs: the tail at the smallest marking count."""
-    tails = [sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n for k in range(n + 1)]
-    return max((t for t in tails if t < 0.05), default=0.0)
+    return max((t for t in (tail(n, k) for k in range(n + 1)) if t < 0.05), default=0.0)
 
 
 def main():

@@ -24,6 +24,7 @@
 #include "symmetra/error.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
 
 namespace symmetra::device::detail {
 namespace {
@@ -82,18 +83,11 @@ void host_wake(HeapHeader* h) {
 }
 
 void host_wake_nbi_targets(const Context& ctx, NbiTargets& t) {
-  const auto ring_if_watched = [&](int pe, std::uint64_t lo, std::uint64_t hi) {
-    HeapHeader* h = peer_header(ctx, pe);
-    if (atomic_load(&h->waiters, symmetra::detail::kRelaxed) != 0 &&
-        lo < atomic_load(&h->watch_hi, symmetra::detail::kRelaxed) &&
-        hi > atomic_load(&h->watch_lo, symmetra::detail::kRelaxed))
-      host_wake(h);
-  };
   if (t.all) {
     for (int pe = 0; pe < ctx.n_pes; ++pe)
-      if (ctx.pe_index == nullptr || ctx.pe_index[pe] >= 0) ring_if_watched(pe, t.lo[0], t.hi[0]);
+      if (ctx.pe_index == nullptr || ctx.pe_index[pe] >= 0) ring_if_watched(peer_header(ctx, pe), t.lo[0], t.hi[0]);
   } else {
-    for (int i = 0; i < t.n; ++i) ring_if_watched(t.pe[i], t.lo[i], t.hi[i]);
+    for (int i = 0; i < t.n; ++i) ring_if_watched(peer_header(ctx, t.pe[i]), t.lo[i], t.hi[i]);
   }
   t.n = 0;
   t.all = false;

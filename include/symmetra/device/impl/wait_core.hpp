@@ -31,6 +31,16 @@ SYMMETRA_INLINE bool compare(T a, Cmp cmp, T b) {
   return false;
 }
 
+#if !SYMMETRA_DEVICE_PASS
+// Rings the doorbell of the PE owning `h` if a sleeper there watches any of the heap offsets
+// [lo, hi). Call after a seq_cst fence that follows the stores (Dekker with the waiter's
+// registration): notify() for each store, quiet() for put_nbi's (host_wake_nbi_targets).
+inline void ring_if_watched(HeapHeader* h, std::uint64_t lo, std::uint64_t hi) {
+  if (atomic_load(&h->waiters, kRelaxed) == 0) return;
+  if (lo < atomic_load(&h->watch_hi, kRelaxed) && hi > atomic_load(&h->watch_lo, kRelaxed)) host_wake(h);
+}
+#endif
+
 // Tells PE `pe` that `bytes` at symmetric `addr` changed. Call after the store it may wait on.
 SYMMETRA_INLINE void notify(const Context& ctx, int pe, const void* addr, std::size_t bytes) {
 #if SYMMETRA_DEVICE_PASS
@@ -41,10 +51,8 @@ SYMMETRA_INLINE void notify(const Context& ctx, int pe, const void* addr, std::s
 #else
   HeapHeader* h = peer_header(ctx, pe);
   fence_seq_cst();
-  if (atomic_load(&h->waiters, kRelaxed) == 0) return;
   const auto off = static_cast<std::uint64_t>(static_cast<const std::byte*>(addr) - ctx.heap_base);
-  if (off < atomic_load(&h->watch_hi, kRelaxed) && off + bytes > atomic_load(&h->watch_lo, kRelaxed))
-    host_wake(h);
+  ring_if_watched(h, off, off + bytes);
 #endif
 }
 
