@@ -131,5 +131,33 @@ SYMMETRA_CXX_P2P_TYPES(SYMMETRA_CXX_P2P)
   SYMMETRA_CXX_REDUCE(T, N, and) SYMMETRA_CXX_REDUCE(T, N, or) SYMMETRA_CXX_REDUCE(T, N, xor)
 SYMMETRA_CXX_REDUCE_ARITH_TYPES(SYMMETRA_CXX_REDUCE_ARITH)
 SYMMETRA_CXX_REDUCE_BIT_TYPES(SYMMETRA_CXX_REDUCE_BIT)
+SYMMETRA_CXX_REDUCE(std::complex<float>, complexf, sum)
+SYMMETRA_CXX_REDUCE(std::complex<float>, complexf, prod)
+SYMMETRA_CXX_REDUCE(std::complex<double>, complexd, sum)
+SYMMETRA_CXX_REDUCE(std::complex<double>, complexd, prod)
+
+/* The deprecated AMO names of OpenSHMEM 1.3, on its types (int, long, long long; float and
+ * double too for swap, fetch and set). */
+#define SYMMETRA_CXX_AMO_OLD(T, N)                                                              \
+  SYMMETRA_CXX_FWD(T, fadd, N, (T * dest, T value, int pe), (dest, value, pe))                 \
+  SYMMETRA_CXX_FWD(T, finc, N, (T * dest, int pe), (dest, pe))                                 \
+  SYMMETRA_CXX_FWD(void, add, N, (T * dest, T value, int pe), (dest, value, pe))               \
+  SYMMETRA_CXX_FWD(void, inc, N, (T * dest, int pe), (dest, pe))                               \
+  SYMMETRA_CXX_FWD(T, cswap, N, (T * dest, T cond, T value, int pe), (dest, cond, value, pe))
+#define SYMMETRA_CXX_AMO_OLD_EXT(T, N)                                             \
+  SYMMETRA_CXX_FWD(T, swap, N, (T * dest, T value, int pe), (dest, value, pe))    \
+  SYMMETRA_CXX_FWD(T, fetch, N, (const T* source, int pe), (source, pe))          \
+  SYMMETRA_CXX_FWD(void, set, N, (T * dest, T value, int pe), (dest, value, pe))
+SYMMETRA_CXX_AMO_OLD(int, int)
+SYMMETRA_CXX_AMO_OLD(long, long)
+SYMMETRA_CXX_AMO_OLD(long long, longlong)
+SYMMETRA_CXX_AMO_OLD_EXT(int, int)
+SYMMETRA_CXX_AMO_OLD_EXT(long, long)
+SYMMETRA_CXX_AMO_OLD_EXT(long long, longlong)
+SYMMETRA_CXX_AMO_OLD_EXT(float, float)
+SYMMETRA_CXX_AMO_OLD_EXT(double, double)
+
+/* shmem_sync(team): OpenSHMEM 1.5's team sync beside the deprecated active-set shmem_sync. */
+inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 
 #endif /* SYMMETRA_SHMEM_CXX_H */

@@ -109,6 +109,41 @@
 #define shmem_atomic_or(...) SYMMETRA_AMO3(SYMMETRA_G_AMO_BIT, _atomic_or, __VA_ARGS__)
 #define shmem_atomic_fetch_xor(...) SYMMETRA_AMO3(SYMMETRA_G_AMO_BIT, _atomic_fetch_xor, __VA_ARGS__)
 #define shmem_atomic_xor(...) SYMMETRA_AMO3(SYMMETRA_G_AMO_BIT, _atomic_xor, __VA_ARGS__)
+/* The non-blocking fetching AMOs: (fetch, dest, ...) or (ctx, fetch, dest, ...), selected on
+ * fetch, whose type is dest's. */
+#define SYMMETRA_AMO5(G, suf, ...)                                                \
+  SYMMETRA_ARG6(__VA_ARGS__, G(SYMMETRA_SECOND(__VA_ARGS__, 0), shmem_ctx_, suf), \
+                G(SYMMETRA_FIRST(__VA_ARGS__, 0), shmem_, suf), 0)(__VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) SYMMETRA_AMO3(SYMMETRA_G_AMO_EXT, _atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) SYMMETRA_AMO4(SYMMETRA_G_AMO_EXT, _atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) \
+  SYMMETRA_AMO5(SYMMETRA_G_AMO_STD, _atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) \
+  SYMMETRA_AMO3(SYMMETRA_G_AMO_STD, _atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) \
+  SYMMETRA_AMO4(SYMMETRA_G_AMO_STD, _atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) \
+  SYMMETRA_AMO4(SYMMETRA_G_AMO_BIT, _atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) \
+  SYMMETRA_AMO4(SYMMETRA_G_AMO_BIT, _atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) \
+  SYMMETRA_AMO4(SYMMETRA_G_AMO_BIT, _atomic_fetch_xor_nbi, __VA_ARGS__)
+
+/* The deprecated AMO names of OpenSHMEM 1.3, on its types: int, long, long long (and float and
+ * double for swap, fetch and set). No context forms. */
+#define SYMMETRA_G_AMO_OLD(x, suf) \
+  _Generic(*(x), int: shmem_int##suf, long: shmem_long##suf, long long: shmem_longlong##suf)
+#define SYMMETRA_G_AMO_OLD_EXT(x, suf)                                                        \
+  _Generic(*(x), int: shmem_int##suf, long: shmem_long##suf, long long: shmem_longlong##suf, \
+           float: shmem_float##suf, double: shmem_double##suf)
+#define shmem_fadd(dest, ...) SYMMETRA_G_AMO_OLD(dest, _fadd)(dest, __VA_ARGS__)
+#define shmem_finc(dest, ...) SYMMETRA_G_AMO_OLD(dest, _finc)(dest, __VA_ARGS__)
+#define shmem_add(dest, ...) SYMMETRA_G_AMO_OLD(dest, _add)(dest, __VA_ARGS__)
+#define shmem_inc(dest, ...) SYMMETRA_G_AMO_OLD(dest, _inc)(dest, __VA_ARGS__)
+#define shmem_cswap(dest, ...) SYMMETRA_G_AMO_OLD(dest, _cswap)(dest, __VA_ARGS__)
+#define shmem_swap(dest, ...) SYMMETRA_G_AMO_OLD_EXT(dest, _swap)(dest, __VA_ARGS__)
+#define shmem_fetch(source, ...) SYMMETRA_G_AMO_OLD_EXT(source, _fetch)(source, __VA_ARGS__)
+#define shmem_set(dest, ...) SYMMETRA_G_AMO_OLD_EXT(dest, _set)(dest, __VA_ARGS__)
 
 /* Point-to-point synchronization: selected on ivar(s). */
 #define shmem_wait_until(ivar, cmp, value) SYMMETRA_G_P2P(ivar, _wait_until)(ivar, cmp, value)
@@ -126,6 +161,11 @@
 #define shmem_test_any_vector(ivars, ...) SYMMETRA_G_P2P(ivars, _test_any_vector)(ivars, __VA_ARGS__)
 #define shmem_test_some_vector(ivars, ...) SYMMETRA_G_P2P(ivars, _test_some_vector)(ivars, __VA_ARGS__)
 #define shmem_wait(ivar, value) SYMMETRA_G_P2P(ivar, _wait)(ivar, value)
+
+/* shmem_sync(team) is the team sync of OpenSHMEM 1.5 (shmem_team_sync); shmem_sync(PE_start,
+ * logPE_stride, PE_size, pSync) the deprecated active-set sync, told apart by the argument count. */
+#define shmem_sync(...) \
+  SYMMETRA_ARG4(__VA_ARGS__, shmem_sync, 0, 0, shmem_team_sync, 0)(__VA_ARGS__)
 
 /* Team collectives: selected on dest. */
 #define shmem_broadcast(team, dest, ...) SYMMETRA_G_RMA(dest, shmem_, _broadcast)(team, dest, __VA_ARGS__)

@@ -1,4 +1,6 @@
-/* Setup, query and memory management (OpenSHMEM 1.5 sections 9.1-9.3). */
+/* Setup, query and memory management (OpenSHMEM 1.5 sections 9.1-9.3), and symcc linking libm
+ * as oshcc does (powl, sqrt). */
+#include <math.h>
 #include <string.h>
 
 #include <shmemx.h>
@@ -23,6 +25,10 @@ int main(void) {
   shmem_info_get_name(name);
   CHECK(strcmp(name, "Symmetra") == 0, "name %s", name);
   const uint64_t seed = agreed_seed();
+  volatile long double base = (long double)(seed % 7 + 2);
+  CHECK(powl(base, 3.0L) == base * base * base, "powl");
+  volatile double sq = (double)(seed % 1000 + 4);
+  CHECK(fabs(sqrt(sq) * sqrt(sq) - sq) < 1e-9 * sq, "sqrt");
   /* Symmetra's extensions (shmemx.h) */
   const double t0 = shmemx_wtime();
   CHECK(shmemx_runtime() != NULL, "shmemx_runtime is NULL after shmem_init");

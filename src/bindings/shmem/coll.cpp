@@ -187,13 +187,21 @@ void reduce_by_pulls(Runtime& r, Members& m, T* d, const T* s, std::size_t count
   std::memcpy(static_cast<void*>(d), acc.data(), count * sizeof(T));
 }
 
+// The Runtime's collectives carry the fixed-width integers, float and double; long double and
+// the complex types reduce by pulls everywhere.
+template <class T>
+inline constexpr bool kPulled = std::is_same_v<T, long double> || !std::is_arithmetic_v<T>;
+
 template <class T>
 void as_reduce(T* d, const T* s, int n, ReduceOp rop, int start, int log_stride, int size, long* psync, const char* op) {
   Runtime& r = rt(op);
   ActiveSet set(r, start, log_stride, size, psync, op);
   if (n < 0) die(op, "nreduce is negative");
   const std::size_t count = static_cast<std::size_t>(n);
-  if (set.world()) return r.allreduce(r.team_world(), canon(d), canon(s), count, rop);  // in place allowed
+  if constexpr (!kPulled<T>) {
+    if (set.world()) return r.allreduce(r.team_world(), canon(d), canon(s), count, rop);  // in place allowed
+  }
+  r.quiet();  // sources written with puts are complete before anyone reads them
   reduce_by_pulls(r, set, d, s, count, rop);
 }
 
@@ -317,5 +325,10 @@ void shmem_alltoalls64(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, siz
   SYMMETRA_DEF_TO_ALL(T, N, prod, kProd)
 SHMEM_TO_ALL_BITWISE_TYPES(SYMMETRA_DEF_TO_ALL_BIT)
 SHMEM_TO_ALL_ARITH_TYPES(SYMMETRA_DEF_TO_ALL_ARITH)
+SYMMETRA_DEF_TO_ALL_ARITH(long double, longdouble)
+SYMMETRA_DEF_TO_ALL(std::complex<float>, complexf, sum, kSum)
+SYMMETRA_DEF_TO_ALL(std::complex<float>, complexf, prod, kProd)
+SYMMETRA_DEF_TO_ALL(std::complex<double>, complexd, sum, kSum)
+SYMMETRA_DEF_TO_ALL(std::complex<double>, complexd, prod, kProd)
 
 }  // extern "C"

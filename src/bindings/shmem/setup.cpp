@@ -161,6 +161,9 @@ double shmemx_wtime(void) {
 }
 void* shmemx_runtime(void) { return shmem::g_rt.get(); }
 
+// The standard requires it; tools that want it define their own (pshmem.h).
+void shmem_pcontrol(const int, ...) {}
+
 void start_pes(int) { shmem_init(); }
 int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
