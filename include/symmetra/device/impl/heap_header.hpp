@@ -69,6 +69,10 @@ struct alignas(64) HeapHeader {
   std::uint64_t chan_base[kMaxTeams][kMaxChannels];
   // The LL chunk count of channels 1.. (allreduce_ll.hpp; channel 0 counts in coll_seq), local.
   std::uint64_t chan_coll[kMaxTeams][kMaxChannels];
+  // Where the next wait_until_any / test_any scan starts: one past the index the last one
+  // returned (wait_impl.hpp), so that no satisfied index starves the ones after it. Local;
+  // threads of the PE share it (a lost update only moves a start, never breaks a scan).
+  std::uint64_t any_next;
   // Followed by two arrays of kMaxTeams rows x n_pes words (one row per team slot, so that
   // teams of different parents never share words):
   //  - scratch: host-side setup collectives on a team (team creation, allocation checks);

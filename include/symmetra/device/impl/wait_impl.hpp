@@ -33,11 +33,22 @@ SYMMETRA_INLINE bool scan_all(const T* ivars, std::size_t n, const int* status, 
   return true;
 }
 
+// Round robin: the scan starts one past the index the PE's last _any call returned
+// (HeapHeader::any_next), as OpenSHMEM programs that loop on test_any until every satisfied
+// index came back once rely on; a scan from 0 would return the first index forever.
 template <class T, class Value>
-SYMMETRA_INLINE std::size_t scan_any(const T* ivars, std::size_t n, const int* status, Cmp cmp,
-                                     Value v) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (included(status, i) && compare(poll_load(&ivars[i]), cmp, v(i))) return i;
+SYMMETRA_INLINE std::size_t scan_any(const Context& ctx, const T* ivars, std::size_t n,
+                                     const int* status, Cmp cmp, Value v) {
+  if (n == 0) return kNoIndex;
+  std::uint64_t* next = &my_header(ctx)->any_next;
+  const std::size_t start = static_cast<std::size_t>(atomic_load(next, kRelaxed) % n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = start + k < n ? start + k : start + k - n;
+    if (included(status, i) && compare(poll_load(&ivars[i]), cmp, v(i))) {
+      atomic_store(next, static_cast<std::uint64_t>(i + 1), kRelaxed);
+      return i;
+    }
+  }
   return kNoIndex;
 }
 
@@ -83,7 +94,7 @@ SYMMETRA_INLINE std::size_t wait_any(const Context& ctx, const T* ivars, std::si
   std::size_t found = kNoIndex;
   wait_for(
       ctx, "wait_until_any", ivars, ivars + n,
-      [&] { return (found = scan_any(ivars, n, status, cmp, v)) != kNoIndex; },
+      [&] { return (found = scan_any(ctx, ivars, n, status, cmp, v)) != kNoIndex; },
       [&](char* b, unsigned m) { describe_set(b, m, ivars, n, "any"); });
   return found;
 }
@@ -167,9 +178,9 @@ SYMMETRA_INLINE bool test_all(const Context&, const T* ivars, std::size_t n, con
   return detail::acquired(detail::scan_all(ivars, n, status, cmp, detail::Scalar<T>{value}));
 }
 template <class T>
-SYMMETRA_INLINE std::size_t test_any(const Context&, const T* ivars, std::size_t n,
+SYMMETRA_INLINE std::size_t test_any(const Context& ctx, const T* ivars, std::size_t n,
                                      const int* status, Cmp cmp, T value) {
-  return detail::acquired_index(detail::scan_any(ivars, n, status, cmp, detail::Scalar<T>{value}));
+  return detail::acquired_index(detail::scan_any(ctx, ivars, n, status, cmp, detail::Scalar<T>{value}));
 }
 template <class T>
 SYMMETRA_INLINE std::size_t test_some(const Context&, const T* ivars, std::size_t n,
@@ -182,9 +193,9 @@ SYMMETRA_INLINE bool test_all_vector(const Context&, const T* ivars, std::size_t
   return detail::acquired(detail::scan_all(ivars, n, status, cmp, detail::Vector<T>{values}));
 }
 template <class T>
-SYMMETRA_INLINE std::size_t test_any_vector(const Context&, const T* ivars, std::size_t n,
+SYMMETRA_INLINE std::size_t test_any_vector(const Context& ctx, const T* ivars, std::size_t n,
                                             const int* status, Cmp cmp, const T* values) {
-  return detail::acquired_index(detail::scan_any(ivars, n, status, cmp, detail::Vector<T>{values}));
+  return detail::acquired_index(detail::scan_any(ctx, ivars, n, status, cmp, detail::Vector<T>{values}));
 }
 template <class T>
 SYMMETRA_INLINE std::size_t test_some_vector(const Context&, const T* ivars, std::size_t n,
