@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <array>
 #include <memory>
 #include <mutex>
 
@@ -22,6 +23,19 @@ std::unique_ptr<Runtime> g_rt;
 int g_init_count = 0;  // shmem_init after shmem_finalize is an error; nested init is counted
 bool g_finalized = false;
 std::mutex g_mutex;
+// The configuration each team was split with, by Runtime team handle (shmem_team_get_config):
+// num_contexts where the split's mask selected it, else the default 0. Splits are collective and
+// rare, so one lock guards it for SHMEM_THREAD_MULTIPLE.
+std::mutex g_config_mutex;
+std::array<shmem_team_config_t, device::kMaxTeams> g_team_config{};
+
+void keep_config(const Team& t, const shmem_team_config_t* config, long mask) {
+  if (!t.valid()) return;
+  shmem_team_config_t kept{};
+  if (config != nullptr && (mask & SHMEM_TEAM_NUM_CONTEXTS)) kept.num_contexts = config->num_contexts;
+  std::lock_guard<std::mutex> lock(g_config_mutex);
+  g_team_config[static_cast<std::size_t>(t.handle())] = kept;
+}
 
 }  // namespace
 
@@ -203,21 +217,23 @@ int shmem_team_n_pes(shmem_team_t t) {
 }
 int shmem_team_get_config(shmem_team_t t, long config_mask, shmem_team_config_t* config) {
   if (t == SHMEM_TEAM_INVALID || config == nullptr) return 1;
-  (void)shmem::team(t, "shmem_team_get_config");
-  if (config_mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = 0;  // no limit
+  const int h = shmem::team(t, "shmem_team_get_config").handle();
+  std::lock_guard<std::mutex> lock(shmem::g_config_mutex);
+  if (config_mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = shmem::g_team_config[static_cast<std::size_t>(h)].num_contexts;
   return 0;
 }
 int shmem_team_translate_pe(shmem_team_t src, int src_pe, shmem_team_t dest) {
   if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID) return -1;
   return shmem::team(src, "shmem_team_translate_pe").translate_pe(src_pe, shmem::team(dest, "shmem_team_translate_pe"));
 }
-int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t*,
-                             long, shmem_team_t* new_team) {
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t* config,
+                             long config_mask, shmem_team_t* new_team) {
   if (new_team) *new_team = SHMEM_TEAM_INVALID;
   if (parent == SHMEM_TEAM_INVALID) return 1;
   try {
     Team p = shmem::team(parent, "shmem_team_split_strided");
     Team t = rt("shmem_team_split_strided").split_strided(p, start, stride, size);
+    shmem::keep_config(t, config, config_mask);
     if (new_team) *new_team = shmem::to_c(t);
     return 0;
   } catch (const std::exception& e) {
@@ -225,14 +241,16 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
     return 1;
   }
 }
-int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t*, long, shmem_team_t* xaxis,
-                        const shmem_team_config_t*, long, shmem_team_t* yaxis) {
+int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t* xconfig, long xmask,
+                        shmem_team_t* xaxis, const shmem_team_config_t* yconfig, long ymask, shmem_team_t* yaxis) {
   if (xaxis) *xaxis = SHMEM_TEAM_INVALID;
   if (yaxis) *yaxis = SHMEM_TEAM_INVALID;
   if (parent == SHMEM_TEAM_INVALID) return 1;
   try {
     Team x, y;
     rt("shmem_team_split_2d").split_2d(shmem::team(parent, "shmem_team_split_2d"), xrange, &x, &y);
+    shmem::keep_config(x, xconfig, xmask);
+    shmem::keep_config(y, yconfig, ymask);
     if (xaxis) *xaxis = shmem::to_c(x);
     if (yaxis) *yaxis = shmem::to_c(y);
     return 0;

@@ -102,14 +102,13 @@ extern "C" {
 SHMEM_P2P_SYNC_TYPES(SYMMETRA_DEF_P2P)
 
 void shmem_fence(void) { SYMMETRA_SHMEM_GUARD("shmem_fence", rt("shmem_fence").fence()); }
+// On SHMEM_CTX_INVALID, ctx_fence and ctx_quiet do nothing (OpenSHMEM 1.5 section 9.9).
 void shmem_ctx_fence(shmem_ctx_t ctx) {
-  check_ctx(ctx, "shmem_ctx_fence");
-  shmem_fence();
+  if (ctx != SHMEM_CTX_INVALID) shmem_fence();
 }
 void shmem_quiet(void) { SYMMETRA_SHMEM_GUARD("shmem_quiet", rt("shmem_quiet").quiet()); }
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
-  check_ctx(ctx, "shmem_ctx_quiet");
-  shmem_quiet();
+  if (ctx != SHMEM_CTX_INVALID) shmem_quiet();
 }
 void shmem_barrier_all(void) { SYMMETRA_SHMEM_GUARD("shmem_barrier_all", rt("shmem_barrier_all").barrier_all()); }
 void shmem_sync_all(void) { SYMMETRA_SHMEM_GUARD("shmem_sync_all", rt("shmem_sync_all").sync_all()); }
