@@ -19,6 +19,14 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+// Thrown by the symmetric allocation calls when the heap cannot hold the request, on every PE
+// alike (the decision is collective), leaving the heap as it was: the job may go on. The
+// OpenSHMEM C API turns it into a null pointer.
+class OutOfMemory : public Error {
+ public:
+  using Error::Error;
+};
+
 // Success, or a message for the user. Cheap to return on the success path.
 class [[nodiscard]] Status {
  public:

@@ -30,11 +30,11 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
     const std::uint64_t want = allocator_->end() + allocator_->shortfall(bytes, alignment, phase);
     const std::uint64_t limit = gpu_ ? gpu_->heap_stride() : heap_->stride() - static_window_;
     if (want > limit)
-      fail(std::string(op) + ": cannot allocate " + std::to_string(bytes) +
-           " bytes: the symmetric heap has " + std::to_string(allocator_->free_bytes()) +
-           " bytes free of " + std::to_string(data_size()) + " and may grow to " +
-           std::to_string(limit) +
-           "; raise SYMMETRA_SYMMETRIC_SIZE (initial size) or SYMMETRA_MAX_SYMMETRIC_SIZE");
+      throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] " + op + ": cannot allocate " +
+                        std::to_string(bytes) + " bytes: the symmetric heap has " +
+                        std::to_string(allocator_->free_bytes()) + " bytes free of " +
+                        std::to_string(data_size()) + " and may grow to " + std::to_string(limit) +
+                        "; raise SYMMETRA_MAX_SYMMETRIC_SIZE");
     // Grow geometrically so that many small allocations do not each remap the heap.
     const std::uint64_t target = std::min(limit, std::max<std::uint64_t>(want, data_size() * 2));
     if (gpu_) {
@@ -70,7 +70,9 @@ void* Runtime::align(std::size_t alignment, std::size_t bytes) {
 }
 
 void* Runtime::calloc(std::size_t count, std::size_t size) {
-  if (size != 0 && count > SIZE_MAX / size) fail("calloc: count * size overflows");
+  if (size != 0 && count > SIZE_MAX / size)
+    throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] calloc: " + std::to_string(count) + " * " +
+                      std::to_string(size) + " bytes overflows");
   void* p = allocate_malloc_like(count * size, "calloc");
   if (p != nullptr) {
     if (gpu_) {

@@ -143,8 +143,8 @@ TEST_P(MemoryTest, ExhaustionNamesTheSetting) {
     try {
       rt.allocate(16u << 20);
       ADD_FAILURE() << "allocation beyond the maximum did not throw";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("SYMMETRA_SYMMETRIC_SIZE"), std::string::npos) << e.what();
+    } catch (const OutOfMemory& e) {
+      EXPECT_NE(std::string(e.what()).find("SYMMETRA_MAX_SYMMETRIC_SIZE"), std::string::npos) << e.what();
     }
     rt.free(fits);
   });

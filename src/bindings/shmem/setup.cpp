@@ -182,23 +182,28 @@ void start_pes(int) { shmem_init(); }
 int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
 
-// --- Memory management: collective, same arguments on every PE (checked by the Runtime). ---
-void* shmem_malloc(size_t size) {
-  SYMMETRA_SHMEM_GUARD("shmem_malloc", return rt("shmem_malloc").allocate(size));
-  return nullptr;
-}
+// --- Memory management: collective, same arguments on every PE (checked by the Runtime). A
+//     request the heap cannot hold returns NULL on every PE, with the reason on stderr, as the
+//     standard has it; other errors (sizes that differ between PEs) end the job. ---
+#define SYMMETRA_SHMEM_ALLOC(op, ...)                       \
+  try {                                                     \
+    return __VA_ARGS__;                                     \
+  } catch (const OutOfMemory& e) {                          \
+    std::fprintf(stderr, "%s; returning NULL\n", e.what()); \
+  } catch (const std::exception& e) {                       \
+    shmem::die(op, e.what());                               \
+  }                                                         \
+  return nullptr
+void* shmem_malloc(size_t size) { SYMMETRA_SHMEM_ALLOC("shmem_malloc", rt("shmem_malloc").allocate(size)); }
 void* shmem_malloc_with_hints(size_t size, long) { return shmem_malloc(size); }
 void* shmem_calloc(size_t count, size_t size) {
-  SYMMETRA_SHMEM_GUARD("shmem_calloc", return rt("shmem_calloc").calloc(count, size));
-  return nullptr;
+  SYMMETRA_SHMEM_ALLOC("shmem_calloc", rt("shmem_calloc").calloc(count, size));
 }
 void* shmem_realloc(void* ptr, size_t size) {
-  SYMMETRA_SHMEM_GUARD("shmem_realloc", return rt("shmem_realloc").reallocate(ptr, size));
-  return nullptr;
+  SYMMETRA_SHMEM_ALLOC("shmem_realloc", rt("shmem_realloc").reallocate(ptr, size));
 }
 void* shmem_align(size_t alignment, size_t size) {
-  SYMMETRA_SHMEM_GUARD("shmem_align", return rt("shmem_align").align(alignment, size));
-  return nullptr;
+  SYMMETRA_SHMEM_ALLOC("shmem_align", rt("shmem_align").align(alignment, size));
 }
 void shmem_free(void* ptr) { SYMMETRA_SHMEM_GUARD("shmem_free", rt("shmem_free").free(ptr)); }
 void* shmalloc(size_t size) { return shmem_malloc(size); }
