@@ -35,7 +35,6 @@ class Allocator;
 class GpuState;
 class Selector;
 class NcclTeams;
-class StaticData;
 struct Config;
 }  // namespace detail
 
@@ -568,8 +567,8 @@ class Runtime {
   std::unique_ptr<detail::Bootstrap> bootstrap_;
   std::unique_ptr<detail::SymmetricHeap> heap_;
   std::unique_ptr<detail::Allocator> allocator_;
-  std::unique_ptr<detail::StaticData> static_;  // symmetric static data, when asked for
-  std::uint64_t static_window_ = 0;             // its bytes at the top of each heap slot
+  std::uint64_t static_window_ = 0;  // symmetric static data's bytes at the top of each heap slot
+  std::uint64_t heap_limit_ = 0;     // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
   std::vector<std::int32_t> pe_index_;
   std::vector<int> host_of_;  // world PE -> topology host index
   std::array<device::TeamDesc, device::kMaxTeams> teams_{};

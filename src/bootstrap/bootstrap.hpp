@@ -28,6 +28,10 @@ class Bootstrap {
   // Every PE contributes one fd; `out` receives size() fds in rank order, owned by the caller.
   // Processes of one host only. Collective.
   virtual Status allgather_fds(int fd, std::vector<int>* out) = 0;
+  // PE `root` contributes `fd` (the others pass -1); every PE, root included, receives a copy
+  // of it, owned by the caller. One fd per PE, so joining a job of n PEs costs O(n) fds, not
+  // O(n^2). Processes of one host only. Collective.
+  virtual Result<int> broadcast_fd(int root, int fd) = 0;
   // Leaves the job cleanly; after it, a disconnect is not a failure.
   virtual void finalize() {}
   // Runs `release` once every PE of the job is done with shared process state (PEs as threads:

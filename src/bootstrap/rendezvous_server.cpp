@@ -20,6 +20,7 @@ struct Pending {
   WireOp op = WireOp::kHello;
   std::vector<char> data;
   int fd = -1;
+  std::uint32_t root = 0;  // kFdBcast
 };
 
 namespace {
@@ -109,6 +110,15 @@ Status RendezvousServer::reply(std::vector<Pending>& pending) {
       SYMMETRA_TRY(send_all(fd, &h, sizeof(h)));
       SYMMETRA_TRY(send_all(fd, all.data(), all.size()));
     }
+  } else if (op == WireOp::kFdBcast) {
+    const int root = static_cast<int>(pending[0].root);
+    for (int r = 0; r < n_; ++r) {
+      if (pending[r].root != pending[0].root || (pending[r].fd >= 0) != (r == root))
+        return Status::fail("PEs disagree on the root of an fd broadcast (PE " + std::to_string(r) + ")");
+    }
+    h.fd_count = 1;
+    for (int fd : clients_) SYMMETRA_TRY(send_fds(fd, &pending[root].fd, 1, &h, sizeof(h)));
+    close(pending[root].fd);
   } else {
     std::vector<int> fds(n_);
     for (int r = 0; r < n_; ++r) fds[r] = pending[r].fd;
@@ -134,17 +144,24 @@ Status RendezvousServer::serve() {
   std::vector<bool> gone(n_, false);
   int arrived = 0, left = 0;
   // Clients that left are skipped (fd -1) by abort_all and reply.
+  std::vector<pollfd> polls;
+  std::vector<int> poll_rank;  // the PE of each entry: no search per event (1024 PEs: 10^6 steps)
   while (left < n_ && !stop_.load()) {
-    std::vector<pollfd> polls;
-    for (int r = 0; r < n_; ++r)
-      if (!gone[r] && !pending[r].has) polls.push_back({clients_[r], POLLIN, 0});
+    polls.clear();
+    poll_rank.clear();
+    for (int r = 0; r < n_; ++r) {
+      if (!gone[r] && !pending[r].has) {
+        polls.push_back({clients_[r], POLLIN, 0});
+        poll_rank.push_back(r);
+      }
+    }
     polls.push_back({wake_fd_, POLLIN, 0});  // last; poll skips it when it is -1
     if (poll(polls.data(), polls.size(), poll_ms()) <= 0) continue;
     polls.pop_back();
-    for (const pollfd& p : polls) {
+    for (std::size_t k = 0; k < polls.size(); ++k) {
+      const pollfd& p = polls[k];
       if (p.revents == 0) continue;
-      int r = 0;
-      while (clients_[r] != p.fd) ++r;
+      const int r = poll_rank[k];
       WireHeader h;
       int fd = -1;
       std::size_t got = 0;
@@ -169,6 +186,7 @@ Status RendezvousServer::serve() {
         pending[r].has = true;
         pending[r].op = h.op;
         pending[r].fd = fd;
+        pending[r].root = h.fd_count;
         ++arrived;
       }
       // A collective that a departed PE will never join can never complete.

@@ -58,12 +58,7 @@ class SocketBootstrap final : public Bootstrap {
     // named from its TCP address, hosted by PE 0. (Every PE sits on one host until the UCX
     // transport exists; the Runtime checks that before it gets here.)
     if (address_.rfind("tcp:", 0) == 0) {
-      if (!local_) {
-        std::string name = "unix:symmetra-fds-" + address_.substr(4);
-        auto local = connect_bootstrap(name, rank_, size_, rank_ == 0, timeout_ms_, "fd exchange");
-        SYMMETRA_TRY(local);
-        local_ = std::move(local.value());
-      }
+      SYMMETRA_TRY(ensure_local());
       return local_->allgather_fds(fd, out);
     }
     WireHeader h;
@@ -81,6 +76,27 @@ class SocketBootstrap final : public Bootstrap {
     return {};
   }
 
+  Result<int> broadcast_fd(int root, int fd) override {
+    if (address_.rfind("tcp:", 0) == 0) {  // fds travel over the per-host Unix channel
+      SYMMETRA_TRY(ensure_local());
+      return local_->broadcast_fd(root, fd);
+    }
+    WireHeader h;
+    h.op = WireOp::kFdBcast;
+    h.rank = rank_;
+    h.fd_count = static_cast<std::uint32_t>(root);
+    if (rank_ == root) {
+      SYMMETRA_TRY(send_fds(fd_, &fd, 1, &h, sizeof(h)));
+    } else {
+      SYMMETRA_TRY(send_all(fd_, &h, sizeof(h)));
+    }
+    int got_fd = -1;
+    std::size_t got = 0;
+    SYMMETRA_TRY(recv_reply(&h, &got_fd, &got));
+    if (h.op != WireOp::kFdBcast || got != 1) return Status::fail("bootstrap: malformed fd broadcast reply");
+    return got_fd;
+  }
+
   void finalize() override {
     if (fd_ < 0) return;
     WireHeader h;
@@ -92,6 +108,16 @@ class SocketBootstrap final : public Bootstrap {
   }
 
  private:
+  // The per-host Unix channel of a TCP job, hosted by PE 0.
+  Status ensure_local() {
+    if (local_) return {};
+    std::string name = "unix:symmetra-fds-" + address_.substr(4);
+    auto local = connect_bootstrap(name, rank_, size_, rank_ == 0, timeout_ms_, "fd exchange");
+    SYMMETRA_TRY(local);
+    local_ = std::move(local.value());
+    return {};
+  }
+
   // Receives a reply header (with fds if `fds`), turning an abort message into a failed Status.
   Status recv_reply(WireHeader* h, int* fds, std::size_t* got) {
     std::size_t none = 0;

@@ -56,6 +56,9 @@ class ThreadBootstrap final : public Bootstrap {
   Status allgather_fds(int, std::vector<int>*) override {
     return Status::fail("fd exchange is not needed between threads");
   }
+  Result<int> broadcast_fd(int, int) override {
+    return Status::fail("fd exchange is not needed between threads");
+  }
 
  private:
   std::shared_ptr<ThreadJob> job_;

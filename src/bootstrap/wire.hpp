@@ -13,6 +13,8 @@ enum class WireOp : std::uint32_t {
   kFds = 3,        // client -> server: one fd; server -> client: batches of fds
   kBye = 4,        // client -> server: leaving cleanly
   kAbort = 5,      // server -> client: len bytes of text, the job is failing
+  kFdBcast = 6,    // client -> server: the root sends one fd, the others none (rank: the root);
+                   // server -> client: the root's fd
 };
 
 struct WireHeader {

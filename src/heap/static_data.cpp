@@ -46,9 +46,7 @@ StaticRange program_static_range() {
   return r;
 }
 
-Result<std::unique_ptr<StaticData>> StaticData::create(Bootstrap& bs, const StaticRange& range,
-                                                        const std::vector<std::byte*>& windows) {
-  std::unique_ptr<StaticData> s(new StaticData());
+Status StaticData::create(Bootstrap& bs, const StaticRange& range, int fd, std::uint64_t offset) {
   // Same program on every PE: same extent (the addresses may differ, with ASLR).
   std::vector<std::uint64_t> sizes(static_cast<std::size_t>(bs.size()));
   SYMMETRA_TRY(bs.allgather(&range.bytes, sizes.data(), sizeof(range.bytes)));
@@ -58,38 +56,20 @@ Result<std::unique_ptr<StaticData>> StaticData::create(Bootstrap& bs, const Stat
                           " bytes of static data and this PE " + std::to_string(range.bytes) +
                           ": every PE must run the same program for its static data to be symmetric");
   auto* lo = reinterpret_cast<std::byte*>(range.lo);
-  s->fd_ = memfd_create("symmetra-static", MFD_CLOEXEC);
-  if (s->fd_ < 0) return Status::fail(pe_prefix(bs) + "memfd_create: " + std::strerror(errno));
-  // The current contents go into the memfd, then the memfd replaces the pages where they are.
+  // The current contents go into the window, then the window replaces the pages where they are.
   // The raw system call: the copy reads whole pages, padding between variables included, which
   // AddressSanitizer's pwrite interceptor would report as reads of global redzones.
   for (std::uint64_t done = 0; done < range.bytes;) {
-    const auto w = static_cast<ssize_t>(syscall(SYS_pwrite64, s->fd_, lo + done, range.bytes - done, static_cast<off_t>(done)));
+    const auto w = static_cast<ssize_t>(
+        syscall(SYS_pwrite64, fd, lo + done, range.bytes - done, static_cast<off_t>(offset + done)));
     if (w <= 0) return Status::fail(pe_prefix(bs) + "cannot copy the static data: " + std::strerror(errno));
     done += static_cast<std::uint64_t>(w);
   }
-  if (mmap(lo, range.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, s->fd_, 0) == MAP_FAILED)
+  if (mmap(lo, range.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(offset)) ==
+      MAP_FAILED)
     return Status::fail(pe_prefix(bs) + "cannot remap the static data shared: " + std::strerror(errno));
-  auto map_at = [&](int i, int fd) -> Status {
-    if (mmap(windows[static_cast<std::size_t>(i)], range.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
-        MAP_FAILED)
-      return Status::fail(pe_prefix(bs) + "cannot map the static data of PE " + std::to_string(i) + ": " +
-                          std::strerror(errno));
-    return {};
-  };
-  SYMMETRA_TRY(map_at(bs.rank(), s->fd_));
-  SYMMETRA_TRY(bs.allgather_fds(s->fd_, &s->peer_fds_));
-  for (int i = 0; i < bs.size(); ++i)
-    if (i != bs.rank()) SYMMETRA_TRY(map_at(i, s->peer_fds_[static_cast<std::size_t>(i)]));
-  SYMMETRA_TRY(bs.barrier());
-  return s;
-}
-
-StaticData::~StaticData() {
-  // The program's pages stay mapped (the program still uses them); only descriptors go.
-  for (int fd : peer_fds_)
-    if (fd >= 0) close(fd);
-  if (fd_ >= 0) close(fd_);
+  // Peers may read the window once every PE moved its data there.
+  return bs.barrier();
 }
 
 }  // namespace symmetra::detail

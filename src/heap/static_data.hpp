@@ -1,7 +1,8 @@
 // The program's static data (its data and bss) made symmetric, as OpenSHMEM requires of global
-// and static variables: the pages are moved, contents and addresses unchanged, onto a memfd
-// mapped shared at the same place, and that memfd is also mapped into every PE's view of this
-// PE's heap slot, at a window after the heap (Context::static_window). A put to a static
+// and static variables: the pages are moved, contents and addresses unchanged, onto the host's
+// heap memfd (symmetric_heap.hpp), at a window at the top of this PE's heap slot, mapped shared
+// where they were. Every PE maps that memfd whole, so the window is already in every PE's view
+// of this PE's slot (Context::static_window), with no fd or mapping per peer. A put to a static
 // variable then translates like a heap address (Context::peer).
 //
 // Only the main executable's writable, non-RELRO segment; shared libraries keep their data
@@ -29,23 +30,9 @@ StaticRange program_static_range();
 
 class StaticData {
  public:
-  // Collective over the PEs. `window(i)` is where PE i's copy goes in this process's mapping.
-  template <class Window>
-  static Result<std::unique_ptr<StaticData>> create(Bootstrap& bs, const StaticRange& range, Window window) {
-    std::vector<std::byte*> windows(static_cast<std::size_t>(bs.size()));
-    for (int i = 0; i < bs.size(); ++i) windows[static_cast<std::size_t>(i)] = window(i);
-    return create(bs, range, windows);
-  }
-  static Result<std::unique_ptr<StaticData>> create(Bootstrap& bs, const StaticRange& range,
-                                                    const std::vector<std::byte*>& windows);
-  ~StaticData();
-  StaticData(const StaticData&) = delete;
-  StaticData& operator=(const StaticData&) = delete;
-
- private:
-  StaticData() = default;
-  int fd_ = -1;
-  std::vector<int> peer_fds_;
+  // Collective over the PEs. `fd` at `offset` is this PE's window: range.bytes of the heap
+  // memfd that every PE has mapped.
+  static Status create(Bootstrap& bs, const StaticRange& range, int fd, std::uint64_t offset);
 };
 
 }  // namespace symmetra::detail

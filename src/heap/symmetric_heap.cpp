@@ -6,62 +6,101 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace symmetra::detail {
 namespace {
 
 std::string pe_prefix(const Bootstrap& bs) { return "[pe " + std::to_string(bs.rank()) + "] "; }
 
-Result<std::byte*> reserve(std::uint64_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+// `bytes` of address space starting at a multiple of `align` (a power of two): reserves
+// align more and gives back the ends.
+Result<std::byte*> reserve_aligned(std::uint64_t bytes, std::uint64_t align) {
+  const std::uint64_t span = bytes + align;
+  void* p = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
-    return Status::fail("cannot reserve " + std::to_string(bytes >> 20) +
+    return Status::fail("cannot reserve " + std::to_string(span >> 20) +
                         " MiB of address space for the symmetric heaps: " + std::strerror(errno) +
                         " (lower SYMMETRA_MAX_SYMMETRIC_SIZE)");
-  return static_cast<std::byte*>(p);
+  auto* raw = static_cast<std::byte*>(p);
+  const auto addr = reinterpret_cast<std::uintptr_t>(raw);
+  auto* at = reinterpret_cast<std::byte*>((addr + align - 1) & ~(std::uintptr_t{align} - 1));
+  if (at > raw) munmap(raw, static_cast<std::size_t>(at - raw));
+  std::byte* end = at + bytes;
+  if (end < raw + span) munmap(end, static_cast<std::size_t>(raw + span - end));
+  return at;
 }
 
 }  // namespace
 
 Result<std::unique_ptr<SymmetricHeap>> SymmetricHeap::create(Bootstrap& bs, std::uint64_t stride,
                                                              std::uint64_t initial) {
-  const long page = sysconf(_SC_PAGESIZE);
-  stride = (stride + page - 1) / page * page;
+  const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  if (stride < page || (stride & (stride - 1)) != 0)
+    return Status::fail(pe_prefix(bs) + "internal error: heap stride " + std::to_string(stride) +
+                        " is not a power of two of at least a page");
   initial = (initial + page - 1) / page * page;
+  if (initial > stride) initial = stride;
   std::unique_ptr<SymmetricHeap> heap(new SymmetricHeap(bs, stride));
   heap->index_ = bs.rank();
   heap->reserved_bytes_ = stride * static_cast<std::uint64_t>(bs.size());
-  if (bs.threads()) {
-    // One reservation for the process, made by PE 0 and announced to the others.
-    std::byte* base = nullptr;
-    if (bs.rank() == 0) {
-      auto r = reserve(heap->reserved_bytes_);
-      if (r.ok()) base = r.value();
-      heap->owns_reservation_ = true;
+  // PE 0 makes the host's memfd; the others get it through the bootstrap (processes) or share it.
+  std::string error;
+  int fd = -1;
+  if (bs.rank() == 0) {
+    fd = memfd_create("symmetra-heap", MFD_CLOEXEC);
+    if (fd < 0) {
+      error = "memfd_create: " + std::string(std::strerror(errno));
+    } else if (ftruncate(fd, static_cast<off_t>(heap->reserved_bytes_)) != 0) {
+      error = "cannot size the heaps' memfd to " + std::to_string(heap->reserved_bytes_) +
+              " bytes: " + std::strerror(errno);
+      close(fd);
+      fd = -1;
     }
-    std::vector<std::byte*> all(bs.size());
-    SYMMETRA_TRY(bs.allgather(&base, all.data(), sizeof(base)));
-    if (all[0] == nullptr) return Status::fail(pe_prefix(bs) + "PE 0 could not reserve the heaps");
-    heap->reservation_ = all[0];
-  } else {
-    auto r = reserve(heap->reserved_bytes_);
+  }
+  // Processes map the whole file over their own reservation; threads share PE 0's.
+  auto map_all = [&](int from_fd) -> Status {
+    auto r = reserve_aligned(heap->reserved_bytes_, stride);
     SYMMETRA_TRY(r);
     heap->reservation_ = r.value();
-    heap->owns_reservation_ = true;
-  }
-  heap->own_fd_ = memfd_create("symmetra-heap", MFD_CLOEXEC);
-  if (heap->own_fd_ < 0)
-    return Status::fail(pe_prefix(bs) + "memfd_create: " + std::strerror(errno));
-  if (ftruncate(heap->own_fd_, static_cast<off_t>(initial)) != 0)
-    return Status::fail(pe_prefix(bs) + "cannot size the heap segment to " +
-                        std::to_string(initial) + " bytes: " + std::strerror(errno));
-  SYMMETRA_TRY(heap->map_segment(heap->index_, heap->own_fd_, 0, initial));
-  if (!bs.threads()) {
-    SYMMETRA_TRY(bs.allgather_fds(heap->own_fd_, &heap->peer_fds_));
-    for (int i = 0; i < bs.size(); ++i) {
-      if (i == heap->index_) continue;
-      SYMMETRA_TRY(heap->map_segment(i, heap->peer_fds_[i], 0, initial));
+    heap->owns_mapping_ = true;
+    if (mmap(heap->reservation_, heap->reserved_bytes_, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_FIXED | MAP_NORESERVE, from_fd, 0) == MAP_FAILED)
+      return Status::fail("cannot map the heaps: " + std::string(std::strerror(errno)));
+    (void)madvise(heap->reservation_, heap->reserved_bytes_, MADV_DONTDUMP);
+    return {};
+  };
+  if (bs.threads()) {
+    std::byte* base = nullptr;
+    if (bs.rank() == 0 && fd >= 0) {
+      auto st = map_all(fd);
+      if (st.ok()) base = heap->reservation_;
+      else error = st.message();
     }
+    std::vector<std::byte*> bases(static_cast<std::size_t>(bs.size()));  // PE 0's is the one
+    SYMMETRA_TRY(bs.allgather(&base, bases.data(), sizeof(base)));
+    if (bases[0] == nullptr)
+      return Status::fail(pe_prefix(bs) + "PE 0 could not make the heaps" +
+                          (error.empty() ? "" : ": " + error));
+    heap->reservation_ = bases[0];
+    heap->fd_ = bs.rank() == 0 ? fd : -1;
+  } else {
+    // Every PE learns whether PE 0 made the file before it waits for the fd.
+    int ok = fd >= 0 ? 1 : 0;
+    std::vector<int> oks(static_cast<std::size_t>(bs.size()));
+    SYMMETRA_TRY(bs.allgather(&ok, oks.data(), sizeof(ok)));
+    if (oks[0] == 0)
+      return Status::fail(pe_prefix(bs) + "PE 0 could not make the heaps" +
+                          (error.empty() ? "" : ": " + error));
+    auto got = bs.broadcast_fd(0, fd);
+    SYMMETRA_TRY(got);
+    if (bs.rank() == 0) {
+      close(got.value());  // our own fd came back as a copy
+    } else {
+      fd = got.value();
+    }
+    heap->fd_ = fd;
+    SYMMETRA_TRY(map_all(fd));
   }
   heap->size_ = initial;
   SYMMETRA_TRY(bs.barrier());
@@ -69,44 +108,23 @@ Result<std::unique_ptr<SymmetricHeap>> SymmetricHeap::create(Bootstrap& bs, std:
 }
 
 SymmetricHeap::~SymmetricHeap() {
-  for (int fd : peer_fds_)
-    if (fd >= 0) close(fd);
-  if (own_fd_ >= 0) close(own_fd_);
-  if (owns_reservation_ && reservation_ != nullptr) {
-    // PEs as threads share the reservation: it goes when the last of them left.
+  if (fd_ >= 0) close(fd_);
+  if (owns_mapping_ && reservation_ != nullptr) {
+    // PEs as threads share the mapping: it goes when the last of them left.
     auto release = [p = reservation_, n = reserved_bytes_] { munmap(p, n); };
     if (!bs_.defer_release(release)) release();
   }
 }
 
-Status SymmetricHeap::map_segment(int index, int fd, std::uint64_t from, std::uint64_t to) {
-  std::byte* at = reservation_ + static_cast<std::size_t>(index) * stride_ + from;
-  void* p = mmap(at, to - from, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
-                 static_cast<off_t>(from));
-  if (p == MAP_FAILED)
-    return Status::fail(pe_prefix(bs_) + "cannot map the heap of PE " + std::to_string(index) +
-                        ": " + std::strerror(errno));
-  return {};
-}
-
 Status SymmetricHeap::grow(std::uint64_t new_size) {
-  const long page = sysconf(_SC_PAGESIZE);
+  const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   new_size = (new_size + page - 1) / page * page;
   if (new_size <= size_) return {};
   if (new_size > stride_)
     return Status::fail(pe_prefix(bs_) + "the heap cannot grow past " + std::to_string(stride_) +
                         " bytes");
-  if (ftruncate(own_fd_, static_cast<off_t>(new_size)) != 0)
-    return Status::fail(pe_prefix(bs_) + "cannot grow the heap segment: " + std::strerror(errno));
-  SYMMETRA_TRY(map_segment(index_, own_fd_, size_, new_size));
-  // Peers map our new part only once we sized it.
-  SYMMETRA_TRY(bs_.barrier());
-  if (!bs_.threads()) {
-    for (int i = 0; i < bs_.size(); ++i)
-      if (i != index_) SYMMETRA_TRY(map_segment(i, peer_fds_[i], size_, new_size));
-  }
-  size_ = new_size;
-  return bs_.barrier();
+  size_ = new_size;  // mapped already, on every PE: nothing to exchange
+  return {};
 }
 
 }  // namespace symmetra::detail

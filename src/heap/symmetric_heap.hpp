@@ -1,16 +1,22 @@
-// The CPU symmetric heap: one virtual reservation, every local PE's memfd segment mapped at
+// The CPU symmetric heap: one virtual reservation per process, every local PE's heap at
 // base + index * stride (DESIGN §1.3).
 //
-// PEs as processes: each process reserves its own range, creates its segment, and maps the
-// peers' segments from fds passed through the bootstrap. PEs as threads: one reservation for the
-// process; each PE maps only its own segment into it. Growth maps more of the same memfd.
+// All PEs of the host share one memfd, made by PE 0 and sized n * stride (sparse: pages exist
+// once touched). Each process maps the whole of it over its reservation with one mmap, so that
+// joining costs one fd and one mapping per PE whatever the PE count (1024 PEs as processes used
+// to exchange a million fds and make a million mappings), and growth is bookkeeping: the pages
+// past size() are mapped already. PEs as threads share the process's one mapping.
+//
+// The reservation is aligned to the stride, a power of two, so that an offset aligned to any
+// power of two up to the stride is aligned in every PE's view of every heap (shmem_align).
+// The mapping is left out of core dumps (MADV_DONTDUMP): a dump would otherwise walk every page
+// of n * stride bytes.
 // Threads: setup calls are collective over the local PEs.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "../bootstrap/bootstrap.hpp"
 #include "symmetra/error.hpp"
@@ -19,7 +25,8 @@ namespace symmetra::detail {
 
 class SymmetricHeap {
  public:
-  // Collective. `stride` bounds each PE's heap; `initial` bytes are mapped at once.
+  // Collective. `stride` (a power of two, at least a page) bounds each PE's heap; `initial`
+  // bytes are usable at once.
   static Result<std::unique_ptr<SymmetricHeap>> create(Bootstrap& bs, std::uint64_t stride,
                                                        std::uint64_t initial);
   ~SymmetricHeap();
@@ -30,13 +37,16 @@ class SymmetricHeap {
   std::uint64_t stride() const { return stride_; }
   std::uint64_t size() const { return size_; }
   int index() const { return index_; }
+  // The memfd behind every heap of the host, and where heap `index` starts in it: static data
+  // maps its window from there (static_data.hpp).
+  int fd() const { return fd_; }
+  std::uint64_t file_offset(int index) const { return static_cast<std::uint64_t>(index) * stride_; }
 
-  // Collective: maps every PE's heap up to `new_size` (> size(), <= stride()).
+  // Collective: every PE's heap may be used up to `new_size` (> size(), <= stride()).
   Status grow(std::uint64_t new_size);
 
  private:
   SymmetricHeap(Bootstrap& bs, std::uint64_t stride) : bs_(bs), stride_(stride) {}
-  Status map_segment(int index, int fd, std::uint64_t from, std::uint64_t to);
 
   Bootstrap& bs_;
   std::uint64_t stride_;
@@ -44,9 +54,8 @@ class SymmetricHeap {
   int index_ = 0;
   std::byte* reservation_ = nullptr;
   std::uint64_t reserved_bytes_ = 0;
-  bool owns_reservation_ = false;
-  int own_fd_ = -1;
-  std::vector<int> peer_fds_;  // process mode: every PE's segment, -1 for our own slot
+  bool owns_mapping_ = false;  // PE 0 of a thread job, or every process
+  int fd_ = -1;
 };
 
 }  // namespace symmetra::detail

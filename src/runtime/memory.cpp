@@ -28,7 +28,8 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
   auto offset = allocator_->allocate(bytes, alignment, phase);
   if (!offset) {
     const std::uint64_t want = allocator_->end() + allocator_->shortfall(bytes, alignment, phase);
-    const std::uint64_t limit = gpu_ ? gpu_->heap_stride() : heap_->stride() - static_window_;
+    const std::uint64_t limit = heap_limit_;
+    // The same on every PE: the sizes agree and every PE's allocator made the same calls.
     if (want > limit)
       throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] " + op + ": cannot allocate " +
                         std::to_string(bytes) + " bytes: the symmetric heap has " +

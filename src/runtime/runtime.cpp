@@ -38,6 +38,13 @@ std::string topology_name() {
   return host_name();
 }
 
+// The smallest power of two of at least `bytes` (and of a page).
+std::uint64_t pow2_at_least(std::uint64_t bytes) {
+  std::uint64_t p = 4096;
+  while (p < bytes) p <<= 1;
+  return p;
+}
+
 }  // namespace
 
 namespace detail {
@@ -104,19 +111,21 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   detail::StaticRange statics;
   if (options.symmetric_static_data && !gpu && !bs.threads()) statics = detail::program_static_range();
   static_window_ = statics.bytes;
-  const std::uint64_t stride = (gpu ? header : config_->max_symmetric_size + reserved) + static_window_;
+  // Strides are powers of two and the heaps' reservations are aligned to them, so that an
+  // offset aligned to any power of two up to the stride is aligned in every PE's view (align()).
+  heap_limit_ = config_->max_symmetric_size + reserved;
+  const std::uint64_t stride = pow2_at_least((gpu ? header : heap_limit_) + static_window_);
   heap_ = detail::SymmetricHeap::create(bs, stride, host_initial).value_or_throw();
   if (statics.bytes > 0) {
-    static_ = detail::StaticData::create(bs, statics, [&](int i) {
-                return heap_->base() + (static_cast<std::ptrdiff_t>(i) - heap_->index()) * static_cast<std::ptrdiff_t>(heap_->stride()) +
-                       static_cast<std::ptrdiff_t>(heap_->stride() - static_window_);
-              }).value_or_throw();
+    const std::uint64_t window = heap_->stride() - static_window_;
+    detail::StaticData::create(bs, statics, heap_->fd(), heap_->file_offset(heap_->index()) + window)
+        .or_throw();
     ctx_.static_lo = statics.lo;
     ctx_.static_bytes = statics.bytes;
-    ctx_.static_window = heap_->base() + (heap_->stride() - static_window_);
+    ctx_.static_window = heap_->base() + window;
   }
   if (gpu) {
-    gpu_ = detail::GpuState::create(bs, options.device, config_->max_symmetric_size + reserved,
+    gpu_ = detail::GpuState::create(bs, options.device, pow2_at_least(heap_limit_),
                                     config_->symmetric_size + reserved, reserved,
                                     config_->ws_world_bytes, config_->ws_team_bytes)
                .value_or_throw();

@@ -32,6 +32,9 @@ Result<std::unique_ptr<CudaHeap>> CudaHeap::create(Bootstrap& bs, int device, st
   SYMMETRA_CU(mem_get_allocation_granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
   heap->granularity_ = gran;
   heap->stride_ = round_up(stride, gran);
+  // Aligned to the stride where it is a power of two (the runtime makes it one), so that every
+  // power-of-two alignment up to it holds in every PE's view (Runtime::align).
+  const std::uint64_t align = (heap->stride_ & (heap->stride_ - 1)) == 0 ? heap->stride_ : gran;
   heap->index_ = bs.rank();
   heap->reserved_bytes_ = heap->stride_ * static_cast<std::uint64_t>(bs.size());
   // Every mapping must be usable from every device the PEs of this host use.
@@ -54,14 +57,14 @@ Result<std::unique_ptr<CudaHeap>> CudaHeap::create(Bootstrap& bs, int device, st
   if (bs.threads()) {
     CUdeviceptr base = 0;
     if (bs.rank() == 0) {
-      SYMMETRA_CU(mem_address_reserve(&base, heap->reserved_bytes_, gran, 0, 0));
+      SYMMETRA_CU(mem_address_reserve(&base, heap->reserved_bytes_, align, 0, 0));
       heap->owns_reservation_ = true;
     }
     std::vector<CUdeviceptr> bases(bs.size());
     SYMMETRA_TRY(bs.allgather(&base, bases.data(), sizeof(base)));
     heap->reservation_ = bases[0];
   } else {
-    SYMMETRA_CU(mem_address_reserve(&heap->reservation_, heap->reserved_bytes_, gran, 0, 0));
+    SYMMETRA_CU(mem_address_reserve(&heap->reservation_, heap->reserved_bytes_, align, 0, 0));
     heap->owns_reservation_ = true;
   }
   SYMMETRA_TRY(heap->add_chunk(0, round_up(initial, gran)));
