@@ -2,6 +2,9 @@
 // initial size, and the errors for mismatched sizes and exhaustion.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -147,6 +150,33 @@ TEST_P(MemoryTest, ExhaustionNamesTheSetting) {
       EXPECT_NE(std::string(e.what()).find("SYMMETRA_MAX_SYMMETRIC_SIZE"), std::string::npos) << e.what();
     }
     rt.free(fits);
+  });
+}
+
+// What joining costs each PE process does not grow with the PE count (docs/design_notes.md,
+// 4a): one mapping of the host's heap memfd and at most one descriptor of it, however many
+// peers. With a memfd per PE, every process held and mapped n of them.
+TEST_P(MemoryTest, JoiningCostsOneMappingAndOneFdPerProcess) {
+  if (GetParam().mode != Mode::kProcesses || GetParam().backend != Backend::kCpu) GTEST_SKIP() << "processes, CPU";
+  run_pes(GetParam(), [](Runtime& rt) {
+    // Growth must not add any either.
+    void* big = rt.allocate(rt.heap_size());
+    ASSERT_NE(big, nullptr);
+    std::FILE* maps = std::fopen("/proc/self/maps", "r");
+    ASSERT_NE(maps, nullptr);
+    int mappings = 0;
+    char line[512];
+    while (std::fgets(line, sizeof(line), maps)) mappings += std::strstr(line, "memfd:symmetra-heap") != nullptr;
+    std::fclose(maps);
+    int fds = 0;
+    for (int fd = 0; fd < 4096; ++fd) {
+      char link[64], target[256] = {};
+      std::snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+      if (readlink(link, target, sizeof(target) - 1) > 0 && std::strstr(target, "memfd:symmetra-heap")) ++fds;
+    }
+    EXPECT_EQ(mappings, 1) << "mappings of the heap memfd with " << rt.n_pes() << " PEs";
+    EXPECT_LE(fds, 1) << "heap memfd descriptors with " << rt.n_pes() << " PEs";
+    rt.free(big);
   });
 }
 
