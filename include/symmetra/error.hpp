@@ -19,6 +19,13 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+// Thrown by a wait when another PE's failure or departure stops the job (its message names that
+// PE): this PE did nothing wrong. The OpenSHMEM C API ends the process with status 1 on it.
+class JobStopped : public Error {
+ public:
+  using Error::Error;
+};
+
 // Thrown by the symmetric allocation calls when the heap cannot hold the request, on every PE
 // alike (the decision is collective), leaving the heap as it was: the job may go on. The
 // OpenSHMEM C API turns it into a null pointer.

@@ -68,16 +68,25 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  // Collective: waits for every PE, then releases the heap. Called by the destructor if needed.
+  // Collective: completes this PE's operations, waits until every PE reached finalize, then
+  // releases the heap. Its synchronization is its own (the bootstrap's), so it never completes
+  // a barrier that other PEs are in. Called by the destructor if needed.
   void finalize();
   // Leaves without waiting for the other PEs, for error paths: marks the job as failed in every
   // reachable host-memory heap (so PEs waiting from the host stop, on either backend), then
   // releases what this PE owns.
   void abandon();
-  // Only the first step of abandon(): marks this PE as failed in every reachable host-memory
-  // heap, so PEs waiting from the host stop with an error naming it. For paths that end the
-  // process at once (shmem_global_exit, a fatal error in the C API). Any thread.
-  void mark_failed();
+  // Why a PE marks the job as stopping (the others' waits say it).
+  enum class Stop { kFailed, kLeft, kExit };
+  // Only the first step of abandon(): marks this PE as stopped in every reachable host-memory
+  // heap, so PEs waiting from the host stop with an error naming it and `why`. For paths that end
+  // the process at once (shmem_global_exit, a fatal error in the C API). Any thread.
+  void mark_failed(Stop why = Stop::kFailed);
+  // For a process that ends without finalize (exit(), a return from main): marks this PE as
+  // gone (Stop::kLeft) and leaves the job without any collective step, so the others stop at
+  // once naming it instead of waiting for it, and the process ends with its own status. Frees
+  // nothing else: the process is ending. Any thread, once.
+  void leave();
 
   int my_pe() const { return ctx_.my_pe; }
   int n_pes() const { return ctx_.n_pes; }

@@ -34,6 +34,16 @@ class Bootstrap {
   virtual Result<int> broadcast_fd(int root, int fd) = 0;
   // Leaves the job cleanly; after it, a disconnect is not a failure.
   virtual void finalize() {}
+  // Leaves without a goodbye, for a process ending without finalize (exit(), a return from
+  // main): the rendezvous takes it as lost and stops the job, naming this PE.
+  virtual void leave() {}
+  // Calls on_lost(pe, left) once, from a thread of its own, if the job stops while this PE runs:
+  // the rendezvous says PE `pe` is lost (`left`: it said it was ending without finalize), or the
+  // rendezvous itself is gone (pe: the PE that hosted it, -1 for symrun). unwatch() stops it;
+  // call it before finalize and leave. Processes only (PEs as threads stop each other through
+  // the heap marks).
+  virtual void watch(std::function<void(int pe, bool left)> /*on_lost*/) {}
+  virtual void unwatch() {}
   // Runs `release` once every PE of the job is done with shared process state (PEs as threads:
   // when the last thread left); returns false if this bootstrap has no such moment (processes).
   virtual bool defer_release(std::function<void()> /*release*/) { return false; }

@@ -42,6 +42,42 @@ Status fill(LaunchInfo* info, const char* rank_var, const char* size_var) {
   return {};
 }
 
+// How many of the job's PEs run on this host, where the launcher says it (-1: it does not), and
+// from which variable.
+Result<int> local_size(const LaunchInfo& info, std::string* from) {
+  if (info.launcher == "slurm") {  // nodes of the step; tasks per node need not be even
+    for (const char* v : {"SLURM_STEP_NUM_NODES", "SLURM_NNODES"}) {
+      if (env(v) == nullptr) continue;
+      auto nodes = env_int(v);
+      SYMMETRA_TRY(nodes);
+      *from = std::string(v) + "=" + env(v);
+      return nodes.value() > 1 ? 0 : info.size;  // 0: fewer than all
+    }
+    return -1;
+  }
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "LOCAL_WORLD_SIZE"}) {
+    if (env(v) == nullptr) continue;
+    auto n = env_int(v);
+    SYMMETRA_TRY(n);
+    *from = std::string(v) + "=" + env(v);
+    return n.value();
+  }
+  return -1;
+}
+
+// PEs on another host can only be reached through the UCX transport: a job that spans hosts
+// fails at once, with the launcher's own word for it, instead of waiting the whole timeout for a
+// per-host socket that no PE of this host will ever open.
+Status check_one_host(const LaunchInfo& info) {
+  std::string from;
+  auto local = local_size(info, &from);
+  SYMMETRA_TRY(local);
+  if (local.value() < 0 || local.value() >= info.size) return {};
+  return Status::fail("[pe " + std::to_string(info.rank) + "] this job of " + std::to_string(info.size) +
+                      " PEs spans more than one host (" + from + "): PEs on other hosts need the UCX transport, "
+                      "which this build does not have");
+}
+
 }  // namespace
 
 // The launcher's local rank, the first of its variables that is set (launcher_env.hpp).
@@ -92,13 +128,21 @@ Result<LaunchInfo> launch_info_from_env() {
     auto port = env_int("MASTER_PORT");
     SYMMETRA_TRY(port);
     // torchrun's own store listens on MASTER_PORT; Symmetra's rendezvous takes the next port.
-    info.address = "tcp:" + std::string(addr) + ":" + std::to_string(port.value() + 1);
+    // Every PE on this host (LOCAL_WORLD_SIZE == WORLD_SIZE): a Unix socket named after that
+    // port, where the kernel vouches for each peer's uid; else TCP, which needs the job's secret.
+    const char* local = env("LOCAL_WORLD_SIZE");
+    if (local != nullptr && std::string(local) == env("WORLD_SIZE")) {
+      info.address = "unix:symmetra-torchrun-" + std::to_string(getuid()) + "-" + std::to_string(port.value() + 1);
+    } else {
+      info.address = "tcp:" + std::string(addr) + ":" + std::to_string(port.value() + 1);
+    }
   } else {
     return info;  // a job of one PE
   }
   if (env("SYMMETRA_BOOTSTRAP") != nullptr) info.address = env("SYMMETRA_BOOTSTRAP");
   info.host_server = info.rank == 0;
   SYMMETRA_TRY(read_local_rank(&info));
+  SYMMETRA_TRY(check_one_host(info));
   return info;
 }
 

@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 
+#include "join.hpp"
 #include "socket.hpp"
 #include "wire.hpp"
 
@@ -27,10 +30,14 @@ namespace {
 constexpr int kPollMs = 100;  // how often serve() looks at stop_ when it has no eventfd
 }
 
-RendezvousServer::RendezvousServer(int listen_fd, int n_pes, int timeout_ms)
+RendezvousServer::RendezvousServer(int listen_fd, int n_pes, int timeout_ms, bool tcp, std::string secret,
+                                   std::string log_prefix)
     : listen_fd_(listen_fd),
       n_(n_pes),
       timeout_ms_(timeout_ms),
+      tcp_(tcp),
+      secret_(std::move(secret)),
+      log_prefix_(std::move(log_prefix)),
       clients_(n_pes, -1),
       wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
@@ -51,44 +58,80 @@ void RendezvousServer::stop() {
 
 int RendezvousServer::poll_ms() const { return wake_fd_ >= 0 ? -1 : kPollMs; }
 
+// Admits PEs until every rank joined. Connections in the middle of their handshake wait in the
+// poll set beside the listener, so that one that is silent (a stray client, a port scan) or
+// slow never holds up the others; refused ones are logged and closed.
 Status RendezvousServer::accept_all() {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
+  std::vector<std::unique_ptr<Admission>> joining;
+  const std::size_t kMaxJoining = static_cast<std::size_t>(n_) + 64;  // bounds what strays cost
+  auto drop = [&](std::size_t k, bool log) {
+    if (log) std::fprintf(stderr, "%srendezvous refused %s\n", log_prefix_.c_str(), joining[k]->why().message().c_str());
+    close(joining[k]->fd());
+    joining.erase(joining.begin() + static_cast<std::ptrdiff_t>(k));
+  };
   for (int joined = 0; joined < n_;) {
-    if (stop_.load()) return Status::fail("rendezvous stopped");
-    if (std::chrono::steady_clock::now() > deadline)
-      return Status::fail("only " + std::to_string(joined) + " of " + std::to_string(n_) +
-                          " PEs joined within " + std::to_string(timeout_ms_ / 1000) + " s");
+    if (stop_.load()) {
+      for (auto& a : joining) close(a->fd());
+      return {};  // stopped: the job ended (its PEs may never have joined); nothing to report
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      for (auto& a : joining) close(a->fd());
+      return Status::fail("only " + std::to_string(joined) + " of " + std::to_string(n_) + " PEs joined within " +
+                          std::to_string(timeout_ms_ / 1000) + " s");
+    }
     const long long left = std::max<long long>(
         0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count() + 1);
     const int tick = poll_ms();
-    pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    if (poll(p, 2, static_cast<int>(tick < 0 ? left : std::min<long long>(left, tick))) <= 0 ||
-        p[0].revents == 0)
-      continue;
+    std::vector<pollfd> p = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    for (auto& a : joining) p.push_back({a->fd(), POLLIN, 0});
+    if (poll(p.data(), p.size(), static_cast<int>(tick < 0 ? left : std::min<long long>(left, tick))) <= 0) continue;
+    // Handshakes first (newest last), then the listener.
+    for (std::size_t k = joining.size(); k-- > 0;) {
+      if (p[2 + k].revents == 0) continue;
+      Admission& a = *joining[k];
+      if (a.step() == Admission::State::kWaiting) continue;
+      if (a.state() == Admission::State::kRefused) {
+        drop(k, true);
+        continue;
+      }
+      if (clients_[a.rank()] >= 0) {
+        std::fprintf(stderr, "%srendezvous refused a second connection claiming rank %d\n", log_prefix_.c_str(),
+                     a.rank());
+        drop(k, false);
+        continue;
+      }
+      clients_[a.rank()] = a.fd();
+      joining.erase(joining.begin() + static_cast<std::ptrdiff_t>(k));
+      ++joined;
+    }
+    if (p[0].revents == 0) continue;
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
-    WireHeader h;
-    auto st = recv_all(fd, &h, sizeof(h), timeout_ms_);
-    if (!st.ok() || h.magic != kWireMagic || h.op != WireOp::kHello || h.rank < 0 ||
-        h.rank >= n_ || clients_[h.rank] >= 0) {
+    if (joining.size() >= kMaxJoining) {
+      std::fprintf(stderr, "%srendezvous refused a connection: %zu are already joining\n", log_prefix_.c_str(),
+                   joining.size());
       close(fd);
-      return Status::fail("bad hello on the rendezvous socket (rank " + std::to_string(h.rank) +
-                          " of " + std::to_string(n_) + "): is another job using this address?");
+      continue;
     }
-    clients_[h.rank] = fd;
-    ++joined;
+    joining.push_back(std::make_unique<Admission>(fd, tcp_, secret_, n_));
+    if (joining.back()->state() == Admission::State::kRefused) drop(joining.size() - 1, true);
   }
+  for (auto& a : joining) close(a->fd());  // late strays
   return {};
 }
 
-void RendezvousServer::abort_all(const std::string& why) {
+void RendezvousServer::abort_all(const std::string& why, int lost, bool left) {
   WireHeader h;
   h.op = WireOp::kAbort;
+  h.rank = lost;
+  h.fd_count = left ? kAbortLeft : kAbortLost;
   h.len = why.size();
   for (int fd : clients_) {
     if (fd < 0) continue;
     (void)send_all(fd, &h, sizeof(h));
     (void)send_all(fd, why.data(), why.size());
+    shutdown(fd, SHUT_WR);  // the PEs' watches see the hang-up (Bootstrap::watch)
   }
 }
 
@@ -140,6 +183,7 @@ Status RendezvousServer::serve() {
     abort_all(st.message());
     return st;
   }
+  if (stop_.load()) return {};
   std::vector<Pending> pending(n_);
   std::vector<bool> gone(n_, false);
   int arrived = 0, left = 0;
@@ -174,7 +218,23 @@ Status RendezvousServer::serve() {
         const std::string why = "PE " + std::to_string(r) + " left the job before finalize";
         close(clients_[r]);
         clients_[r] = -1;
-        abort_all(why);
+        int none = -1;
+        first_lost_.compare_exchange_strong(none, r);
+        abort_all(why, r);
+        return Status::fail(why);
+      }
+      if (h.op == WireOp::kLeave) {
+        // A PE ending without finalize says so before it marks the heaps, so that it, and not
+        // the first PE to stop because of it, is the one the job ends for (symrun's status).
+        const std::string why = "PE " + std::to_string(r) + " left the job without finalize";
+        int none = -1;
+        first_lost_.compare_exchange_strong(none, r);
+        WireHeader ack;
+        ack.op = WireOp::kLeave;
+        (void)send_all(clients_[r], &ack, sizeof(ack));
+        close(clients_[r]);
+        clients_[r] = -1;
+        abort_all(why, r, true);
         return Status::fail(why);
       }
       if (h.op == WireOp::kBye) {
@@ -195,7 +255,7 @@ Status RendezvousServer::serve() {
         while (!gone[who]) ++who;
         const std::string why = "PE " + std::to_string(who) +
                                 " left the job while other PEs wait in a bootstrap collective";
-        abort_all(why);
+        abort_all(why, who);
         return Status::fail(why);
       }
       if (arrived == n_) {

@@ -1,9 +1,11 @@
 // The rendezvous server: the hub of a process-mode job's bootstrap.
 //
-// Hosted by symrun, or by a thread of PE 0 when another launcher started the job. It accepts one
-// connection per PE, then serves collectives (allgather, fd exchange) in lockstep. A PE that
-// disconnects without saying goodbye fails the job: every other PE gets an abort message naming
-// it, so nobody hangs in setup.
+// Hosted by symrun, or by a thread of PE 0 when another launcher started the job. It admits one
+// connection per PE (join.hpp: same uid on Unix sockets, the job's secret over TCP; anything
+// else is refused and logged, and the join goes on), then serves collectives (allgather, fd
+// exchange) in lockstep. A PE that disconnects without saying goodbye fails the job: every other
+// PE gets an abort message naming it and its connection shut down, which the PEs' watches
+// (Bootstrap::watch) turn into a stop of every wait, so nobody hangs, in setup or after.
 #pragma once
 
 #include <atomic>
@@ -17,8 +19,10 @@ namespace symmetra::detail {
 
 class RendezvousServer {
  public:
-  // Takes ownership of `listen_fd`. `timeout_ms` bounds waiting for connections.
-  RendezvousServer(int listen_fd, int n_pes, int timeout_ms);
+  // Takes ownership of `listen_fd`. `timeout_ms` bounds waiting for connections. `tcp`: admit
+  // by `secret` (join.hpp); else by uid. `log_prefix` starts the lines it logs ("symrun: ").
+  RendezvousServer(int listen_fd, int n_pes, int timeout_ms, bool tcp = false, std::string secret = {},
+                   std::string log_prefix = "symmetra: ");
   ~RendezvousServer();
   RendezvousServer(const RendezvousServer&) = delete;
   RendezvousServer& operator=(const RendezvousServer&) = delete;
@@ -28,8 +32,11 @@ class RendezvousServer {
   // Makes serve() return soon; safe from another thread. serve() sleeps in poll until a PE
   // writes or stop() wakes it, so a job's hub costs no CPU between bootstrap collectives.
   void stop();
-  // Sends every connected PE an abort message with `why`.
-  void abort_all(const std::string& why);
+  // Sends every connected PE an abort message with `why`, naming PE `lost` (-1: none), and
+  // shuts their connections down.
+  void abort_all(const std::string& why, int lost = -1, bool left = false);
+  // The PE whose loss stopped the job (it left without saying goodbye), -1 if none. Any thread.
+  int first_lost() const { return first_lost_.load(); }
 
  private:
   Status accept_all();
@@ -39,6 +46,10 @@ class RendezvousServer {
   int listen_fd_;
   int n_;
   int timeout_ms_;
+  bool tcp_;
+  std::string secret_;
+  std::string log_prefix_;
+  std::atomic<int> first_lost_{-1};
   std::vector<int> clients_;
   std::atomic<bool> stop_{false};
   int wake_fd_;  // eventfd that stop() writes; -1 if none could be made (then serve() polls)

@@ -44,9 +44,10 @@ Result<int> tcp_socket(const std::string& rest, bool listening, int backlog) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = listening ? AI_PASSIVE : 0;
   addrinfo* res = nullptr;
-  const int rc = getaddrinfo(listening ? nullptr : host.c_str(), port.c_str(), &hints, &res);
+  // A listener binds the address it was given (MASTER_ADDR), never every interface: the
+  // rendezvous answers only where the job said it would (docs/security.md).
+  const int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &res);
   if (rc != 0) return Status::fail("cannot resolve " + rest + ": " + gai_strerror(rc));
   int fd = -1;
   std::string err = "no address";
@@ -103,6 +104,14 @@ Status wait_readable(int fd, int timeout_ms) {
 }
 
 }  // namespace
+
+Result<PeerCred> peer_cred(int fd) {
+  ucred c{};
+  socklen_t len = sizeof(c);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) != 0 || len != sizeof(c))
+    return Status::fail("SO_PEERCRED: " + errno_text());
+  return PeerCred{static_cast<int>(c.pid), static_cast<unsigned>(c.uid)};
+}
 
 Result<int> listen_on(const std::string& address, int backlog) {
   return open_socket(address, true, backlog);

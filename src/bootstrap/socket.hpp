@@ -15,6 +15,13 @@ Result<int> listen_on(const std::string& address, int backlog);
 // Connects, retrying until `timeout_ms` passes (the server may not be up yet).
 Result<int> connect_to(const std::string& address, int timeout_ms);
 
+// The process at the other end of a Unix socket, as the kernel saw it connect (SO_PEERCRED).
+struct PeerCred {
+  int pid;
+  unsigned uid;
+};
+Result<PeerCred> peer_cred(int fd);
+
 Status send_all(int fd, const void* buf, std::size_t n);
 // Receives exactly n bytes, waiting at most timeout_ms (-1: forever). EOF is an error.
 Status recv_all(int fd, void* buf, std::size_t n, int timeout_ms);

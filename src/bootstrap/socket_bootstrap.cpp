@@ -1,10 +1,15 @@
 // Bootstrap for PEs that are processes: a star of sockets around a RendezvousServer.
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <thread>
 
 #include "bootstrap.hpp"
+#include "join.hpp"
 #include "launcher_env.hpp"
 #include "rendezvous_server.hpp"
 #include "socket.hpp"
@@ -17,23 +22,82 @@ int timeout_ms_from_env();  // src/core/config.cpp
 
 namespace {
 
-Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const std::string& address, int rank,
-                                                     int size, bool host_server, int timeout_ms,
-                                                     const std::string& launcher);
+struct JoinSpec {
+  std::string address;
+  int rank;
+  int size;
+  bool host_server;  // this PE hosts the rendezvous (PE 0 under every launcher but symrun)
+  int hub_pe;        // the PE whose process hosts it, -1 for symrun
+  int timeout_ms;
+  std::string launcher;
+  std::string secret;
+};
+Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const JoinSpec& spec);
 
 class SocketBootstrap final : public Bootstrap {
  public:
-  SocketBootstrap(std::string address, int fd, int rank, int size, int timeout_ms,
-                  std::unique_ptr<RendezvousServer> server, std::thread server_thread)
-      : address_(std::move(address)), fd_(fd), rank_(rank), size_(size), timeout_ms_(timeout_ms),
-        server_(std::move(server)), server_thread_(std::move(server_thread)) {}
+  SocketBootstrap(JoinSpec spec, int fd, std::unique_ptr<RendezvousServer> server, std::thread server_thread)
+      : spec_(std::move(spec)), address_(spec_.address), fd_(fd), rank_(spec_.rank), size_(spec_.size),
+        timeout_ms_(spec_.timeout_ms), server_(std::move(server)), server_thread_(std::move(server_thread)) {}
   ~SocketBootstrap() override {
+    unwatch();
     local_.reset();
     finalize();
     if (server_thread_.joinable()) {
       server_->stop();
       server_thread_.join();
     }
+  }
+
+  void watch(std::function<void(int, bool)> on_lost) override {
+    if (fd_ < 0 || watch_thread_.joinable()) return;
+    watch_stop_ = eventfd(0, EFD_CLOEXEC);
+    if (watch_stop_ < 0) return;  // no watch: waits still end at their timeout
+    watch_thread_ = std::thread([this, on_lost = std::move(on_lost)] {
+      // Hang-ups only: replies to the main thread's collectives are its own to read.
+      pollfd p[2] = {{fd_, POLLRDHUP, 0}, {watch_stop_, POLLIN, 0}};
+      for (;;) {
+        const int rc = poll(p, 2, -1);
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc < 0 || p[1].revents != 0) return;
+        if (p[0].revents != 0) break;
+      }
+      // The server names the lost PE in the abort it sent before hanging up; no message means
+      // the server itself is gone.
+      WireHeader h;
+      int lost = spec_.hub_pe;
+      bool left = false;
+      if (recv(fd_, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(h)) &&
+          h.magic == kWireMagic && h.op == WireOp::kAbort) {
+        lost = h.rank;
+        left = h.fd_count == kAbortLeft;
+      }
+      on_lost(lost, left);
+    });
+  }
+
+  void unwatch() override {
+    if (!watch_thread_.joinable()) return;
+    const std::uint64_t one = 1;
+    (void)!write(watch_stop_, &one, sizeof(one));
+    watch_thread_.join();
+    close(watch_stop_);
+    watch_stop_ = -1;
+  }
+
+  void leave() override {
+    unwatch();
+    if (local_) local_->leave();
+    if (fd_ < 0) return;
+    // The rendezvous takes this PE as lost and stops the others. Its answer (a note, an abort
+    // if it stopped already, or a hang-up) is awaited briefly: then this PE is the one the job
+    // is known to end for, before its heap marks make the others stop.
+    WireHeader h;
+    h.op = WireOp::kLeave;
+    h.rank = rank_;
+    if (send_all(fd_, &h, sizeof(h)).ok()) (void)recv_all(fd_, &h, sizeof(h), 1000);
+    close(fd_);
+    fd_ = -1;
   }
 
   int rank() const override { return rank_; }
@@ -111,10 +175,14 @@ class SocketBootstrap final : public Bootstrap {
   // The per-host Unix channel of a TCP job, hosted by PE 0.
   Status ensure_local() {
     if (local_) return {};
-    std::string name = "unix:symmetra-fds-" + address_.substr(4);
-    auto local = connect_bootstrap(name, rank_, size_, rank_ == 0, timeout_ms_, "fd exchange");
-    SYMMETRA_TRY(local);
-    local_ = std::move(local.value());
+    JoinSpec local = spec_;
+    local.address = "unix:symmetra-fds-" + address_.substr(4);
+    local.host_server = rank_ == 0;
+    local.hub_pe = 0;
+    local.launcher = "fd exchange";
+    auto b = connect_bootstrap(local);
+    SYMMETRA_TRY(b);
+    local_ = std::move(b.value());
     return {};
   }
 
@@ -132,8 +200,11 @@ class SocketBootstrap final : public Bootstrap {
     return {};
   }
 
+  JoinSpec spec_;
   std::string address_;
   std::unique_ptr<Bootstrap> local_;  // Unix channel for fds when address_ is TCP
+  std::thread watch_thread_;
+  int watch_stop_ = -1;  // eventfd that unwatch() writes
   int fd_;
   int rank_;
   int size_;
@@ -142,34 +213,41 @@ class SocketBootstrap final : public Bootstrap {
   std::thread server_thread_;
 };
 
-// Joins the rendezvous at `address` (hosting it first when `host_server`).
-Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const std::string& address, int rank,
-                                                     int size, bool host_server, int timeout_ms,
-                                                     const std::string& launcher) {
+// Joins the rendezvous at spec.address (hosting it first when spec.host_server).
+Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const JoinSpec& spec) {
+  const std::string pe = "[pe " + std::to_string(spec.rank) + "] ";
+  const bool tcp = spec.address.rfind("tcp:", 0) == 0;
+  if (tcp && spec.secret.empty())
+    return Status::fail(pe + "the TCP rendezvous " + spec.address +
+                        " admits only PEs that prove the job's secret: set SYMMETRA_SECRET to one random value on every "
+                        "PE (docs/security.md)");
   std::unique_ptr<RendezvousServer> server;
   std::thread server_thread;
-  if (host_server) {
-    auto lfd = listen_on(address, size + 16);
+  if (spec.host_server) {
+    auto lfd = listen_on(spec.address, spec.size + 16);
     if (!lfd.ok())
-      return Status::fail("[pe " + std::to_string(rank) + "] cannot host the rendezvous for " +
-                          launcher + ": " + lfd.status().message());
-    server = std::make_unique<RendezvousServer>(lfd.value(), size, timeout_ms);
+      return Status::fail(pe + "cannot host the rendezvous for " + spec.launcher + ": " + lfd.status().message() +
+                          (tcp ? "" : " (if another process holds the name, the job cannot start here; docs/security.md)"));
+    server = std::make_unique<RendezvousServer>(lfd.value(), spec.size, spec.timeout_ms, tcp, spec.secret);
     server_thread = std::thread([s = server.get()] { (void)s->serve(); });
   }
-  auto fd = connect_to(address, timeout_ms);
+  auto stop_server = [&] {
+    if (!server) return;
+    server->stop();
+    server_thread.join();
+  };
+  auto fd = connect_to(spec.address, spec.timeout_ms);
   if (!fd.ok()) {
-    if (server) {
-      server->stop();
-      server_thread.join();
-    }
-    return Status::fail("[pe " + std::to_string(rank) + "] " + fd.status().message());
+    stop_server();
+    return Status::fail(pe + fd.status().message());
   }
-  WireHeader h;
-  h.rank = rank;
-  SYMMETRA_TRY(send_all(fd.value(), &h, sizeof(h)));
-  return std::unique_ptr<Bootstrap>(new SocketBootstrap(address, fd.value(), rank, size,
-                                                        timeout_ms, std::move(server),
-                                                        std::move(server_thread)));
+  const Status joined = join_as_client(fd.value(), spec.address, spec.rank, spec.secret, spec.timeout_ms);
+  if (!joined.ok()) {
+    close(fd.value());
+    stop_server();
+    return Status::fail(pe + joined.message());
+  }
+  return std::unique_ptr<Bootstrap>(new SocketBootstrap(spec, fd.value(), std::move(server), std::move(server_thread)));
 }
 
 }  // namespace
@@ -183,7 +261,9 @@ Result<std::unique_ptr<Bootstrap>> bootstrap_from_env() {
     auto job = std::make_shared<ThreadJob>(1, timeout_ms);
     return std::unique_ptr<Bootstrap>(new ThreadBootstrap(job, 0));
   }
-  return connect_bootstrap(li.address, li.rank, li.size, li.host_server, timeout_ms, li.launcher);
+  JoinSpec spec{li.address, li.rank,  li.size,   li.host_server, li.launcher == "symrun" ? -1 : 0,
+                timeout_ms, li.launcher, job_secret_from_env()};
+  return connect_bootstrap(spec);
 }
 
 }  // namespace symmetra::detail

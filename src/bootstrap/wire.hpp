@@ -15,7 +15,14 @@ enum class WireOp : std::uint32_t {
   kAbort = 5,      // server -> client: len bytes of text, the job is failing
   kFdBcast = 6,    // client -> server: the root sends one fd, the others none (rank: the root);
                    // server -> client: the root's fd
+  kChallenge = 7,  // server -> client (TCP): len bytes of nonce, before the hello (join.hpp)
+  kWelcome = 8,    // server -> client (TCP): len bytes of the server's proof of the secret
+  kLeave = 9,      // client -> server: ending without finalize; server -> client: noted
 };
+// kAbort carries in `rank` the PE whose loss stops the job (-1: none in particular), and in
+// `fd_count` how it was lost: kAbortLost (its connection closed) or kAbortLeft (kLeave).
+inline constexpr std::uint32_t kAbortLost = 0;
+inline constexpr std::uint32_t kAbortLeft = 1;
 
 struct WireHeader {
   std::uint32_t magic = kWireMagic;

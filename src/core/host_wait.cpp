@@ -65,15 +65,22 @@ void futex_wake_all(std::uint32_t* word) {
 
 }  // namespace
 
-void host_mark_abort(const Context& ctx, int failed_pe) {
+void host_mark_header(HeapHeader* h, int failed_pe, std::uint32_t why) {
+  std::int32_t none = 0;
+  // abort_why is read after abort_pe is seen: written first; a second marker may overwrite it
+  // with its own before losing the exchange, which words the message of the same stop.
+  if (atomic_load(&h->abort_pe, symmetra::detail::kAcquire) == 0)
+    AtomicRef<std::uint32_t>(h->abort_why).store(why, symmetra::detail::kRelease);
+  AtomicRef<std::int32_t>(h->abort_pe).compare_exchange_strong(none, failed_pe + 1);
+  host_wake(h);
+}
+
+void host_mark_abort(const Context& ctx, int failed_pe, std::uint32_t why) {
   // A GPU heap is not host memory; its PEs learn of the failure from the launcher instead.
   if (ctx.heap_base == nullptr || ctx.pe_index == nullptr || (ctx.flags & Context::kDeviceHeap)) return;
   for (int pe = 0; pe < ctx.n_pes; ++pe) {
     if (ctx.pe_index[pe] < 0) continue;
-    HeapHeader* h = peer_header(ctx, pe);
-    std::int32_t none = 0;
-    AtomicRef<std::int32_t>(h->abort_pe).compare_exchange_strong(none, failed_pe + 1);
-    host_wake(h);
+    host_mark_header(peer_header(ctx, pe), failed_pe, why);
   }
 }
 
@@ -117,8 +124,8 @@ void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...) {
 // re-check). Writers read count and range without the lock: a writer that reads a value a
 // joining waiter is about to replace stored its data before that read, and the waiter re-checks
 // its condition after registering, so it sees the data instead of the ring.
-HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi)
-    : ctx_(ctx), h_(my_header(ctx)), start_ns_(now_ns()) {
+HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op)
+    : ctx_(ctx), op_(op), h_(my_header(ctx)), start_ns_(now_ns()) {
   const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
   auto a = reinterpret_cast<std::uintptr_t>(lo), b = reinterpret_cast<std::uintptr_t>(hi);
   if (a >= base && b <= base + ctx.heap_bytes && a < b) {
@@ -185,8 +192,11 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
   const std::int32_t failed = atomic_load(&h_->abort_pe, symmetra::detail::kAcquire);
   if (failed != 0 && failed - 1 != ctx_.my_pe) {
     // Another PE failed: end this wait with an error instead of waiting for the timeout.
-    throw symmetra::Error("[pe " + std::to_string(ctx_.my_pe) + "] stopping: PE " +
-                          std::to_string(failed - 1) + " failed (see its message)");
+    const auto why = static_cast<AbortWhy>(atomic_load(&h_->abort_why, symmetra::detail::kAcquire));
+    // PE n (none) with kHubGone: symrun, which hosts no PE, is gone.
+    const std::string who = failed - 1 < ctx_.n_pes ? "PE " + std::to_string(failed - 1) + " " + abort_text(why)
+                                                    : std::string("the job's launcher (its rendezvous) is gone");
+    throw symmetra::JobStopped("[pe " + std::to_string(ctx_.my_pe) + "] " + op_ + ": stopping: " + who);
   }
   const std::uint64_t waited = now_ns() - start_ns_;
   if (waited < kYieldNs) {

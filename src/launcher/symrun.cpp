@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/random.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -207,7 +208,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "symrun: %s\n", lfd.status().message().c_str());
     return 1;
   }
-  RendezvousServer server(lfd.value(), o.n, timeout_ms_from_env());
+  // The job's secret: what a PE proves to join over TCP (docs/security.md). Made up here unless
+  // the user gave one; the PEs inherit it. (This job's own rendezvous is a Unix socket, where the
+  // kernel's word on the peer's uid decides.)
+  if (std::getenv("SYMMETRA_SECRET") == nullptr) {
+    unsigned char raw[32];
+    if (getrandom(raw, sizeof(raw), 0) == static_cast<ssize_t>(sizeof(raw))) {
+      char hex[2 * sizeof(raw) + 1];
+      for (std::size_t i = 0; i < sizeof(raw); ++i) std::snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+      setenv("SYMMETRA_SECRET", hex, 1);
+    }
+  }
+  RendezvousServer server(lfd.value(), o.n, timeout_ms_from_env(), false, "", "symrun: ");
   // A signal or shmem_global_exit ends the job: a PE leaving then is no news. The PE in
   // shmem_global_exit queues its signal before its socket closes, so the server sees the
   // signal pending, or already taken, whenever it sees that PE gone.
@@ -320,19 +332,38 @@ int main(int argc, char** argv) {
     }
     int status = 0;
     pid_t pid;
+    std::vector<std::pair<int, int>> failed;  // (PE, status) of this round's failures
     while (running > 0 && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
       int pe = 0;
       while (pe < o.n && pids[pe] != pid) ++pe;
       if (pe == o.n) continue;
       pids[pe] = -1;
       --running;
-      const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-      if (failed && !killing) {
-        std::fprintf(stderr, "symrun: PE %d %s; ending the other %d PEs\n", pe,
-                     describe(status).c_str(), running);
-        result = exit_code(status);
-        end_all();
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failed.emplace_back(pe, status);
+    }
+    if (!failed.empty() && !killing) {
+      // The job's status is that of the PE that started its end: the one the rendezvous lost
+      // first. The others stop as soon as they see it gone, which can be before its own exit is
+      // complete (a PE ending without finalize marks the heaps first), so give it a moment.
+      const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      int lost = server.first_lost();
+      for (; std::chrono::steady_clock::now() < grace; lost = server.first_lost()) {
+        if (lost >= 0 && pids[lost] < 0) break;  // reaped already
+        if (lost >= 0 && waitpid(pids[lost], &status, WNOHANG) == pids[lost]) {
+          pids[lost] = -1;
+          --running;
+          if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failed.emplace_back(lost, status);
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
+      // Else one that exited with a status over one that was stopped by a signal.
+      auto rank = [&](const std::pair<int, int>& f) { return f.first == lost ? 0 : WIFEXITED(f.second) ? 1 : 2; };
+      std::stable_sort(failed.begin(), failed.end(), [&](auto& a, auto& b) { return rank(a) < rank(b); });
+      std::fprintf(stderr, "symrun: PE %d %s; ending the other %d PEs\n", failed[0].first,
+                   describe(failed[0].second).c_str(), running);
+      result = exit_code(failed[0].second);
+      end_all();
     }
     if (killing && std::chrono::steady_clock::now() >= kill_deadline) {
       for (pid_t p : pids)

@@ -157,6 +157,14 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   refresh_context();
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();
+  // A PE that dies (or leaves without finalize) is lost to the rendezvous, which tells the
+  // others; their watches mark their own heaps so that every wait stops naming it. The host heap
+  // never moves, so its header can be captured.
+  bs.watch([h = device::detail::my_header(ctx_), n](int lost, bool left) {
+    using device::detail::AbortWhy;
+    const AbortWhy why = lost < 0 ? AbortWhy::kHubGone : left ? AbortWhy::kLeft : AbortWhy::kGone;
+    device::detail::host_mark_header(h, lost >= 0 ? lost : n, static_cast<std::uint32_t>(why));
+  });
 }
 
 Runtime::~Runtime() {
@@ -167,12 +175,18 @@ Runtime::~Runtime() {
     } catch (const std::exception&) {
     }
   }
+  if (bootstrap_) bootstrap_->unwatch();  // its callback writes the heap, which goes first
 }
 
 void Runtime::finalize() {
   if (finalized_) return;
   finalized_ = true;
-  barrier_all();
+  // Not barrier_all: a PE that finalizes while the others wait in a barrier must not complete
+  // it for them (it would let them run on without it). quiet() completes this PE's operations;
+  // the bootstrap barrier, which no user collective matches, keeps every heap mapped until every
+  // PE is done with the others'.
+  quiet();
+  bootstrap_->unwatch();
   bootstrap_->barrier().or_throw();
   nccl_->release_all();  // before the GPU state goes
   gpu_.reset();
@@ -180,13 +194,24 @@ void Runtime::finalize() {
   bootstrap_->finalize();
 }
 
-void Runtime::mark_failed() {
-  device::detail::host_mark_abort(ctx_, my_pe());  // ctx_: the host-memory control heap, either backend
+void Runtime::mark_failed(Stop why) {
+  using device::detail::AbortWhy;
+  const AbortWhy w = why == Stop::kLeft ? AbortWhy::kLeft : why == Stop::kExit ? AbortWhy::kExit : AbortWhy::kFailed;
+  // ctx_: the host-memory control heap, on either backend.
+  device::detail::host_mark_abort(ctx_, my_pe(), static_cast<std::uint32_t>(w));
+}
+
+void Runtime::leave() {
+  if (finalized_) return;
+  finalized_ = true;
+  bootstrap_->leave();  // first: the rendezvous learns who left before anyone stops for it
+  mark_failed(Stop::kLeft);
 }
 
 void Runtime::abandon() {
   if (finalized_) return;
   finalized_ = true;
+  bootstrap_->unwatch();
   mark_failed();
   nccl_->release_all();
   gpu_.reset();

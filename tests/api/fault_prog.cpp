@@ -1,7 +1,8 @@
 // A PE program that fails in a chosen way, for fault_test (run under symrun).
-//   fault_prog <case> [seconds, for idle and stubborn]
+//   fault_prog <case> [seconds, for idle and stubborn | victim kill|exit, for lost_while_waiting]
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,25 @@ int main(int argc, char** argv) {
   } else if (c == "peer_fails_while_waiting") {
     if (me == 1) rt->put(buf, local, 4, 7);  // fails: PE 7 does not exist
     rt->barrier_all();                       // PE 0 waits here and must stop, not hang
+  } else if (c == "lost_while_waiting") {
+    // PE argv[2] is lost (argv[3]: kill = SIGKILL, exit = exit(3) without finalize) while the
+    // others wait for a word nobody writes; each says how soon its wait stopped, and why.
+    const int victim = argc > 2 ? std::atoi(argv[2]) : 1;
+    const std::string how = argc > 3 ? argv[3] : "kill";
+    if (me == victim) {
+      if (how == "exit") std::exit(3);
+      raise(SIGKILL);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      rt->wait_until(buf, symmetra::Cmp::kGe, 1L);
+      std::printf("pe %d: the wait returned\n", me);
+    } catch (const symmetra::Error& e) {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("pe %d stopped after %lld ms: %s\n", me, static_cast<long long>(ms), e.what());
+    }
+    std::fflush(stdout);
+    return 1;
   } else if (c == "idle") {  // every PE sleeps argv[2] seconds between two barriers
     sleep(argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 1);
   } else if (c == "stubborn") {  // as idle, ignoring SIGTERM (a PE stuck in a system call)

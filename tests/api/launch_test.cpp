@@ -74,6 +74,7 @@ TEST(Launchers, SlurmEnvironment) {
             n);
 }
 
+// Without LOCAL_WORLD_SIZE the PEs may sit on several hosts: TCP, which needs the job's secret.
 TEST(Launchers, TorchrunEnvironmentOverTcp) {
   const int n = 4;
   const int port = 20000 + getpid() % 20000;
@@ -81,7 +82,21 @@ TEST(Launchers, TorchrunEnvironmentOverTcp) {
               return std::map<std::string, std::string>{
                   {"RANK", std::to_string(r)}, {"WORLD_SIZE", std::to_string(n)},
                   {"LOCAL_RANK", std::to_string(r)}, {"MASTER_ADDR", "127.0.0.1"},
-                  {"MASTER_PORT", std::to_string(port)}};
+                  {"MASTER_PORT", std::to_string(port)}, {"SYMMETRA_SECRET", "s3cret"}};
+            }),
+            n);
+}
+
+// torchrun on one host (LOCAL_WORLD_SIZE == WORLD_SIZE, as torchrun sets it): a Unix socket,
+// no secret needed.
+TEST(Launchers, TorchrunOnOneHost) {
+  const int n = 3;
+  const int port = 20000 + (getpid() + 7) % 20000;
+  EXPECT_EQ(run_with_env(n, [&](int r) {
+              return std::map<std::string, std::string>{
+                  {"RANK", std::to_string(r)}, {"WORLD_SIZE", std::to_string(n)},
+                  {"LOCAL_RANK", std::to_string(r)}, {"LOCAL_WORLD_SIZE", std::to_string(n)},
+                  {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)}};
             }),
             n);
 }

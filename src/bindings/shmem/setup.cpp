@@ -50,16 +50,34 @@ Runtime& rt(const char* op) {
 
 bool initialized() { return g_rt != nullptr; }
 
-void die(const char* op, const std::string& message) {
-  // Runtime messages already start with "[pe N] op:"; others get the prefix here.
+namespace {
+// "[pe N] op: message" on stderr, flushed.
+void report(const char* op, const std::string& message) {
+  // Runtime messages already start with "[pe N] op:"; the C routine's name goes after the PE.
   if (message.rfind("[pe ", 0) == 0) {
-    std::fprintf(stderr, "%s\n", message.c_str());
+    const auto close = message.find("] ");
+    if (close != std::string::npos && message.compare(close + 2, std::strlen(op), op) != 0) {
+      std::fprintf(stderr, "%s%s: %s\n", message.substr(0, close + 2).c_str(), op, message.c_str() + close + 2);
+    } else {
+      std::fprintf(stderr, "%s\n", message.c_str());
+    }
   } else {
     std::fprintf(stderr, "[pe %d] %s: %s\n", g_rt ? g_rt->my_pe() : -1, op, message.c_str());
   }
   std::fflush(stderr);
+}
+}  // namespace
+
+void die(const char* op, const std::string& message) {
+  report(op, message);
   if (g_rt) g_rt->mark_failed();
   std::abort();
+}
+
+void stopped(const char* op, const std::string& message) {
+  report(op, message);
+  std::fflush(stdout);
+  _exit(1);
 }
 
 Team team(shmem_team_t t, const char* op) {
@@ -107,6 +125,14 @@ void shmem_init(void) {
     const char* credits = std::getenv("SYMMETRA_SHMEM_COLL_CREDITS");
     options.dest_ready_by_program = credits == nullptr || std::strcmp(credits, "1") != 0;
     shmem::g_rt = Runtime::init(options);
+    // A program that ends without shmem_finalize (exit(), a return from main) leaves at once:
+    // no collective step, which would block it (or match a barrier the others wait in), and the
+    // others stop naming it. Runs before the static destructors (registered after them).
+    std::atexit([] {
+      if (!shmem::g_rt) return;
+      shmem::g_rt->leave();
+      (void)shmem::g_rt.release();  // the process is ending: no teardown that could block it
+    });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "shmem_init: %s\n", e.what());
     std::fflush(stderr);
@@ -146,7 +172,7 @@ void shmem_global_exit(int status) {
     v.sival_int = status;
     sigqueue(getppid(), SIGUSR1, v);
   }
-  if (shmem::g_rt) shmem::g_rt->mark_failed();
+  if (shmem::g_rt) shmem::g_rt->mark_failed(Runtime::Stop::kExit);
   _exit(status);
 }
 
@@ -190,6 +216,8 @@ int _num_pes(void) { return shmem_n_pes(); }
     return __VA_ARGS__;                                     \
   } catch (const OutOfMemory& e) {                          \
     std::fprintf(stderr, "%s; returning NULL\n", e.what()); \
+  } catch (const JobStopped& e) {                           \
+    shmem::stopped(op, e.what());                           \
   } catch (const std::exception& e) {                       \
     shmem::die(op, e.what());                               \
   }                                                         \

@@ -33,6 +33,9 @@ bool initialized();
 // Prints "[pe N] op: message" and ends the job: the OpenSHMEM routines have no error returns
 // on the data path.
 [[noreturn]] void die(const char* op, const std::string& message);
+// Prints the same and ends this process with status 1: another PE stopped the job (JobStopped),
+// this one did nothing wrong, and has nothing to mark.
+[[noreturn]] void stopped(const char* op, const std::string& message);
 
 // Team handles: a shmem_team_t is the Runtime handle plus one (0 is SHMEM_TEAM_INVALID).
 inline shmem_team_t to_c(const Team& t) {
@@ -94,6 +97,8 @@ SignalOp signal_op_of(int sig_op, const char* op);
 #define SYMMETRA_SHMEM_GUARD(op, ...)                      \
   try {                                                    \
     __VA_ARGS__;                                           \
+  } catch (const ::symmetra::JobStopped& e) {              \
+    ::symmetra::shmem::stopped(op, e.what());              \
   } catch (const std::exception& e) {                      \
     ::symmetra::shmem::die(op, e.what());                  \
   }

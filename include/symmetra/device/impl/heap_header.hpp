@@ -15,6 +15,24 @@
 namespace symmetra::device::detail {
 
 inline constexpr int kSyncRounds = 32;  // dissemination rounds: enough for 2^32 PEs
+
+// Why a job is stopping (HeapHeader::abort_why), for the message of every PE that stops.
+enum class AbortWhy : std::uint32_t {
+  kFailed = 0,  // the PE hit an error and printed it
+  kLeft = 1,    // the PE's process ended without finalize (exit, a return from main)
+  kGone = 2,    // the PE's connection to the job's rendezvous closed (killed, crashed, or left)
+  kExit = 3,    // the PE called shmem_global_exit
+  kHubGone = 4, // the job's rendezvous (symrun, or the process of the PE that hosted it) is gone
+};
+inline const char* abort_text(AbortWhy why) {
+  switch (why) {
+    case AbortWhy::kLeft: return "left the job without finalize";
+    case AbortWhy::kGone: return "is gone (its process ended without finalize, or was killed)";
+    case AbortWhy::kExit: return "ended the job (global exit)";
+    case AbortWhy::kHubGone: return "is gone, and with it the job's rendezvous";
+    default: return "failed (see its message)";
+  }
+}
 inline constexpr std::uint32_t kHeaderMagic = 0x53594d31;  // "SYM1"
 // Channels (coll/channel.hpp): a collective split into independent parts, one per GPU block,
 // each with its own sync and signal words so that parts never wait for each other. Their syncs
@@ -37,7 +55,9 @@ struct alignas(64) HeapHeader {
   // Held by a waiter while it joins or leaves (waiters, watch_lo, watch_hi), so that a leaving
   // last waiter never clears the range of one that is joining; writers never take it.
   std::uint32_t watch_lock;
-  std::uint32_t pad0[7];
+  // Why abort_pe was set (AbortWhy), written before abort_pe with release.
+  std::uint32_t abort_why;
+  std::uint32_t pad0[6];
   // Per team slot: this PE's count of sync calls (written only by this PE).
   std::uint64_t team_seq[kMaxTeams];
   // Per team slot and dissemination round: the latest sync count a partner announced.

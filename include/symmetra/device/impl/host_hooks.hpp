@@ -20,8 +20,11 @@ struct HeapHeader;
 [[noreturn]] void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-// Marks every reachable heap so that waiting PEs stop: PE `failed_pe` failed. Threads: any.
-void host_mark_abort(const Context& ctx, int failed_pe);
+// Marks every reachable heap so that waiting PEs stop: PE `failed_pe` failed (or left, ...:
+// `why` is an AbortWhy). The first mark of a heap stays. Threads: any.
+void host_mark_abort(const Context& ctx, int failed_pe, std::uint32_t why = 0);
+// Marks one heap header the same way (the bootstrap's watch of a process marks its own).
+void host_mark_header(HeapHeader* h, int failed_pe, std::uint32_t why);
 
 // Wakes the PE owning `h` if it sleeps in a wait. Call after a store that PE may wait on.
 void host_wake(HeapHeader* h);
@@ -58,8 +61,8 @@ void host_wake_nbi_targets(const Context& ctx, NbiTargets& t);
 // Stops the job with a message if another PE failed.
 class HostWaiter {
  public:
-  // Registers as a waiter on this PE's words in [lo, hi).
-  HostWaiter(const Context& ctx, const void* lo, const void* hi);
+  // Registers as a waiter on this PE's words in [lo, hi); `op` names the wait in messages.
+  HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op = "wait");
   ~HostWaiter();
   HostWaiter(const HostWaiter&) = delete;
   HostWaiter& operator=(const HostWaiter&) = delete;
@@ -74,6 +77,7 @@ class HostWaiter {
   void unlock_watch();
 
   const Context& ctx_;
+  const char* op_;
   HeapHeader* h_;
   std::uint64_t start_ns_;
   std::uint64_t lo_ = 0, hi_ = ~std::uint64_t{0};  // heap offsets watched; all if not in the heap

@@ -156,7 +156,7 @@ SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo
   acquire_after_poll();
 #else
   if (pred()) return;
-  HostWaiter waiter(ctx, lo, hi);
+  HostWaiter waiter(ctx, lo, hi, op);
   for (;;) {
     const std::uint32_t bell = waiter.doorbell();
     if (pred()) return;

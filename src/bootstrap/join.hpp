@@ -1,0 +1,56 @@
+// Who may join a job: the handshake of a PE's connection to the rendezvous (docs/security.md).
+//
+// Unix sockets: both ends check the other's uid with SO_PEERCRED before a byte of the job is
+// sent; the PE then sends its hello. TCP: the job's secret (SYMMETRA_SECRET, which symrun makes
+// up) is required; the server sends a fresh nonce, the PE answers with its hello, a nonce of its
+// own and HMAC-SHA256(secret, both nonces, rank), and the server proves the secret back over
+// the PE's nonce. Nothing crosses the wire that a replay or a peer without the secret could use.
+// Threads: each object handles one connection.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "symmetra/error.hpp"
+
+namespace symmetra::detail {
+
+// The job's secret from SYMMETRA_SECRET ("" if unset).
+std::string job_secret_from_env();
+
+// The PE's side, on a freshly connected socket to `address`: checks the server and introduces
+// this PE as `rank`. Fails with a message saying why it refused or was refused.
+Status join_as_client(int fd, const std::string& address, int rank, const std::string& secret,
+                      int timeout_ms);
+
+// The server's side of one freshly accepted connection, driven by the server's poll loop so that
+// a silent or slow connection never holds up the others: step() whenever the socket is
+// readable, until it says admitted (rank()) or refused (the Status says why; the server logs it,
+// closes the socket and goes on).
+class Admission {
+ public:
+  enum class State { kWaiting, kAdmitted, kRefused };
+  // Sends the TCP challenge at once; a Unix connection is checked by its peer's uid here.
+  Admission(int fd, bool tcp, const std::string& secret, int n_pes);
+  State state() const { return state_; }
+  int fd() const { return fd_; }
+  int rank() const { return rank_; }
+  const Status& why() const { return why_; }
+  // Reads what has arrived, without blocking.
+  State step();
+
+ private:
+  State refuse(const std::string& why);
+
+  int fd_;
+  bool tcp_;
+  const std::string& secret_;
+  int n_;
+  State state_ = State::kWaiting;
+  int rank_ = -1;
+  Status why_;
+  std::uint8_t nonce_[16] = {};
+  std::string peer_;  // who connected, for the log
+};
+
+}  // namespace symmetra::detail

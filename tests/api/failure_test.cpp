@@ -1,0 +1,209 @@
+// Failure paths where no launcher helps (docs/design_notes.md, "Failure handling"):
+// - a PE that dies, or leaves without finalize, stops every waiting PE within 2 s with an error
+//   naming it: PEs as threads, processes under a Slurm-like environment (the test starts them and
+//   kills nobody), and under a real mpirun told not to end the job itself;
+// - a PE that calls exit() early while the others wait in a barrier leaves at once (no
+//   collective step), the others never pass that barrier, and symrun returns its status;
+// - a job whose launcher says it spans hosts fails at once, not after a 120 s wait.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "support/command.hpp"
+#include "symmetra/launch.hpp"
+
+namespace {
+
+using symmetra::testing::PeRun;
+using symmetra::testing::run_command;
+using symmetra::testing::spawn;
+
+std::string all_output(const std::vector<PeRun>& runs) {
+  std::string s;
+  for (std::size_t r = 0; r < runs.size(); ++r) s += "--- PE " + std::to_string(r) + ":\n" + runs[r].output;
+  return s;
+}
+
+// The ms a waiter reported in "pe N stopped after X ms: ..." (fault_prog lost_while_waiting).
+long stopped_after_ms(const PeRun& r) {
+  const auto at = r.output.find("stopped after ");
+  return at == std::string::npos ? -1 : std::atol(r.output.c_str() + at + 14);
+}
+
+std::map<std::string, std::string> slurm_env(int r, int n, const std::string& job) {
+  return {{"SLURM_PROCID", std::to_string(r)}, {"SLURM_NTASKS", std::to_string(n)},
+          {"SLURM_JOB_ID", job},              {"SLURM_STEP_ID", "7"},
+          {"SLURM_LOCALID", std::to_string(r)}};
+}
+
+// Every PE but the victim stopped its wait within 2 s, with an error naming the victim.
+void expect_waiters_stopped(const std::vector<PeRun>& runs, int victim) {
+  for (int r = 0; r < static_cast<int>(runs.size()); ++r) {
+    if (r == victim) continue;
+    const long ms = stopped_after_ms(runs[r]);
+    EXPECT_GE(ms, 0) << "PE " << r << " did not stop with an error\n" << all_output(runs);
+    EXPECT_LT(ms, 2000) << "PE " << r << "\n" << all_output(runs);
+    EXPECT_TRUE(runs[r].has("stopping: PE " + std::to_string(victim) + " ")) << "PE " << r << "\n" << all_output(runs);
+  }
+}
+
+TEST(FailurePaths, ThreadsStopWithinTwoSecondsNamingTheFailedPe) {
+  setenv("SYMMETRA_TIMEOUT_S", "60", 1);
+  std::mutex m;
+  std::map<int, std::pair<long, std::string>> stopped;
+  try {
+    symmetra::launch_threads(4, [&](symmetra::Runtime& rt) {
+      auto* word = rt.allocate_array<long>(1);
+      rt.barrier_all();
+      if (rt.my_pe() == 2) throw std::runtime_error("PE 2 gives up");
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        rt.wait_until(word, symmetra::Cmp::kGe, 1L);
+      } catch (const symmetra::Error& e) {
+        const long ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        std::lock_guard<std::mutex> lock(m);
+        stopped[rt.my_pe()] = {ms, e.what()};
+      }
+    });
+    ADD_FAILURE() << "launch_threads did not rethrow PE 2's error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "PE 2 gives up");
+  }
+  unsetenv("SYMMETRA_TIMEOUT_S");
+  ASSERT_EQ(stopped.size(), 3u);
+  for (const auto& [pe, s] : stopped) {
+    EXPECT_LT(s.first, 2000) << "PE " << pe << ": " << s.second;
+    EXPECT_NE(s.second.find("stopping: PE 2 failed"), std::string::npos) << "PE " << pe << ": " << s.second;
+  }
+}
+
+// No launcher to end the job: the test starts the PEs as Slurm would and kills nobody. PE 0
+// hosts the rendezvous, which sees the victim's connection close.
+TEST(FailurePaths, SlurmLikeProcessesStopWhenAPeIsKilled) {
+  const std::string job = "ft" + std::to_string(getpid());
+  const auto runs = spawn(4, [&](int r) { return slurm_env(r, 4, job); },
+                          {FAULT_PROG_PATH, "lost_while_waiting", "2", "kill"});
+  EXPECT_EQ(runs[2].status, 128 + SIGKILL);
+  expect_waiters_stopped(runs, 2);
+}
+
+// The victim is PE 0, which hosts the rendezvous: the others see it gone.
+TEST(FailurePaths, SlurmLikeProcessesStopWhenTheHostingPeIsKilled) {
+  const std::string job = "fh" + std::to_string(getpid());
+  const auto runs = spawn(3, [&](int r) { return slurm_env(r, 3, job); },
+                          {FAULT_PROG_PATH, "lost_while_waiting", "0", "kill"});
+  expect_waiters_stopped(runs, 0);
+}
+
+// exit() without finalize, and nothing in the job's heaps marked: the rendezvous alone tells.
+TEST(FailurePaths, SlurmLikeProcessesStopWhenAPeExitsWithoutFinalize) {
+  const std::string job = "fe" + std::to_string(getpid());
+  const auto runs = spawn(3, [&](int r) { return slurm_env(r, 3, job); },
+                          {FAULT_PROG_PATH, "lost_while_waiting", "1", "exit"});
+  EXPECT_EQ(runs[1].status, 3) << all_output(runs);
+  expect_waiters_stopped(runs, 1);
+}
+
+bool have_mpirun() { return std::system("command -v mpirun >/dev/null 2>&1") == 0; }
+// mpirun that leaves a PE's non-zero exit to the job (it would end the others itself).
+const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe --mca orte_abort_on_non_zero_status 0 "
+                            "-x SYMMETRA_TIMEOUT_S=60 ";
+
+TEST(FailurePaths, MpirunProcessesStopWhenAPeExitsEarly) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun is not installed (tools/setup installs Open MPI)";
+  const auto r = run_command(kMpirun + "-n 4 " FAULT_PROG_PATH " lost_while_waiting 2 exit");
+  for (int pe : {0, 1, 3}) {
+    const auto at = r.output.find("pe " + std::to_string(pe) + " stopped after ");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    EXPECT_LT(std::atol(r.output.c_str() + at + 20), 2000) << r.output;
+  }
+  EXPECT_TRUE(r.has("stopping: PE 2 ")) << r.output;
+  EXPECT_LT(r.seconds, 20.0) << r.output;
+}
+
+// --- A PE that exits early while the others wait in a barrier (OpenSHMEM C API) ---
+
+void expect_nobody_passed(const std::string& output) {
+  EXPECT_EQ(output.find("passed a barrier"), std::string::npos) << output;
+}
+
+TEST(EarlyExit, SymrunReturnsTheStatusOfThePeThatLeft) {
+  for (const char* how : {"c_exit_early", "c_return_early"}) {
+    for (int n : {2, 4}) {
+      const auto r = run_command("SYMMETRA_TIMEOUT_S=60 " SYMRUN_PATH " -n " + std::to_string(n) + " " EXIT_PROG_PATH " " + how);
+      EXPECT_EQ(r.status, 3) << how << " " << n << " PEs\n" << r.output;
+      EXPECT_TRUE(r.has("PE 1 exited with status 3")) << r.output;
+      EXPECT_LT(r.seconds, 2.0) << how << " " << n << " PEs: the job did not end at once\n" << r.output;
+      expect_nobody_passed(r.output);
+    }
+  }
+}
+
+TEST(EarlyExit, SlurmLikeOthersStopNamingIt) {
+  const std::string job = "ee" + std::to_string(getpid());
+  const auto runs = spawn(3, [&](int r) { return slurm_env(r, 3, job); }, {EXIT_PROG_PATH, "c_exit_early"});
+  EXPECT_EQ(runs[1].status, 3) << all_output(runs);
+  for (int pe : {0, 2}) {
+    EXPECT_NE(runs[pe].status, 0) << all_output(runs);
+    EXPECT_LT(runs[pe].seconds, 2.0) << all_output(runs);
+    EXPECT_TRUE(runs[pe].has("[pe " + std::to_string(pe) + "] shmem_barrier_all: ")) << all_output(runs);
+    EXPECT_TRUE(runs[pe].has("stopping: PE 1 left the job without finalize")) << all_output(runs);
+  }
+  expect_nobody_passed(all_output(runs));
+}
+
+TEST(EarlyExit, MpirunOthersStopNamingIt) {
+  if (!have_mpirun()) GTEST_SKIP() << "mpirun is not installed (tools/setup installs Open MPI)";
+  const auto r = run_command(kMpirun + "-n 3 " EXIT_PROG_PATH " c_exit_early");
+  // (mpirun's own status: with orte_abort_on_non_zero_status 0 it returns 0 whatever the PEs'.)
+  EXPECT_TRUE(r.has("stopping: PE 1 left the job without finalize")) << r.output;
+  EXPECT_LT(r.seconds, 20.0) << r.output;
+  expect_nobody_passed(r.output);
+}
+
+TEST(EarlyExit, ThreadsExitAtOnceWithTheStatus) {
+  const auto r = run_command("SYMMETRA_TIMEOUT_S=60 " EXIT_PROG_PATH " threads_exit_early 4");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_LT(r.seconds, 2.0) << r.output;
+  expect_nobody_passed(r.output);
+}
+
+// --- A job that spans hosts, before the UCX transport exists ---
+
+// One PE of a job its launcher places on two hosts: it fails at once, saying so.
+void expect_fails_at_once(const std::map<std::string, std::string>& env, const std::string& from) {
+  const auto runs = spawn(1, [&](int) { return env; }, {FAULT_PROG_PATH, "idle", "0"}, 20);
+  EXPECT_NE(runs[0].status, 0) << runs[0].output;
+  EXPECT_LT(runs[0].seconds, 2.0) << runs[0].output;
+  EXPECT_TRUE(runs[0].has("spans more than one host (" + from + ")")) << runs[0].output;
+  EXPECT_TRUE(runs[0].has("PEs on other hosts need the UCX transport")) << runs[0].output;
+}
+
+TEST(MultiHost, OpenMpiJobOnTwoHostsFailsAtOnce) {
+  expect_fails_at_once({{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"},
+                        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "0"},
+                        {"OMPI_MCA_ess_base_jobid", "mh" + std::to_string(getpid())}},
+                       "OMPI_COMM_WORLD_LOCAL_SIZE=2");
+}
+
+TEST(MultiHost, SlurmJobOnTwoNodesFailsAtOnce) {
+  auto env = slurm_env(1, 4, "mh" + std::to_string(getpid()));
+  env["SLURM_STEP_NUM_NODES"] = "2";
+  expect_fails_at_once(env, "SLURM_STEP_NUM_NODES=2");
+}
+
+TEST(MultiHost, TorchrunOnTwoNodesFailsAtOnce) {
+  expect_fails_at_once({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"},
+                        {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}},
+                       "LOCAL_WORLD_SIZE=2");
+}
+
+}  // namespace
