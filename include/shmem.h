@@ -2,8 +2,9 @@
  *
  * Build with `symcc` (C) or `symc++` (C++), start with `symrun -n N prog`. PEs are processes.
  *
- * Threads: every call may be made from any thread after shmem_init_thread granted
- * SHMEM_THREAD_MULTIPLE (the only level Symmetra provides; the others are accepted).
+ * Threads: shmem_init_thread grants SHMEM_THREAD_MULTIPLE on the CPU backend (several threads
+ * of a PE in puts, gets, atomics, waits, quiet and contexts at once, and collectives, as the
+ * standard has it, on one thread at a time) and SHMEM_THREAD_SERIALIZED on the GPU backend.
  * Ordering (OpenSHMEM 1.5 section 9): puts and AMOs to one PE are ordered by shmem_fence and
  * complete with shmem_quiet; put_signal makes the data visible before the signal. On the CPU
  * backend every put, get and AMO is complete when it returns, so the non-blocking (_nbi) forms

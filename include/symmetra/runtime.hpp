@@ -5,9 +5,12 @@
 // Data-path methods are the device API (device/*.hpp) called with a one-thread group, so host and
 // device calls share one implementation and one memory model (docs/memory_model.md).
 //
-// Threads: a Runtime belongs to its PE; call it from one thread at a time. Setup methods
-// (allocation, teams, finalize) are collective: every PE of the world (or of the parent team)
-// calls them in the same order. They throw symmetra::Error naming the PE on failure.
+// Threads: a Runtime belongs to its PE. On the CPU backend its data-path methods (RMA, atomics,
+// signals, waits, quiet) may be called from several threads at once, also while one thread runs
+// a setup method; setup methods and collectives one thread at a time. On the GPU backend, one
+// thread at a time. Setup methods (allocation, teams, finalize) are collective: every PE of the
+// world (or of the parent team) calls them in the same order. They throw symmetra::Error naming
+// the PE on failure.
 #pragma once
 
 #include <algorithm>

@@ -128,7 +128,7 @@ HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi, const
     : ctx_(ctx), op_(op), h_(my_header(ctx)), start_ns_(now_ns()) {
   const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
   auto a = reinterpret_cast<std::uintptr_t>(lo), b = reinterpret_cast<std::uintptr_t>(hi);
-  if (a >= base && b <= base + ctx.heap_bytes && a < b) {
+  if (a >= base && b <= base + ctx.heap_extent() && a < b) {
     lo_ = a - base;
     hi_ = b - base;
   }

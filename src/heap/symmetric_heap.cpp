@@ -102,7 +102,7 @@ Result<std::unique_ptr<SymmetricHeap>> SymmetricHeap::create(Bootstrap& bs, std:
     heap->fd_ = fd;
     SYMMETRA_TRY(map_all(fd));
   }
-  heap->size_ = initial;
+  heap->size_.store(initial, std::memory_order_relaxed);
   SYMMETRA_TRY(bs.barrier());
   return heap;
 }
@@ -119,11 +119,11 @@ SymmetricHeap::~SymmetricHeap() {
 Status SymmetricHeap::grow(std::uint64_t new_size) {
   const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   new_size = (new_size + page - 1) / page * page;
-  if (new_size <= size_) return {};
+  if (new_size <= size()) return {};
   if (new_size > stride_)
     return Status::fail(pe_prefix(bs_) + "the heap cannot grow past " + std::to_string(stride_) +
                         " bytes");
-  size_ = new_size;  // mapped already, on every PE: nothing to exchange
+  size_.store(new_size, std::memory_order_relaxed);  // mapped already, on every PE: nothing to exchange
   return {};
 }
 

@@ -14,6 +14,7 @@
 // Threads: setup calls are collective over the local PEs.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,7 +36,8 @@ class SymmetricHeap {
 
   std::byte* base() const { return reservation_ + static_cast<std::size_t>(index_) * stride_; }
   std::uint64_t stride() const { return stride_; }
-  std::uint64_t size() const { return size_; }
+  // Any thread (the C API's queries may run beside a growth, SHMEM_THREAD_MULTIPLE).
+  std::uint64_t size() const { return size_.load(std::memory_order_relaxed); }
   int index() const { return index_; }
   // The memfd behind every heap of the host, and where heap `index` starts in it: static data
   // maps its window from there (static_data.hpp).
@@ -50,7 +52,7 @@ class SymmetricHeap {
 
   Bootstrap& bs_;
   std::uint64_t stride_;
-  std::uint64_t size_ = 0;
+  std::atomic<std::uint64_t> size_{0};
   int index_ = 0;
   std::byte* reservation_ = nullptr;
   std::uint64_t reserved_bytes_ = 0;

@@ -220,10 +220,12 @@ void Runtime::abandon() {
 }
 
 void Runtime::refresh_context() {
-  ctx_.heap_base = heap_->base();
-  ctx_.heap_bytes = heap_->size();
-  ctx_.pe_index = pe_index_.data();
-  ctx_.teams = teams_.data();
+  // Other threads of the PE may be reading ctx_ on the data path (SHMEM_THREAD_MULTIPLE): only
+  // heap_bytes changes after init, and it is written atomically (in_symmetric reads it so).
+  if (ctx_.heap_base != heap_->base()) ctx_.heap_base = heap_->base();
+  if (ctx_.pe_index != pe_index_.data()) ctx_.pe_index = pe_index_.data();
+  if (ctx_.teams != teams_.data()) ctx_.teams = teams_.data();
+  __atomic_store_n(&ctx_.heap_bytes, std::uint64_t{heap_->size()}, __ATOMIC_RELAXED);
   if (gpu_) gpu_->refresh(ctx_).or_throw();
 }
 

@@ -83,6 +83,16 @@ struct Context {
   // (src/core/host_wait.cpp). The same on every PE of the host.
   static constexpr std::uint32_t kOversubscribed = 128u;
 
+  // heap_bytes, read atomically on the host, where another thread of the PE may grow the heap
+  // meanwhile (SHMEM_THREAD_MULTIPLE; Runtime::refresh_context writes it atomically too).
+  SYMMETRA_INLINE std::uint64_t heap_extent() const {
+#if SYMMETRA_DEVICE_PASS
+    return heap_bytes;
+#else
+    return __atomic_load_n(&heap_bytes, __ATOMIC_RELAXED);
+#endif
+  }
+
   SYMMETRA_INLINE int index_of(int pe) const {
     return (flags & kIdentityIndex) ? pe : pe_index[pe];
   }

@@ -140,15 +140,23 @@ void shmem_init(void) {
   }
 }
 
+// The CPU backend serves SHMEM_THREAD_MULTIPLE: data-path calls of several threads at once, and
+// a collective (allocation, team, barrier) on one thread beside them (conformance_thread, under
+// ThreadSanitizer). The GPU backend's host forms share a view of the device heap that growth
+// rewrites: one thread at a time there.
+static int thread_level() {
+  return shmem::initialized() && rt("shmem_query_thread").on_gpu() ? SHMEM_THREAD_SERIALIZED : SHMEM_THREAD_MULTIPLE;
+}
+
 int shmem_init_thread(int requested, int* provided) {
   if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) return 1;
   shmem_init();
-  if (provided) *provided = SHMEM_THREAD_MULTIPLE;
+  if (provided) *provided = thread_level();
   return 0;
 }
 
 void shmem_query_thread(int* provided) {
-  if (provided) *provided = SHMEM_THREAD_MULTIPLE;
+  if (provided) *provided = thread_level();
 }
 
 void shmem_finalize(void) {

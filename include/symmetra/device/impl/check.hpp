@@ -38,7 +38,7 @@ SYMMETRA_INLINE void check_symmetric(const Context& ctx, const char* op, const v
                                      std::size_t bytes) {
   auto a = reinterpret_cast<std::uintptr_t>(p);
   auto lo = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
-  auto hi = lo + ctx.heap_bytes;
+  auto hi = lo + ctx.heap_extent();
   if (ctx.in_static(p)) {  // symmetric static data: checked against its own extent
     lo = ctx.static_lo;
     hi = lo + ctx.static_bytes;

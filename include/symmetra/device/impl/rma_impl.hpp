@@ -140,7 +140,7 @@ SYMMETRA_INLINE T* ptr(const Context& ctx, T* p, int pe) {
   if (pe < 0 || pe >= ctx.n_pes || ctx.pe_index[pe] < 0) return nullptr;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const auto lo = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
-  if ((a < lo || a >= lo + ctx.heap_bytes) && !ctx.in_static(p)) return nullptr;
+  if ((a < lo || a >= lo + ctx.heap_extent()) && !ctx.in_static(p)) return nullptr;
   return ctx.peer(p, pe);
 }
 
