@@ -94,15 +94,25 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
   rt.free(src);
 }
 
-TEST_P(AllreduceTest, EveryAlgorithmTypeAndSize) {
-  run_pes(GetParam(), [](Runtime& rt) {
-    every_algorithm<float>(rt, 1);
-    every_algorithm<std::int32_t>(rt, 2);
-    every_algorithm<std::int64_t>(rt, 3);
-    every_algorithm<double>(rt, 4);
-    every_algorithm<half>(rt, 5);
-    every_algorithm<bfloat16>(rt, 6);
-  });
+// One test per type: 8 PEs as processes on CI's two cores take 2-3 s a type here and were seen
+// 8x slower on a loaded CI machine, where six types in one test ran past the runner's 120 s.
+TEST_P(AllreduceTest, EveryAlgorithmAndSizeFloat) {
+  run_pes(GetParam(), [](Runtime& rt) { every_algorithm<float>(rt, 1); });
+}
+TEST_P(AllreduceTest, EveryAlgorithmAndSizeInt32) {
+  run_pes(GetParam(), [](Runtime& rt) { every_algorithm<std::int32_t>(rt, 2); });
+}
+TEST_P(AllreduceTest, EveryAlgorithmAndSizeInt64) {
+  run_pes(GetParam(), [](Runtime& rt) { every_algorithm<std::int64_t>(rt, 3); });
+}
+TEST_P(AllreduceTest, EveryAlgorithmAndSizeDouble) {
+  run_pes(GetParam(), [](Runtime& rt) { every_algorithm<double>(rt, 4); });
+}
+TEST_P(AllreduceTest, EveryAlgorithmAndSizeHalf) {
+  run_pes(GetParam(), [](Runtime& rt) { every_algorithm<half>(rt, 5); });
+}
+TEST_P(AllreduceTest, EveryAlgorithmAndSizeBfloat16) {
+  run_pes(GetParam(), [](Runtime& rt) { every_algorithm<bfloat16>(rt, 6); });
 }
 
 // A small workspace: the LL algorithms cut even small messages into many chunks, whose parity

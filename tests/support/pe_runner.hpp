@@ -54,9 +54,14 @@ struct PeConfigName {
 #endif
 
 // Runs `fn` on every PE and fails the current test if any PE failed or the run timed out.
-void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int timeout_s = 120);
+// A wait inside the PEs ends at its own timeout (SYMMETRA_TIMEOUT_S=60 under ctest) naming the
+// peer; this bound catches what no wait covers, so it sits above the slowest test on a loaded CI
+// machine (the 64 MiB allreduce on 3 processes takes 37 s here; CI was seen 4-8x slower).
+inline constexpr int kRunTimeoutS = 300;
+void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int timeout_s = kRunTimeoutS);
 // The same with these Runtime options (their backend and device come from cfg).
-void run_pes(const PeConfig& cfg, RuntimeOptions options, const std::function<void(Runtime&)>& fn, int timeout_s = 120);
+void run_pes(const PeConfig& cfg, RuntimeOptions options, const std::function<void(Runtime&)>& fn,
+             int timeout_s = kRunTimeoutS);
 
 // The seed of this test run: SYMMETRA_TEST_SEED if set, else fresh; printed so a failure can be
 // replayed. Identical on every PE of one run (processes inherit it from the parent).
