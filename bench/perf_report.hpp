@@ -1,5 +1,5 @@
 // Result rows of the benchmarks: JSON lines as they are measured, and a table at the end
-// (DESIGN §5: keys op, bytes, pes, form, backend, p50_us, p99_us, GBps).
+// (docs/design.md §5: keys op, bytes, pes, form, backend, p50_us, p99_us, GBps).
 #pragma once
 
 #include <algorithm>

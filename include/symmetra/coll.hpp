@@ -1,4 +1,4 @@
-// The team collectives: one source for CPU threads and GPU kernels (DESIGN §1.1). Device forms
+// The team collectives: one source for CPU threads and GPU kernels (docs/design.md §1.1). Device forms
 // take a group, a device::Context and a team handle; Runtime has the host forms.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Errors of setup calls (DESIGN §4, STYLE.md "Errors").
+// Errors of setup calls (docs/design.md §4, docs/style.md "Errors").
 //
 // Setup calls throw symmetra::Error whose message names the PE and what to do. Internal control
 // paths return Status / Result<T> and propagate them with SYMMETRA_TRY; the first code that sees

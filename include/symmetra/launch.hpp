@@ -1,4 +1,4 @@
-// PEs as threads of one process (DESIGN §1.4).
+// PEs as threads of one process (docs/design.md §1.4).
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// The host API: one Runtime per PE (DESIGN §1.4, §1.6).
+// The host API: one Runtime per PE (docs/design.md §1.4, §1.6).
 //
 // A PE is a process (started by symrun, mpirun, srun or torchrun; Runtime::init reads the
 // launcher's environment) or a thread (symmetra::launch_threads hands each thread its Runtime).
@@ -350,7 +350,7 @@ class Runtime {
     return device::test_some_vector(ctx_, local_words(ivars, n).data(), n, indices, status, cmp, values);
   }
 
-  // --- Stream-ordered forms (GPU backend; DESIGN §1.6). Enqueued on `stream`, no SMs where the
+  // --- Stream-ordered forms (GPU backend; docs/design.md §1.6). Enqueued on `stream`, no SMs where the
   //     hardware allows it, capturable in CUDA graphs. Ordering: as the host forms, in stream
   //     order; complete when the stream reaches them. ---
   // Copies by the copy engine.

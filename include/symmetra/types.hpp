@@ -1,4 +1,4 @@
-// Small tag types that travel as options (STYLE.md "Names").
+// Small tag types that travel as options (docs/style.md "Names").
 #pragma once
 
 namespace symmetra {

@@ -1,4 +1,4 @@
-// How the PEs of a job find each other before the heap exists (DESIGN §1.3, §1.7).
+// How the PEs of a job find each other before the heap exists (docs/design.md §1.3, §1.7).
 //
 // Setup-time only: exchange of small blobs, a barrier, and fd passing between processes of one
 // host. Implementations: SocketBootstrap (PEs as processes, star around a rendezvous server) and

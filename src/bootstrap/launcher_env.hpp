@@ -1,4 +1,4 @@
-// Reads who started this process and how its PEs meet (DESIGN §1.7).
+// Reads who started this process and how its PEs meet (docs/design.md §1.7).
 //
 // Recognized, in this order: symrun (SYMMETRA_RANK, SYMMETRA_SIZE, SYMMETRA_BOOTSTRAP); Open MPI
 // or MPICH/Hydra (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/PMI_SIZE); Slurm (SLURM_PROCID,

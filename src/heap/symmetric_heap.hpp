@@ -1,5 +1,5 @@
 // The CPU symmetric heap: one virtual reservation per process, every local PE's heap at
-// base + index * stride (DESIGN §1.3).
+// base + index * stride (docs/design.md §1.3).
 //
 // All PEs of the host share one memfd, made by PE 0 and sized n * stride (sparse: pages exist
 // once touched). Each process maps the whole of it over its reservation with one mmap, so that

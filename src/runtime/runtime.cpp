@@ -31,7 +31,7 @@ std::string host_name() {
 }
 
 // Names this PE's host for the topology the hierarchical collectives follow. SYMMETRA_HOST_ID
-// (set by symrun --hosts) forces "another host" on one machine (DESIGN §1.5): memory is still
+// (set by symrun --hosts) forces "another host" on one machine (docs/design.md §1.5): memory is still
 // shared, the algorithms behave as across hosts.
 std::string topology_name() {
   if (const char* forced = std::getenv("SYMMETRA_HOST_ID"); forced && *forced) return forced;

@@ -1,4 +1,4 @@
-// The one place that spells an atomic (STYLE.md, libcu++ model).
+// The one place that spells an atomic (docs/style.md, libcu++ model).
 //
 // Symmetric memory holds plain integers; every atomic access to it goes through AtomicRef, which
 // is cuda::atomic_ref at system scope in CUDA builds (device and host) and std::atomic_ref in

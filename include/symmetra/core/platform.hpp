@@ -1,4 +1,4 @@
-// Compiler portability for headers shared by g++ and nvcc (DESIGN §1.1).
+// Compiler portability for headers shared by g++ and nvcc (docs/design.md §1.1).
 //
 // SYMMETRA_HD marks functions callable from host and device code. SYMMETRA_DEVICE_PASS is true
 // only while nvcc compiles device code; the CPU branch of every device-API function lives under

@@ -1,4 +1,4 @@
-// The device context: everything a PE's device code needs, passed by value (DESIGN §1.2).
+// The device context: everything a PE's device code needs, passed by value (docs/design.md §1.2).
 //
 // A Runtime owns the memory this points into and hands out Context copies through
 // Runtime::device_context(). Kernels take it as an argument; no relocatable device code and no

@@ -1,4 +1,4 @@
-// Cooperation groups: who executes a device-API call together (DESIGN §1.1).
+// Cooperation groups: who executes a device-API call together (docs/design.md §1.1).
 //
 // Every device function takes a group as its first argument; all threads of the group call it
 // with the same arguments. On the CPU a PE is one thread and ThreadGroup is the only group. Under

@@ -1,5 +1,5 @@
 // The GPU symmetric heap: one virtual reservation, every local PE's device memory mapped at
-// base + index * stride (DESIGN §1.3), through the CUDA virtual memory management API.
+// base + index * stride (docs/design.md §1.3), through the CUDA virtual memory management API.
 //
 // Each PE's heap is made of chunks created with cuMemCreate (exportable as POSIX fds). PEs as
 // threads share one reservation, and each maps its own chunks into it. PEs as processes each

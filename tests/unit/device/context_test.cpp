@@ -1,4 +1,4 @@
-// Address translation of the uniform heap layout (DESIGN §1.3): peer(p, pe) is one add of
+// Address translation of the uniform heap layout (docs/design.md §1.3): peer(p, pe) is one add of
 // (index(pe) - index(me)) * stride, and ptr() refuses what is not reachable or not symmetric.
 #include "symmetra/device/context.hpp"
 

@@ -1,4 +1,4 @@
-// Argument checks of the data path (DESIGN §4): on when Context::kCheckArgs is set (debug builds
+// Argument checks of the data path (docs/design.md §4): on when Context::kCheckArgs is set (debug builds
 // and SYMMETRA_CHECK=1). A failed check prints "[pe N] op: what was wrong" and ends the job:
 // on the CPU through host_fatal, on the GPU by printf and trap.
 #pragma once

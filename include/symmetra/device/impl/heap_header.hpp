@@ -1,6 +1,6 @@
 // Layout of the internal header at the start of every PE's symmetric heap.
 //
-// Everything the protocols share lives in symmetric memory as plain integers (DESIGN §1.1), so
+// Everything the protocols share lives in symmetric memory as plain integers (docs/design.md §1.1), so
 // the same code synchronizes CPU threads, CPU processes and GPU kernels. The data heap holds,
 // in order: this header, the collective workspace (coll/workspace.hpp, Context::ws_bytes per
 // team slot), then user allocations at Context::heap_base + reserved_bytes(ctx).
