@@ -142,15 +142,15 @@ class Runtime {
   //     return. ---
   void putmem(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_put(dest, src, bytes, pe, "put");
-    device::putmem(device::ThreadGroup{}, ctx_, dest, src, bytes, pe);
+    device::detail::put_to(device::ThreadGroup{}, ctx_, checked_peer("put", dest, bytes, pe), dest, src, bytes, pe);
   }
   void getmem(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_get(dest, src, bytes, pe, "get");
-    device::getmem(device::ThreadGroup{}, ctx_, dest, src, bytes, pe);
+    device::detail::get_from(device::ThreadGroup{}, dest, checked_peer("get", src, bytes, pe), bytes);
   }
   void putmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_put(dest, src, bytes, pe, "put_nbi");
-    device::putmem_nbi(device::ThreadGroup{}, ctx_, dest, src, bytes, pe);
+    device::detail::put_nbi_to(device::ThreadGroup{}, ctx_, checked_peer("put_nbi", dest, bytes, pe), dest, src, bytes, pe);
   }
   void getmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) { getmem(dest, src, bytes, pe); }
   template <class T>
@@ -164,7 +164,7 @@ class Runtime {
   template <class T>
   void p(T* dest, T value, int pe) {
     if (gpu_) return gpu_put(dest, &value, sizeof(T), pe, "p");
-    device::p(ctx_, dest, value, pe);
+    device::detail::p_to(ctx_, checked_peer("p", dest, sizeof(T), pe), dest, value, pe);
   }
   template <class T>
   T g(const T* src, int pe) {
@@ -173,63 +173,65 @@ class Runtime {
       gpu_get(&v, src, sizeof(T), pe, "g");
       return v;
     }
-    return device::g(ctx_, src, pe);
+    return device::detail::g_from(checked_peer("g", src, sizeof(T), pe));
   }
   template <class T>
   void iput(T* dest, const T* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
             std::size_t n, int pe) {
     if (gpu_) return gpu_strided(dest, src, sizeof(T), dst_stride, src_stride, n, pe, true);
+    check_strided("iput", dest, dst_stride, n, pe);
     device::iput(device::ThreadGroup{}, ctx_, dest, src, dst_stride, src_stride, n, pe);
   }
   template <class T>
   void iget(T* dest, const T* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
             std::size_t n, int pe) {
     if (gpu_) return gpu_strided(dest, src, sizeof(T), dst_stride, src_stride, n, pe, false);
+    check_strided("iget", src, src_stride, n, pe);
     device::iget(device::ThreadGroup{}, ctx_, dest, src, dst_stride, src_stride, n, pe);
   }
 
   // --- Atomics (device/amo.hpp). On the GPU backend each is a one-thread kernel. ---
   template <class T> T atomic_fetch(const T* dest, int pe) {
-    return gpu_ ? amo(AmoOp::kFetch, const_cast<T*>(dest), T{}, T{}, pe) : device::atomic_fetch(ctx_, dest, pe);
+    return gpu_ ? amo(AmoOp::kFetch, const_cast<T*>(dest), T{}, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch(ctx_, dest, pe));
   }
   template <class T> void atomic_set(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kSet, dest, v, T{}, pe); else device::atomic_set(ctx_, dest, v, pe);
+    if (gpu_) (void)amo(AmoOp::kSet, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_set(ctx_, dest, v, pe));
   }
   template <class T> T atomic_swap(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kSwap, dest, v, T{}, pe) : device::atomic_swap(ctx_, dest, v, pe);
+    return gpu_ ? amo(AmoOp::kSwap, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_swap(ctx_, dest, v, pe));
   }
   template <class T> T atomic_compare_swap(T* dest, T cond, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kCompareSwap, dest, v, cond, pe) : device::atomic_compare_swap(ctx_, dest, cond, v, pe);
+    return gpu_ ? amo(AmoOp::kCompareSwap, dest, v, cond, pe) : (check_amo(dest, pe), device::atomic_compare_swap(ctx_, dest, cond, v, pe));
   }
   template <class T> T atomic_fetch_inc(T* dest, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe) : device::atomic_fetch_inc(ctx_, dest, pe);
+    return gpu_ ? amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_inc(ctx_, dest, pe));
   }
   template <class T> void atomic_inc(T* dest, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe); else device::atomic_inc(ctx_, dest, pe);
+    if (gpu_) (void)amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe); else (check_amo(dest, pe), device::atomic_inc(ctx_, dest, pe));
   }
   template <class T> T atomic_fetch_add(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAdd, dest, v, T{}, pe) : device::atomic_fetch_add(ctx_, dest, v, pe);
+    return gpu_ ? amo(AmoOp::kFetchAdd, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_add(ctx_, dest, v, pe));
   }
   template <class T> void atomic_add(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchAdd, dest, v, T{}, pe); else device::atomic_add(ctx_, dest, v, pe);
+    if (gpu_) (void)amo(AmoOp::kFetchAdd, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_add(ctx_, dest, v, pe));
   }
   template <class T> T atomic_fetch_and(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAnd, dest, v, T{}, pe) : device::atomic_fetch_and(ctx_, dest, v, pe);
+    return gpu_ ? amo(AmoOp::kFetchAnd, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_and(ctx_, dest, v, pe));
   }
   template <class T> void atomic_and(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchAnd, dest, v, T{}, pe); else device::atomic_and(ctx_, dest, v, pe);
+    if (gpu_) (void)amo(AmoOp::kFetchAnd, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_and(ctx_, dest, v, pe));
   }
   template <class T> T atomic_fetch_or(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchOr, dest, v, T{}, pe) : device::atomic_fetch_or(ctx_, dest, v, pe);
+    return gpu_ ? amo(AmoOp::kFetchOr, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_or(ctx_, dest, v, pe));
   }
   template <class T> void atomic_or(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchOr, dest, v, T{}, pe); else device::atomic_or(ctx_, dest, v, pe);
+    if (gpu_) (void)amo(AmoOp::kFetchOr, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_or(ctx_, dest, v, pe));
   }
   template <class T> T atomic_fetch_xor(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchXor, dest, v, T{}, pe) : device::atomic_fetch_xor(ctx_, dest, v, pe);
+    return gpu_ ? amo(AmoOp::kFetchXor, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_xor(ctx_, dest, v, pe));
   }
   template <class T> void atomic_xor(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchXor, dest, v, T{}, pe); else device::atomic_xor(ctx_, dest, v, pe);
+    if (gpu_) (void)amo(AmoOp::kFetchXor, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_xor(ctx_, dest, v, pe));
   }
 
   // --- Signals (device/signal.hpp) ---
@@ -240,6 +242,8 @@ class Runtime {
       (void)amo(op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig, value, std::uint64_t{0}, pe);
       return;
     }
+    check("put_signal", dest, bytes, pe);
+    check("put_signal", sig, sizeof(*sig), pe);
     device::putmem_signal(device::ThreadGroup{}, ctx_, dest, src, bytes, sig, value, op, pe);
   }
   void putmem_signal_nbi(void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
@@ -548,6 +552,47 @@ class Runtime {
   }
   static std::uint64_t now_ns();
 
+  // The host API's own checks, on in every build (docs/design_notes.md, 13, "Checks"): the PE is
+  // in range and [sym, sym + bytes) lies in the heap or the static data; a failure ends the job
+  // with "[pe N] op: what was wrong", as the data path's checks do. (The device forms check only
+  // under SYMMETRA_CHECK=1 and in debug builds.)
+  //
+  // checked_peer makes the check and the translation to `pe`'s copy in one step, and the host
+  // forms enter the device bodies after it (device::detail::put_to ...), without the device
+  // forms' checks_on branch. It keeps the shape of the translation it replaces (peer(): one
+  // static-data compare, then heap arithmetic): a heap access takes the same two branches as
+  // before, a static-data access one, and the heap test combines its compares without
+  // short-circuit (docs/design_notes.md 13 has the measurements that chose this shape).
+  template <class T>
+  T* checked_peer(const char* op, T* sym, std::size_t bytes, int pe) const {
+    const auto a = reinterpret_cast<std::uintptr_t>(sym);
+    const bool pe_ok = static_cast<unsigned>(pe) < static_cast<unsigned>(ctx_.n_pes);
+    const std::uint64_t soff = a - ctx_.static_lo, sb = ctx_.static_bytes;
+    if (soff < sb) [[unlikely]] {  // static data: to its window in the heap slot
+      if (pe_ok & (bytes <= sb - soff))
+        return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx_.static_window) + soff + ctx_.peer_delta(pe));
+    } else {
+      const std::uint64_t off = a - reinterpret_cast<std::uintptr_t>(ctx_.heap_base);
+      const std::uint64_t size = ctx_.heap_extent();
+      if (pe_ok & (off <= size) & (bytes <= size - off)) [[likely]]
+        return reinterpret_cast<T*>(a + ctx_.peer_delta(pe));
+    }
+    return static_cast<T*>(checked_peer_rest(op, const_cast<std::remove_const_t<T>*>(sym), bytes, pe));
+  }
+  void check(const char* op, const void* sym, std::size_t bytes, int pe) const {
+    (void)checked_peer(op, sym, bytes, pe);
+  }
+  template <class T>
+  void check_amo(const T* dest, int pe) const { check("atomic", dest, sizeof(T), pe); }
+  template <class T>
+  void check_strided(const char* op, const T* sym, std::ptrdiff_t stride, std::size_t n, int pe) const {
+    if (n == 0) return;
+    check(op, sym, sizeof(T), pe);
+    check(op, sym + static_cast<std::ptrdiff_t>(n - 1) * stride, sizeof(T), pe);
+  }
+  // The rest of checked_peer, out of line (runtime.cpp): an empty range anywhere is fine (and
+  // moves nothing); anything else ends the job with the message of the check that failed.
+  void* checked_peer_rest(const char* op, void* sym, std::size_t bytes, int pe) const;
   [[noreturn]] void fail(const std::string& what) const;
   int checked(const Team& team, const char* op) const;
   // Collective over `team`: every member contributes `value`; returns all, in team order.

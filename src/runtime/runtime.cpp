@@ -221,7 +221,7 @@ void Runtime::abandon() {
 
 void Runtime::refresh_context() {
   // Other threads of the PE may be reading ctx_ on the data path (SHMEM_THREAD_MULTIPLE): only
-  // heap_bytes changes after init, and it is written atomically (in_symmetric reads it so).
+  // heap_bytes changes after init, and it is written atomically (check() reads it so).
   if (ctx_.heap_base != heap_->base()) ctx_.heap_base = heap_->base();
   if (ctx_.pe_index != pe_index_.data()) ctx_.pe_index = pe_index_.data();
   if (ctx_.teams != teams_.data()) ctx_.teams = teams_.data();
@@ -242,6 +242,13 @@ std::uint64_t Runtime::now_ns() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         std::chrono::steady_clock::now().time_since_epoch())
                                         .count());
+}
+
+void* Runtime::checked_peer_rest(const char* op, void* sym, std::size_t bytes, int pe) const {
+  if (bytes == 0 && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx_.n_pes)) return ctx_.peer(sym, pe);
+  device::detail::check_pe(ctx_, op, pe);
+  device::detail::check_symmetric(ctx_, op, sym, bytes);
+  device::detail::host_fatal(ctx_, op, "internal error: an access failed its check but neither check says why");
 }
 
 void Runtime::fail(const std::string& what) const {

@@ -33,6 +33,15 @@ int main(int argc, char** argv) {
     // The last 8 bytes of the heap are inside it; 16 bytes from there are not.
     std::byte* end = rt->device_context().heap_base + rt->heap_size();
     if (me == 0) rt->getmem(local, end - 8, 16, 1);
+  } else if (c == "bad_pe_amo") {
+    if (me == 0) (void)rt->atomic_fetch_add(buf, 1L, -1);
+  } else if (c == "bad_pe_iget") {
+    if (me == 0) rt->iget(local, buf, 1, 2, 2, 9);
+  } else if (c == "not_symmetric_g") {
+    if (me == 0) (void)rt->g(&local[1], 1);
+  } else if (c == "not_symmetric_signal") {
+    std::uint64_t sig = 0;
+    if (me == 0) rt->putmem_signal(buf, local, 8, &sig, 1, symmetra::SignalOp::kSet, 1);
   } else if (c == "misaligned") {
     if (me == 0) rt->atomic_add(reinterpret_cast<long*>(reinterpret_cast<char*>(buf) + 4), 1L, 1);
   } else if (c == "wait_timeout") {

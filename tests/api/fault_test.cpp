@@ -108,6 +108,26 @@ TEST(ArgumentChecks, RangePastTheEnd) {
   EXPECT_TRUE(has(o, "runs past the end of the symmetric heap")) << o.output;
 }
 
+// The host API checks the PE and the symmetric range in every build, also without
+// SYMMETRA_CHECK (release builds ended such calls with a bare segfault, status 139).
+TEST(ArgumentChecks, HostChecksNeedNoSymmetraCheck) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"bad_pe", "[pe 0] put: PE 5 is out of range [0, 2)"},
+      {"bad_pe_amo", "[pe 0] atomic: PE -1 is out of range [0, 2)"},
+      {"bad_pe_iget", "[pe 0] iget: PE 9 is out of range [0, 2)"},
+      {"not_symmetric", "is not in the symmetric heap"},
+      {"not_symmetric_g", "[pe 0] g: address 0x"},
+      {"not_symmetric_signal", "[pe 0] put_signal: address 0x"},
+      {"past_end", "runs past the end of the symmetric heap"}};
+  for (const auto& [which, text] : cases) {
+    const Outcome o = symmetra::testing::run_command("SYMMETRA_CHECK=0 SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH
+                                                     " -n 2 " FAULT_PROG_PATH " " + std::string(which));
+    EXPECT_NE(o.status, 0) << which;
+    EXPECT_NE(o.status, 128 + 11) << which << ": a segfault, not a message\n" << o.output;
+    EXPECT_TRUE(has(o, text)) << which << "\n" << o.output;
+  }
+}
+
 TEST(ArgumentChecks, MisalignedAtomic) {
   const Outcome o = fault("misaligned");
   EXPECT_NE(o.status, 0);

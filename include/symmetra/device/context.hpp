@@ -102,11 +102,15 @@ struct Context {
     return reinterpret_cast<std::uintptr_t>(p) - static_lo < static_bytes;
   }
 
+  // Bytes from this PE's heap slot to PE `pe`'s.
+  SYMMETRA_INLINE std::int64_t peer_delta(int pe) const {
+    return static_cast<std::int64_t>(index_of(pe) - my_index) * static_cast<std::int64_t>(stride);
+  }
+
   // Translates a symmetric address of this PE into PE `pe`'s copy. Threads: any.
   template <class T>
   SYMMETRA_INLINE T* peer(T* p, int pe) const {
-    const auto delta = static_cast<std::int64_t>(index_of(pe) - my_index) *
-                       static_cast<std::int64_t>(stride);
+    const std::int64_t delta = peer_delta(pe);
     auto* b = reinterpret_cast<std::byte*>(const_cast<std::remove_cv_t<T>*>(p));
 #if !SYMMETRA_DEVICE_PASS
     // Static data: to its window in this PE's heap slot, then like heap memory. One compare,

@@ -258,7 +258,7 @@ __global__ void amo_kernel(device::Context ctx, int op, T* dest, T value, T cond
 
 void Runtime::gpu_put(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
   const device::Context& v = gpu_->host_view();
-  device::detail::check_remote(v, op, dest, bytes, pe);
+  device::detail::check_access(v, op, dest, bytes, pe);
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
   check_cuda(ctx_, op, cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
   check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
@@ -266,7 +266,7 @@ void Runtime::gpu_put(void* dest, const void* src, std::size_t bytes, int pe, co
 
 void Runtime::gpu_get(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
   const device::Context& v = gpu_->host_view();
-  device::detail::check_remote(v, op, src, bytes, pe);
+  device::detail::check_access(v, op, src, bytes, pe);
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
   check_cuda(ctx_, op, cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
   check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
@@ -281,8 +281,8 @@ void Runtime::gpu_strided(void* dest, const void* src, std::size_t elem, std::pt
     device::detail::host_fatalf(ctx_, op, "strides must be positive (got %td and %td)", dst_stride, src_stride);
   const void* sym = put ? dest : src;
   const std::ptrdiff_t sym_stride = put ? dst_stride : src_stride;
-  device::detail::check_remote(v, op, sym, elem, pe);
-  device::detail::check_remote(v, op, static_cast<const char*>(sym) + (n - 1) * sym_stride * elem, elem, pe);
+  device::detail::check_access(v, op, sym, elem, pe);
+  device::detail::check_access(v, op, static_cast<const char*>(sym) + (n - 1) * sym_stride * elem, elem, pe);
   void* d = put ? v.peer(dest, pe) : dest;
   const void* s = put ? src : v.peer(src, pe);
   auto st = reinterpret_cast<cudaStream_t>(gpu_->stream());
@@ -313,7 +313,7 @@ void Runtime::gpu_poll_step(const char* op, const void* ivars, std::size_t bytes
 template <class T>
 T Runtime::gpu_amo(AmoOp op, T* dest, T value, T cond, int pe) {
   const device::Context& v = gpu_->host_view();
-  device::detail::check_remote(v, "atomic", dest, sizeof(T), pe);
+  device::detail::check_access(v, "atomic", dest, sizeof(T), pe);
   device::detail::check_aligned(v, "atomic", dest, sizeof(T));
   auto& im = gpu_->impl();
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());

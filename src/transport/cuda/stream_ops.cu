@@ -48,7 +48,7 @@ Status preload_stream_kernels() {
 void Runtime::putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream) {
   if (!gpu_) fail("putmem_on_stream needs the CUDA backend");
   const device::Context& v = gpu_->host_view();
-  device::detail::check_remote(v, "putmem_on_stream", dest, bytes, pe);
+  device::detail::check_access(v, "putmem_on_stream", dest, bytes, pe);
   check_cuda(ctx_, "putmem_on_stream",
         cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, cu(stream)), "cudaMemcpyAsync");
 }
@@ -56,7 +56,7 @@ void Runtime::putmem_on_stream(void* dest, const void* src, std::size_t bytes, i
 void Runtime::getmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream) {
   if (!gpu_) fail("getmem_on_stream needs the CUDA backend");
   const device::Context& v = gpu_->host_view();
-  device::detail::check_remote(v, "getmem_on_stream", src, bytes, pe);
+  device::detail::check_access(v, "getmem_on_stream", src, bytes, pe);
   check_cuda(ctx_, "getmem_on_stream",
         cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, cu(stream)), "cudaMemcpyAsync");
 }
@@ -65,7 +65,7 @@ void Runtime::signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, Signa
                                   Stream stream) {
   if (!gpu_) fail("signal_op_on_stream needs the CUDA backend");
   const device::Context& v = gpu_->host_view();
-  device::detail::check_remote(v, "signal_op_on_stream", sig, sizeof(*sig), pe);
+  device::detail::check_access(v, "signal_op_on_stream", sig, sizeof(*sig), pe);
   if (op == SignalOp::kSet) {
     // The default write carries a memory barrier: earlier stream work is visible first.
     static const detail::Driver* drv = detail::cuda_driver().value();  // loaded by GpuState
@@ -90,7 +90,7 @@ void Runtime::putmem_signal_on_stream(void* dest, const void* src, std::size_t b
 void Runtime::signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint64_t value, Stream stream) {
   if (!gpu_) fail("signal_wait_until_on_stream needs the CUDA backend");
   const device::Context& v = gpu_->host_view();
-  device::detail::check_remote(v, "signal_wait_until_on_stream", sig, sizeof(*sig), my_pe());
+  device::detail::check_access(v, "signal_wait_until_on_stream", sig, sizeof(*sig), my_pe());
   unsigned flags = 0;
   std::uint64_t target = value;
   bool mem_op = true;

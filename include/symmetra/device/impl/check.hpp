@@ -59,12 +59,19 @@ SYMMETRA_INLINE void check_aligned(const Context& ctx, const char* op, const voi
                    static_cast<unsigned long long>(align));
 }
 
-// The common check of a one-sided access to `pe`'s copy of a symmetric range.
-SYMMETRA_INLINE void check_remote(const Context& ctx, const char* op, const void* sym,
+// The check of a one-sided access to `pe`'s copy of a symmetric range, always: the host forms
+// (Runtime, the GPU backend's host and stream forms) make it in every build.
+SYMMETRA_INLINE void check_access(const Context& ctx, const char* op, const void* sym,
                                   std::size_t bytes, int pe) {
   if (!checks_on(ctx)) return;
   check_pe(ctx, op, pe);
   check_symmetric(ctx, op, sym, bytes);
+}
+
+// The same for the device forms: only where checks are on (debug builds, SYMMETRA_CHECK=1).
+SYMMETRA_INLINE void check_remote(const Context& ctx, const char* op, const void* sym,
+                                  std::size_t bytes, int pe) {
+  if (checks_on(ctx)) check_access(ctx, op, sym, bytes, pe);
 }
 
 }  // namespace symmetra::device::detail

@@ -17,21 +17,79 @@ inline constexpr bool kWordSized =
     std::is_arithmetic_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
 }  // namespace detail
 
+namespace detail {
+// The bodies of put, get, put_nbi, p and g after the check and the translation: `remote` is
+// pe's copy of the symmetric `dest` (or `src`). The host API translates and checks in one step
+// (Runtime::checked_peer) and enters here; the device forms check, translate with peer() and
+// enter here too, so both run the same code.
+template <class Group>
+SYMMETRA_INLINE void put_to(Group g, const Context& ctx, void* remote, void* dest, const void* src,
+                            std::size_t bytes, int pe) {
+  group_copy(g, remote, src, bytes);
+  g.sync();
+  if (g.thread_rank() == 0) notify(ctx, pe, dest, bytes);
+}
+
+template <class Group>
+SYMMETRA_INLINE void get_from(Group g, void* dest, const void* remote, std::size_t bytes) {
+  group_copy_in(g, dest, remote, bytes);
+  g.sync();
+}
+
+// Loads and stores complete when issued, so the nbi forms copy at once. putmem_nbi leaves the
+// wake-up (a fence and a load per call) to quiet(), when its data is due: on the CPU it notes the
+// target, and quiet() rings a PE sleeping on the words stored (docs/memory_model.md).
+template <class Group>
+SYMMETRA_INLINE void put_nbi_to(Group g, const Context& ctx, void* remote, void* dest,
+                                const void* src, std::size_t bytes, int pe) {
+  group_copy(g, remote, src, bytes);
+  g.sync();
+#if !SYMMETRA_DEVICE_PASS
+  if (g.thread_rank() == 0) note_nbi(ctx, pe, dest, bytes);
+#else
+  (void)ctx, (void)dest, (void)pe;
+#endif
+}
+
+template <class T>
+SYMMETRA_INLINE void p_to(const Context& ctx, T* remote, T* dest, T value, int pe) {
+  if constexpr (kWordSized<T>) {
+    if (checks_on(ctx)) check_aligned(ctx, "p", dest, sizeof(T));
+    // Unordered by contract (fence() orders it). The CPU store is a release anyway (free on
+    // x86, and ThreadSanitizer sees it); on the GPU a release would cost a system fence.
+#if SYMMETRA_DEVICE_PASS
+    atomic_store(remote, value, kRelaxed);
+#else
+    atomic_store(remote, value, kRelease);
+#endif
+  } else {
+    *remote = value;
+  }
+  notify(ctx, pe, dest, sizeof(T));
+}
+
+template <class T>
+SYMMETRA_INLINE T g_from(const T* remote) {
+  if constexpr (kWordSized<T>) {
+    return atomic_load(remote, kAcquire);
+  } else {
+    return *remote;
+  }
+}
+}  // namespace detail
+
 template <class Group>
 SYMMETRA_INLINE void putmem(Group g, const Context& ctx, void* dest, const void* src,
                             std::size_t bytes, int pe) {
   detail::check_remote(ctx, "put", dest, bytes, pe);
-  detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
-  g.sync();
-  if (g.thread_rank() == 0) detail::notify(ctx, pe, dest, bytes);
+  detail::put_to(g, ctx, ctx.peer(dest, pe), dest, src, bytes, pe);
 }
 
 template <class Group>
 SYMMETRA_INLINE void getmem(Group g, const Context& ctx, void* dest, const void* src,
                             std::size_t bytes, int pe) {
   detail::check_remote(ctx, "get", src, bytes, pe);
-  detail::group_copy_in(g, dest, ctx.peer(src, pe), bytes);
-  g.sync();
+  detail::get_from(g, dest, ctx.peer(src, pe), bytes);
 }
 
 template <class Group, class T>
@@ -44,18 +102,11 @@ SYMMETRA_INLINE void get(Group g, const Context& ctx, T* dest, const T* src, std
   getmem(g, ctx, dest, src, n * sizeof(T), pe);
 }
 
-// Loads and stores complete when issued, so the nbi forms copy at once. putmem_nbi leaves the
-// wake-up (a fence and a load per call) to quiet(), when its data is due: on the CPU it notes the
-// target, and quiet() rings a PE sleeping on the words stored (docs/memory_model.md).
 template <class Group>
 SYMMETRA_INLINE void putmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
                                 std::size_t bytes, int pe) {
   detail::check_remote(ctx, "put_nbi", dest, bytes, pe);
-  detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
-  g.sync();
-#if !SYMMETRA_DEVICE_PASS
-  if (g.thread_rank() == 0) detail::note_nbi(ctx, pe, dest, bytes);
-#endif
+  detail::put_nbi_to(g, ctx, ctx.peer(dest, pe), dest, src, bytes, pe);
 }
 template <class Group>
 SYMMETRA_INLINE void getmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
@@ -76,31 +127,13 @@ SYMMETRA_INLINE void get_nbi(Group g, const Context& ctx, T* dest, const T* src,
 template <class T>
 SYMMETRA_INLINE void p(const Context& ctx, T* dest, T value, int pe) {
   detail::check_remote(ctx, "p", dest, sizeof(T), pe);
-  T* remote = ctx.peer(dest, pe);
-  if constexpr (detail::kWordSized<T>) {
-    if (detail::checks_on(ctx)) detail::check_aligned(ctx, "p", dest, sizeof(T));
-    // Unordered by contract (fence() orders it). The CPU store is a release anyway (free on
-    // x86, and ThreadSanitizer sees it); on the GPU a release would cost a system fence.
-#if SYMMETRA_DEVICE_PASS
-    detail::atomic_store(remote, value, detail::kRelaxed);
-#else
-    detail::atomic_store(remote, value, detail::kRelease);
-#endif
-  } else {
-    *remote = value;
-  }
-  detail::notify(ctx, pe, dest, sizeof(T));
+  detail::p_to(ctx, ctx.peer(dest, pe), dest, value, pe);
 }
 
 template <class T>
 SYMMETRA_INLINE T g(const Context& ctx, const T* src, int pe) {
   detail::check_remote(ctx, "g", src, sizeof(T), pe);
-  const T* remote = ctx.peer(src, pe);
-  if constexpr (detail::kWordSized<T>) {
-    return detail::atomic_load(remote, detail::kAcquire);
-  } else {
-    return *remote;
-  }
+  return detail::g_from(ctx.peer(src, pe));
 }
 
 template <class Group, class T>
