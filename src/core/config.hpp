@@ -31,6 +31,12 @@ struct Config {
   // SYMMETRA_LL_LANES=1: split the CPU backend's collective workspace into channel lanes as the
   // GPU backend does (Context::kWorkspaceLanes), so that CPU tests run the GPU's lane protocol.
   bool ll_lanes = false;
+  // SYMMETRA_STREAM_WAIT: how signal_wait_until_on_stream waits for kEq, kGe, kGt. kValue:
+  // cuStreamWaitValue64 (no SM, no bound); kKernel: a one-thread polling kernel bounded by
+  // SYMMETRA_TIMEOUT_S, which stops with a message. kAuto: kKernel where checks are on (debug
+  // builds, SYMMETRA_CHECK=1), else kValue.
+  enum class StreamWait { kAuto, kValue, kKernel };
+  StreamWait stream_wait = StreamWait::kAuto;
 };
 
 Result<Config> config_from_env();

@@ -55,6 +55,10 @@ struct Context {
   std::uintptr_t static_lo = 0;
   std::uint64_t static_bytes = 0;
   std::byte* static_window = nullptr;
+  // GPU kernels: this PE's host-memory control header (heap_header.hpp), mapped for the device,
+  // where the host marks a failed or lost PE; device waits read it as they back off and stop
+  // naming that PE instead of waiting out their timeout. Null elsewhere.
+  const void* host_header = nullptr;
 
   static constexpr std::uint32_t kCheckArgs = 1u;
   // The heaps are device memory: host code must not load or store through heap_base.

@@ -34,6 +34,10 @@ struct GpuState::Impl {
   std::shared_ptr<CoLaunch> co_launch;
   std::vector<int> colocated[device::kMaxTeams];
   std::uint64_t launch_seq[device::kMaxTeams] = {};
+  // This PE's host control header, registered mapped so that kernels see its abort mark
+  // (Context::host_header); null if the driver refused (waits then end at their timeout).
+  void* host_header = nullptr;
+  void* host_header_device = nullptr;
 };
 
 namespace {
@@ -118,6 +122,7 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
 
 GpuState::~GpuState() {
   if (!impl_) return;
+  if (impl_->host_header_device != nullptr) cudaHostUnregister(impl_->host_header);
   cudaFreeAsync(impl_->d_pe_index, impl_->stream);
   cudaFreeAsync(impl_->d_teams, impl_->stream);
   cudaFreeAsync(impl_->d_result, impl_->stream);
@@ -138,6 +143,15 @@ int GpuState::max_pes_per_device() const {
 
 Status GpuState::refresh(const device::Context& control) {
   Impl& im = *impl_;
+  if (im.host_header == nullptr) {
+    // The header's first page holds the abort mark; the host heap never moves.
+    im.host_header = control.heap_base;
+    if (cudaHostRegister(im.host_header, 4096, cudaHostRegisterMapped | cudaHostRegisterPortable) != cudaSuccess ||
+        cudaHostGetDevicePointer(&im.host_header_device, im.host_header, 0) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: kernels' waits then end at their timeout instead
+      im.host_header_device = nullptr;
+    }
+  }
   pe_index_.assign(control.pe_index, control.pe_index + control.n_pes);
   teams_.assign(control.teams, control.teams + device::kMaxTeams);
   hctx_ = control;
@@ -154,6 +168,7 @@ Status GpuState::refresh(const device::Context& control) {
   dctx_ = hctx_;
   dctx_.pe_index = im.d_pe_index;
   dctx_.teams = im.d_teams;
+  dctx_.host_header = im.host_header_device;
   // On the own stream and waited for: a plain cudaMemcpy from pageable memory may return before
   // its DMA ends, and a kernel on another stream could then read the old tables.
   SYMMETRA_CUDA(cudaMemcpyAsync(im.d_pe_index, pe_index_.data(), sizeof(std::int32_t) * pe_index_.size(),

@@ -2,6 +2,7 @@
 // signals by stream memory operations where the hardware has them, one-thread kernels where it
 // does not. Every call only enqueues work; all of it is capturable in a CUDA graph.
 #include "../../runtime/gpu_state.hpp"
+#include "../../core/config.hpp"
 #include "driver.hpp"
 #include "symmetra/device.hpp"
 
@@ -23,7 +24,8 @@ __global__ void signal_add_kernel(device::Context ctx, std::uint64_t* sig, std::
 }
 
 __global__ void signal_wait_kernel(device::Context ctx, std::uint64_t* sig, Cmp cmp, std::uint64_t value) {
-  (void)device::signal_wait_until(ctx, sig, cmp, value);
+  // signal_wait_until's wait, under the stream form's name: its timeout message says which.
+  (void)device::detail::wait_value(ctx, "signal_wait_until_on_stream", sig, cmp, value);
 }
 
 __global__ void barrier_all_kernel(device::Context ctx) {
@@ -103,6 +105,10 @@ void Runtime::signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint
   // GEQ compares wrap-around distances, as sequence numbers want; it cannot express kGt at the
   // top of the range, so that case polls in a kernel like kNe, kLt and kLe.
   if (cmp == Cmp::kGt && value == ~std::uint64_t{0}) mem_op = false;
+  // The stream memory operation has no bound: a lost signal holds the stream forever. Bounded
+  // waits (debug builds, SYMMETRA_CHECK=1, SYMMETRA_STREAM_WAIT=kernel) poll in a kernel that
+  // stops with a message after SYMMETRA_TIMEOUT_S (docs/gpu_backend.md).
+  if (config_->stream_wait == detail::Config::StreamWait::kKernel) mem_op = false;
   if (mem_op) {
     static const detail::Driver* drv = detail::cuda_driver().value();
     check_cu(ctx_, "signal_wait_until_on_stream",

@@ -24,7 +24,7 @@ enum class AbortWhy : std::uint32_t {
   kExit = 3,    // the PE called shmem_global_exit
   kHubGone = 4, // the job's rendezvous (symrun, or the process of the PE that hosted it) is gone
 };
-inline const char* abort_text(AbortWhy why) {
+SYMMETRA_INLINE const char* abort_text(AbortWhy why) {
   switch (why) {
     case AbortWhy::kLeft: return "left the job without finalize";
     case AbortWhy::kGone: return "is gone (its process ended without finalize, or was killed)";

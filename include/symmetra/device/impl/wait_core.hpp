@@ -112,6 +112,28 @@ __device__ __noinline__ inline void print_shared_gpu_hint(const Context& ctx) {
            "(docs/gpu_backend.md)\n", ctx.my_pe);
 }
 
+// The PE whose failure or departure the host marked in this PE's control header (Context::
+// host_header, mapped host memory), plus one; 0 while the job runs. A system-scope read across
+// the bus: backing-off waits only.
+__device__ __forceinline__ int aborted_by(const Context& ctx) {
+  if (ctx.host_header == nullptr) return 0;
+  const auto* h = static_cast<const HeapHeader*>(ctx.host_header);
+  const int failed = *reinterpret_cast<const volatile std::int32_t*>(&h->abort_pe);
+  return failed != 0 && failed - 1 != ctx.my_pe ? failed : 0;
+}
+
+// The cold end of a GPU wait that another PE's failure stopped.
+__device__ __noinline__ inline void report_abort(const Context& ctx, const char* op, int failed) {
+  const auto* h = static_cast<const HeapHeader*>(ctx.host_header);
+  const auto why = static_cast<AbortWhy>(*reinterpret_cast<const volatile std::uint32_t*>(&h->abort_why));
+  if (failed - 1 < ctx.n_pes) {
+    printf("[pe %d] %s: stopping: PE %d %s\n", ctx.my_pe, op, failed - 1, abort_text(why));
+  } else {
+    printf("[pe %d] %s: stopping: the job's launcher (its rendezvous) is gone\n", ctx.my_pe, op);
+  }
+  __trap();
+}
+
 // The cold end of a GPU wait, out of line so that the waiting loop stays small: describe the
 // condition, print, trap.
 template <class Describe>
@@ -139,6 +161,7 @@ __device__ __forceinline__ void wait_relaxed(const Context& ctx, const char* op,
     __nanosleep(sleep_ns);
     if (sleep_ns < 1024) sleep_ns *= 2;
     if (global_ns() - start > ctx.timeout_ns) report_timeout(ctx, op, describe);
+    if (const int failed = aborted_by(ctx)) report_abort(ctx, op, failed);
   }
 }
 #endif
@@ -232,6 +255,7 @@ SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, 
         explain();
         report_value_timeout(ctx, op, ivar, cmp, value, seen);
       }
+      if (const int failed = aborted_by(ctx)) report_abort(ctx, op, failed);
     }
   }
 #else

@@ -1,0 +1,107 @@
+// GPU failure paths, for gpu_fault_test (each case ends its process, so each runs alone):
+//   gpu_fault_prog peer_fails       2 PEs as threads: PE 1's kernel waits for a word nobody
+//                                   writes; PE 0 fails 300 ms later. The kernel must stop at once.
+//   gpu_fault_prog peer_killed      2 PEs as processes (a Slurm-like environment): PE 0 is
+//                                   killed while PE 1's kernel waits.
+//   gpu_fault_prog stream_wait      1 PE: signal_wait_until_on_stream for a signal that never
+//                                   comes (bounded with SYMMETRA_STREAM_WAIT=kernel); with =value,
+//                                   the host sets the signal after 1.5 s to release the stream.
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "symmetra/device.hpp"
+#include "symmetra/launch.hpp"
+
+namespace sd = symmetra::device;
+
+__global__ void wait_forever(sd::Context ctx, long* word) { sd::wait_until(ctx, word, symmetra::Cmp::kGe, 1L); }
+
+namespace {
+
+const auto g_start = std::chrono::steady_clock::now();
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Waits in a kernel; prints how it ended.
+int wait_in_kernel(symmetra::Runtime& rt, long* word) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  const auto t0 = std::chrono::steady_clock::now();
+  wait_forever<<<1, 1, 0, s>>>(rt.device_context(), word);
+  const cudaError_t rc = cudaStreamSynchronize(s);
+  std::printf("pe %d: the kernel ended after %.3f s (launched at %.3f s): %s\n", rt.my_pe(), since(t0),
+              std::chrono::duration<double>(t0 - g_start).count(), cudaGetErrorString(rc));
+  std::fflush(stdout);
+  return rc == cudaSuccess ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  const std::string c = argv[1];
+  symmetra::RuntimeOptions cuda;
+  cuda.backend = symmetra::Backend::kCuda;
+  if (c == "peer_fails") {
+    try {
+      symmetra::launch_threads(2, cuda, [](symmetra::Runtime& rt) {
+        auto* word = rt.allocate_array<long>(1);
+        rt.barrier_all();
+        if (rt.my_pe() == 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          std::printf("pe 0: failing at %.3f s\n", since(g_start));
+          std::fflush(stdout);
+          throw std::runtime_error("PE 0 fails on purpose");
+        }
+        std::_Exit(wait_in_kernel(rt, word));  // the CUDA context is gone after a trap
+      });
+    } catch (const std::exception& e) {
+      std::printf("launch_threads: %s\n", e.what());
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(30));  // PE 1 ends the process
+    return 3;
+  }
+  if (c == "peer_killed") {
+    auto rt = symmetra::Runtime::init(cuda);
+    auto* word = rt->allocate_array<long>(1);
+    rt->barrier_all();
+    if (rt->my_pe() == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      raise(SIGKILL);
+    }
+    std::_Exit(wait_in_kernel(*rt, word));
+  }
+  if (c == "stream_wait") {
+    auto rt = symmetra::Runtime::init(cuda);
+    auto* sig = rt->allocate_array<std::uint64_t>(1);
+    cudaMemset(sig, 0, sizeof(*sig));
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    const auto t0 = std::chrono::steady_clock::now();
+    rt->signal_wait_until_on_stream(sig, symmetra::Cmp::kEq, 1, s);
+    const char* how = std::getenv("SYMMETRA_STREAM_WAIT");
+    if (how != nullptr && std::strcmp(how, "value") == 0) {
+      // Unbounded: still held after 1.5 s, released by the signal.
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      std::printf("held after 1.5 s: %s\n", cudaStreamQuery(s) == cudaErrorNotReady ? "yes" : "no");
+      rt->p(sig, std::uint64_t{1}, rt->my_pe());
+    }
+    const cudaError_t rc = cudaStreamSynchronize(s);
+    std::printf("the stream went on after %.3f s: %s\n", since(t0), cudaGetErrorString(rc));
+    std::fflush(stdout);
+    std::_Exit(rc == cudaSuccess ? 0 : 1);
+  }
+  std::fprintf(stderr, "unknown case %s\n", c.c_str());
+  return 2;
+}

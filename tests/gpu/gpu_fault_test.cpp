@@ -1,0 +1,80 @@
+// Kernels see a dead PE (the abort mark is mapped for them, Context::host_header), and the
+// bounded form of signal_wait_until_on_stream (SYMMETRA_STREAM_WAIT): each case in a process of
+// its own (gpu_fault_prog), since a trapped kernel takes the CUDA context with it.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <climits>
+#include <string>
+
+#include "support/command.hpp"
+
+namespace {
+
+using symmetra::testing::run_command;
+using symmetra::testing::spawn;
+
+// gpu_fault_prog sits beside this test: found from /proc/self/exe, so that the binaries run
+// where tools/gpu-pack copied them (the GPU machine), not only where they were built.
+const std::string& prog() {
+  static const std::string path = [] {
+    char buf[PATH_MAX] = {};
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+    std::string self(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    return self.substr(0, self.rfind('/') + 1) + "gpu_fault_prog";
+  }();
+  return path;
+}
+
+// "... ended after 0.123 s ..." as a number.
+double seconds_after(const std::string& out, const std::string& key) {
+  const auto at = out.find(key);
+  return at == std::string::npos ? 1e9 : std::atof(out.c_str() + at + key.size());
+}
+
+TEST(GpuFaults, KernelWaitStopsWhenAPeerThreadFails) {
+  const auto r = run_command("SYMMETRA_TIMEOUT_S=60 " + prog() + " peer_fails");
+  EXPECT_TRUE(r.has("[pe 1] wait_until: stopping: PE 0 failed")) << r.output;
+  // PE 0 failed 300 ms into PE 1's wait. Measured on the H200: the kernel ends 3.1 s after the
+  // mark with PEs as threads of one process (the same with PE 0 freeing nothing, and with any
+  // heap size), against under 1.2 s with PEs as processes and 0.36 s for a trap alone; not
+  // explained yet (docs/gpu_backend.md). The bound still fails where kernels cannot see the
+  // mark: they wait out SYMMETRA_TIMEOUT_S (60 s here).
+  EXPECT_LT(seconds_after(r.output, "the kernel ended after "), 5.0) << r.output;
+  EXPECT_LT(r.seconds, 20.0) << r.output;
+}
+
+TEST(GpuFaults, KernelWaitStopsWhenAPeerProcessIsKilled) {
+  const std::string job = "gk" + std::to_string(getpid());
+  const auto runs = spawn(2, [&](int r) {
+    return std::map<std::string, std::string>{{"SLURM_PROCID", std::to_string(r)}, {"SLURM_NTASKS", "2"},
+                                              {"SLURM_JOB_ID", job}, {"SLURM_STEP_ID", "0"},
+                                              {"SLURM_LOCALID", std::to_string(r)}};
+  }, {prog(), "peer_killed"}, 60);
+  EXPECT_TRUE(runs[1].has("[pe 1] wait_until: stopping: PE 0 is gone")) << runs[1].output;
+  EXPECT_LT(seconds_after(runs[1].output, "the kernel ended after "), 1.5) << runs[1].output;
+}
+
+TEST(GpuFaults, BoundedStreamWaitStopsAtTheTimeout) {
+  const auto r = run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_STREAM_WAIT=kernel " + prog() + " stream_wait");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_TRUE(r.has("signal_wait_until_on_stream: timed out after 1000 ms")) << r.output;
+  EXPECT_LT(r.seconds, 20.0) << r.output;
+}
+
+TEST(GpuFaults, ChecksMakeStreamWaitsBounded) {  // SYMMETRA_CHECK=1 picks the kernel by default
+  const auto r = run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_CHECK=1 " + prog() + " stream_wait");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_TRUE(r.has("signal_wait_until_on_stream: timed out")) << r.output;
+}
+
+TEST(GpuFaults, StreamMemoryWaitHoldsUntilTheSignal) {
+  const auto r = run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_CHECK=0 SYMMETRA_STREAM_WAIT=value " + prog() +
+                             " stream_wait");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(r.has("held after 1.5 s: yes")) << r.output;
+  EXPECT_TRUE(r.has("the stream went on after")) << r.output;
+}
+
+}  // namespace
