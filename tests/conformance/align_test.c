@@ -26,7 +26,7 @@ int main(void) {
   for (int lg = 4; lg <= kMaxLog; ++lg) shmem_uint64_p(blocks[lg], val(seed, me, lg, 0), next);
   shmem_barrier_all();
   for (int lg = 4; lg <= kMaxLog; ++lg)
-    CHECK(blocks[lg][0] == val(seed, prev, lg, 0), "block of alignment 2^%d: PE %d's put is not there", lg, prev);
+    CHECK(sym_u64(blocks[lg]) == val(seed, prev, lg, 0), "block of alignment 2^%d: PE %d's put is not there", lg, prev);
   shmem_barrier_all();
   for (int lg = kMaxLog; lg >= 4; --lg) shmem_free(blocks[lg]);
   if (me == 0) printf("PASS align %d PEs\n", n);

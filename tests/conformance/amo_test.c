@@ -16,9 +16,8 @@ int main(void) {
   double* dv = (double*)shmem_malloc(sizeof(double));
   float* fv = (float*)shmem_malloc(sizeof(float));
   const unsigned long long init_and = ~0ull, init_or = 0, init_xor = val(seed, 0, 1, 0);
-  bits[0] = init_and;
-  bits[1] = init_or;
-  bits[2] = init_xor;
+  const unsigned long long init[3] = {init_and, init_or, init_xor};
+  sym_write(bits, init, sizeof(init));
   shmem_barrier_all();
 
   const long add = (long)(val(seed, me, 2, 0) % 1000);
@@ -55,18 +54,24 @@ int main(void) {
     sum_add += a * visits;
   }
   const long visits_all = (long)n * (ITERS / n + (me < ITERS % n ? 1 : 0));
-  CHECK(counters[0] == sum_add, "atomic_add total %ld, want %ld", counters[0], sum_add);
-  CHECK(counters[1] == visits_all && counters[2] == visits_all && counters[3] == visits_all,
-        "increments %ld %ld %ld, want %ld", counters[1], counters[2], counters[3], visits_all);
+  long c[4];
+  sym_read(c, counters, sizeof(c));
+  CHECK(c[0] == sum_add, "atomic_add total %ld, want %ld", c[0], sum_add);
+  CHECK(c[1] == visits_all && c[2] == visits_all && c[3] == visits_all,
+        "increments %ld %ld %ld, want %ld", c[1], c[2], c[3], visits_all);
   if (me == 0) {
-    CHECK(*tickets == n * ITERS, "tickets %d", *tickets);
-    for (int t = 0; t < n * ITERS; ++t) CHECK(claimed[t] != 0, "ticket %d never claimed (a duplicate elsewhere)", t);
+    CHECK(sym_int(tickets) == n * ITERS, "tickets %d", sym_int(tickets));
+    int* vc = (int*)sym_copy(claimed, (size_t)n * ITERS * sizeof(int));
+    for (int t = 0; t < n * ITERS; ++t) CHECK(vc[t] != 0, "ticket %d never claimed (a duplicate elsewhere)", t);
+    free(vc);
+    unsigned long long b[3];
+    sym_read(b, bits, sizeof(b));
     unsigned long long all = 0, x = init_xor;
     for (int pe = 0; pe < n; ++pe) {
       all |= 1ull << (pe % 64);
       x ^= val(seed, pe, 3, 0);
     }
-    CHECK(bits[0] == ~all && bits[1] == all && bits[2] == x, "bitwise %llx %llx %llx", bits[0], bits[1], bits[2]);
+    CHECK(b[0] == ~all && b[1] == all && b[2] == x, "bitwise %llx %llx %llx", b[0], b[1], b[2]);
   }
   shmem_barrier_all();
 
@@ -80,7 +85,7 @@ int main(void) {
   float fold = 0;
   shmem_float_atomic_swap_nbi(&fold, fv, 2.5f, me);
   shmem_quiet();
-  CHECK(fold == 1.25f && *fv == 2.5f, "float swap_nbi");
+  CHECK(fold == 1.25f && sym_float(fv) == 2.5f, "float swap_nbi");
   /* deprecated 1.3 names on a word of my own */
   long* w = &counters[0];
   shmem_barrier_all();
@@ -92,7 +97,7 @@ int main(void) {
   CHECK(shmem_long_cswap(w, before + 9, 42, me) == before + 9, "cswap");
   CHECK(shmem_long_swap(w, 7, me) == 42, "swap");
   shmem_long_set(w, 8, me);
-  CHECK(*w == 8, "set");
+  CHECK(sym_long(w) == 8, "set");
   shmem_barrier_all();
   shmem_free(fv);
   shmem_free(dv);

@@ -8,8 +8,52 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+
+/* Symmetric memory may be device memory (SYMMETRA_BACKEND=cuda, as under NVSHMEM's host API):
+ * the tests read and write their own PE's copy through the API, never by dereference, so that one
+ * source runs on both backends. */
+static inline void sym_read(void* dst, const void* sym, size_t bytes) { shmem_getmem(dst, sym, bytes, shmem_my_pe()); }
+static inline void sym_write(void* sym, const void* src, size_t bytes) {
+  shmem_putmem(sym, src, bytes, shmem_my_pe());
+  shmem_quiet();
+}
+/* A copy of `count` elements of this PE's symmetric array, freed by the caller. */
+static inline void* sym_copy(const void* sym, size_t bytes) {
+  void* p = malloc(bytes ? bytes : 1);
+  sym_read(p, sym, bytes);
+  return p;
+}
+/* Fills this PE's symmetric bytes with `byte`. */
+static inline void sym_fill(void* sym, int byte, size_t bytes) {
+  void* p = malloc(bytes ? bytes : 1);
+  memset(p, byte, bytes);
+  sym_write(sym, p, bytes);
+  free(p);
+}
+/* One element of this PE's symmetric array. */
+#define SYM_DEFINE_LOAD(T, N)                     \
+  static inline T sym_##N(const T* p) {           \
+    T v;                                          \
+    sym_read(&v, p, sizeof(T));                   \
+    return v;                                     \
+  }                                               \
+  static inline void sym_set_##N(T* p, T v) { sym_write(p, &v, sizeof(T)); }
+SYM_DEFINE_LOAD(int, int)
+SYM_DEFINE_LOAD(long, long)
+SYM_DEFINE_LOAD(float, float)
+SYM_DEFINE_LOAD(double, double)
+SYM_DEFINE_LOAD(uint32_t, u32)
+SYM_DEFINE_LOAD(uint64_t, u64)
+SYM_DEFINE_LOAD(int64_t, i64)
+
+/* Whether the job runs on the GPU backend (symmetric memory on the device). */
+static inline int on_gpu(void) {
+  const char* b = getenv("SYMMETRA_BACKEND");
+  return b != NULL && (strcmp(b, "cuda") == 0 || strcmp(b, "gpu") == 0);
+}
 
 /* Reports a failed check with the PE and the place, and ends the job with status 1. */
 #define CHECK(cond, ...)                                                        \
@@ -48,7 +92,7 @@ static inline uint64_t agreed_seed(void) {
     for (int pe = 0; pe < shmem_n_pes(); ++pe) shmem_uint64_p(s, v, pe);
   }
   shmem_barrier_all();
-  uint64_t v = *s;
+  uint64_t v = sym_u64(s);
   shmem_barrier_all();
   shmem_free(s);
   return v;

@@ -32,7 +32,7 @@ int main(void) {
   CHECK(shmem_ctx_get_team(ctx, &t) == 0 && t == SHMEM_TEAM_WORLD, "a world context's team");
   shmem_ctx_destroy(ctx);
   shmem_barrier_all();
-  CHECK(*word == 1, "the context's add gave %ld", *word);
+  CHECK(sym_long(word) == 1, "the context's add gave %ld", sym_long(word));
 
   /* Team queries on SHMEM_TEAM_INVALID */
   CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1, "team_my_pe(INVALID)");

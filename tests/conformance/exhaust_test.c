@@ -15,9 +15,12 @@ int main(void) {
   CHECK(shmem_align(4096, huge) == NULL, "align(4096, 1 TiB) did not return NULL");
   uint64_t* p = (uint64_t*)shmem_malloc(1000 * sizeof(uint64_t));
   CHECK(p != NULL, "malloc after the failures");
-  for (int i = 0; i < 1000; ++i) p[i] = val(seed, me, 0, (uint64_t)i);
+  uint64_t lp[1000];
+  for (int i = 0; i < 1000; ++i) lp[i] = val(seed, me, 0, (uint64_t)i);
+  sym_write(p, lp, sizeof(lp));
   CHECK(shmem_realloc(p, huge) == NULL, "realloc to 1 TiB did not return NULL");
-  for (int i = 0; i < 1000; ++i) CHECK(p[i] == val(seed, me, 0, (uint64_t)i), "realloc's failure changed element %d", i);
+  sym_read(lp, p, sizeof(lp));
+  for (int i = 0; i < 1000; ++i) CHECK(lp[i] == val(seed, me, 0, (uint64_t)i), "realloc's failure changed element %d", i);
   /* The block is still symmetric and whole: every PE reads its neighbour's. */
   shmem_barrier_all();
   const int next = (me + 1) % n;

@@ -1,6 +1,8 @@
 /* Remote memory access: typed, sized and mem put/get, p/g, iput/iget, nbi, contexts and the C11
  * generic names (OpenSHMEM 1.5 section 9.5). Each PE writes to the next and reads from the one
- * after; every element is checked, with the bytes around each block checked untouched. */
+ * after; every element is checked, with the bytes around each block checked untouched. Own
+ * symmetric memory is read and written through the API (check.h), so the test also runs with the
+ * heap in device memory (SYMMETRA_BACKEND=cuda). */
 #include <string.h>
 
 #include "check.h"
@@ -20,12 +22,16 @@ int main(void) {
   double sd[N];
   char sc[N];
   long double sq[8];
+  static long fl[N + 2];
+  static double fd[N + 2];
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < N + 2; ++i) {
-      dl[i] = -1;
-      dd[i] = -1.0;
-      dc[i] = 'x';
+      fl[i] = -1;
+      fd[i] = -1.0;
     }
+    sym_write(dl, fl, sizeof(fl));
+    sym_write(dd, fd, sizeof(fd));
+    sym_fill(dc, 'x', N + 2);
     for (int i = 0; i < N; ++i) {
       sl[i] = (long)val(seed, me, round, (uint64_t)i);
       sd[i] = (double)(val(seed, me, round, (uint64_t)i) >> 11);
@@ -62,13 +68,21 @@ int main(void) {
         break;
     }
     shmem_barrier_all();
+    long* vl = (long*)sym_copy(dl, (N + 2) * sizeof(long));
+    double* vd = (double*)sym_copy(dd, (N + 2) * sizeof(double));
+    char* vc = (char*)sym_copy(dc, N + 2);
+    long double* vq = (long double*)sym_copy(dq, 8 * sizeof(long double));
     for (size_t i = 0; i < cnt; ++i) {
-      CHECK(dl[i + 1] == (long)val(seed, prev, round, i), "round %d long %zu", round, i);
-      CHECK(dd[i + 1] == (double)(val(seed, prev, round, i) >> 11), "round %d double %zu", round, i);
-      CHECK(dc[i + 1] == (char)val(seed, prev, round, i), "round %d char %zu", round, i);
+      CHECK(vl[i + 1] == (long)val(seed, prev, round, i), "round %d long %zu", round, i);
+      CHECK(vd[i + 1] == (double)(val(seed, prev, round, i) >> 11), "round %d double %zu", round, i);
+      CHECK(vc[i + 1] == (char)val(seed, prev, round, i), "round %d char %zu", round, i);
     }
-    for (int i = 0; i < 8; ++i) CHECK(dq[i] == (long double)val(seed, prev, round, (uint64_t)i) / 3.0L, "round %d long double %d", round, i);
-    CHECK(dl[0] == -1 && dl[cnt + 1] == -1 && dc[0] == 'x' && dc[cnt + 1] == 'x', "round %d wrote outside the block", round);
+    for (int i = 0; i < 8; ++i) CHECK(vq[i] == (long double)val(seed, prev, round, (uint64_t)i) / 3.0L, "round %d long double %d", round, i);
+    CHECK(vl[0] == -1 && vl[cnt + 1] == -1 && vc[0] == 'x' && vc[cnt + 1] == 'x', "round %d wrote outside the block", round);
+    free(vl);
+    free(vd);
+    free(vc);
+    free(vq);
 
     /* get back what the next PE received (from me) */
     long gl[N];
@@ -101,25 +115,31 @@ int main(void) {
   for (int pe = 0; pe < n; ++pe) shmem_int_p(&pi[me], (int)val(seed, me, 7, (uint64_t)pe), pe);
   shmem_p(pf, (float)me + 0.5f, next);
   shmem_barrier_all();
-  for (int pe = 0; pe < n; ++pe) CHECK(pi[pe] == (int)val(seed, pe, 7, (uint64_t)me), "p from PE %d", pe);
-  CHECK(*pf == (float)prev + 0.5f, "generic p of float");
+  int* vi = (int*)sym_copy(pi, (size_t)n * sizeof(int));
+  for (int pe = 0; pe < n; ++pe) CHECK(vi[pe] == (int)val(seed, pe, 7, (uint64_t)me), "p from PE %d", pe);
+  free(vi);
+  CHECK(sym_float(pf) == (float)prev + 0.5f, "generic p of float");
   for (int k = 0; k < n; ++k) CHECK(shmem_int_g(&pi[k], next) == (int)val(seed, k, 7, (uint64_t)next), "g %d", k);
   CHECK(shmem_g(pf, next) == (float)me + 0.5f, "generic g");
 
   /* strided: every third element of mine into every second of the next PE's */
   int64_t* is = (int64_t*)shmem_malloc(3 * 100 * sizeof(int64_t));
   int64_t src[300];
+  int64_t minus7[300];
   for (int i = 0; i < 300; ++i) {
-    is[i] = -7;
+    minus7[i] = -7;
     src[i] = (int64_t)val(seed, me, 8, (uint64_t)i);
   }
+  sym_write(is, minus7, sizeof(minus7));
   shmem_barrier_all();
   shmem_int64_iput(is, src, 2, 3, 100, next);
   shmem_barrier_all();
+  int64_t* vs = (int64_t*)sym_copy(is, sizeof(minus7));
   for (int i = 0; i < 300; ++i) {
     const int64_t want = (i % 2 == 0 && i / 2 < 100) ? (int64_t)val(seed, prev, 8, (uint64_t)(3 * (i / 2))) : -7;
-    CHECK(is[i] == want, "iput element %d", i);
+    CHECK(vs[i] == want, "iput element %d", i);
   }
+  free(vs);
   int64_t back[100];
   shmem_iget64(back, is, 1, 2, 100, next); /* what next received from me */
   for (int i = 0; i < 100; ++i) CHECK(back[i] == src[3 * i], "iget element %d", i);

@@ -24,6 +24,13 @@ int main(void) {
   shmem_init();
   const int me = shmem_my_pe(), n = shmem_n_pes();
   const int next = (me + 1) % n, prev = (me + n - 1) % n;
+  if (on_gpu()) {
+    /* The GPU backend's symmetric heap is device memory: static data stays private to the host,
+     * and a put to it stops the job with a message saying so (tools/gpu-check expects it). */
+    CHECK(!shmem_addr_accessible(bss_block, next), "static data accessible on the GPU backend");
+    shmem_long_p(&initialized[0], 1, next);
+    CHECK(0, "a put to static data on the GPU backend did not stop the job");
+  }
   CHECK(initialized[0] == 11 && initialized[3] == 44, "initial values lost: %ld %ld", initialized[0], initialized[3]);
   CHECK(shmem_addr_accessible(bss_block, next) && shmem_addr_accessible(&counter, next), "static data not accessible");
   CHECK(shmem_ptr(bss_block, next) != NULL, "shmem_ptr of static data");

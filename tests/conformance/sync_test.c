@@ -25,7 +25,9 @@ int main(void) {
     if (r % 2) shmem_uint64_put_signal(buf, src, W, sig, r, SHMEM_SIGNAL_SET, next);
     else shmem_put_signal_nbi(buf, src, W, sig, 1, SHMEM_SIGNAL_ADD, next); /* generic, add */
     CHECK(shmem_signal_wait_until(sig, SHMEM_CMP_GE, r) >= r, "signal_wait_until");
-    for (int i = 0; i < W; ++i) CHECK(buf[i] == val(seed, prev, (int)r, (uint64_t)i), "round %llu element %d", (unsigned long long)r, i);
+    uint64_t got[W];
+    sym_read(got, buf, sizeof(got));
+    for (int i = 0; i < W; ++i) CHECK(got[i] == val(seed, prev, (int)r, (uint64_t)i), "round %llu element %d", (unsigned long long)r, i);
     CHECK(shmem_signal_fetch(sig) == r, "signal_fetch %llu", (unsigned long long)shmem_signal_fetch(sig));
     shmem_barrier_all(); /* nobody overwrites buf before its owner checked it */
   }
@@ -33,7 +35,9 @@ int main(void) {
   /* 2. wait_until families: every PE sets its flag on every PE, in a PE-dependent order */
   for (int k = 0; k < n; ++k) shmem_int_p(&flags[me], me + 1, (me + k) % n);
   shmem_int_wait_until_all(flags, (size_t)n, NULL, SHMEM_CMP_NE, 0);
-  for (int pe = 0; pe < n; ++pe) CHECK(flags[pe] == pe + 1, "flag of PE %d is %d", pe, flags[pe]);
+  int* vf = (int*)sym_copy(flags, (size_t)n * sizeof(int));
+  for (int pe = 0; pe < n; ++pe) CHECK(vf[pe] == pe + 1, "flag of PE %d is %d", pe, vf[pe]);
+  free(vf);
   const size_t any = shmem_int_wait_until_any(flags, (size_t)n, NULL, SHMEM_CMP_GT, 0);
   CHECK(any < (size_t)n, "wait_until_any gave %zu", any);
   size_t idx[64];
@@ -56,7 +60,7 @@ int main(void) {
   shmem_fence();
   shmem_long_p(&ordered[1], 1, next);
   shmem_long_wait_until(&ordered[1], SHMEM_CMP_EQ, 1);
-  CHECK(ordered[0] == (long)(val(seed, prev, 30, 0) >> 2), "data after fence");
+  CHECK(sym_long(&ordered[0]) == (long)(val(seed, prev, 30, 0) >> 2), "data after fence");
   shmem_barrier_all();
 
   /* 4. a lock around a non-atomic read-modify-write of PE 0's counter */
@@ -68,7 +72,7 @@ int main(void) {
     shmem_clear_lock(lock);
   }
   shmem_barrier_all();
-  if (me == 0) CHECK(*counter == 50L * n, "counter %ld under the lock, want %ld", *counter, 50L * n);
+  if (me == 0) CHECK(sym_long(counter) == 50L * n, "counter %ld under the lock, want %ld", sym_long(counter), 50L * n);
   if (me == 0) {
     CHECK(shmem_test_lock(lock) == 0, "test_lock on a free lock");
     CHECK(shmem_test_lock(lock) == 1, "test_lock on a held lock");

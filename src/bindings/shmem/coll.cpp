@@ -184,7 +184,8 @@ void reduce_by_pulls(Runtime& r, Members& m, T* d, const T* s, std::size_t count
     for (std::size_t i = 0; i < count; ++i) acc[i] = k == 0 ? part[i] : combine(acc[i], part[i], rop);
   }
   m.sync();
-  std::memcpy(static_cast<void*>(d), acc.data(), count * sizeof(T));
+  // Through the Runtime, not memcpy: on the GPU backend dest is device memory.
+  r.putmem(d, acc.data(), count * sizeof(T), r.my_pe());
 }
 
 // The Runtime's collectives carry the fixed-width integers, float and double; long double and

@@ -33,10 +33,13 @@ Result<std::unique_ptr<CudaHeap>> CudaHeap::create(Bootstrap& bs, int device, st
   heap->granularity_ = gran;
   heap->stride_ = round_up(stride, gran);
   // Aligned to the stride where it is a power of two (the runtime makes it one), so that every
-  // power-of-two alignment up to it holds in every PE's view (Runtime::align).
+  // power-of-two alignment up to it holds in every PE's view (Runtime::align): one stride more is
+  // reserved and the heaps start at the first multiple of it, which needs no large alignment
+  // from the driver.
   const std::uint64_t align = (heap->stride_ & (heap->stride_ - 1)) == 0 ? heap->stride_ : gran;
   heap->index_ = bs.rank();
-  heap->reserved_bytes_ = heap->stride_ * static_cast<std::uint64_t>(bs.size());
+  heap->reserved_bytes_ = heap->stride_ * static_cast<std::uint64_t>(bs.size()) + align;
+  auto aligned = [align](CUdeviceptr raw) { return (raw + align - 1) / align * align; };
   // Every mapping must be usable from every device the PEs of this host use.
   std::vector<int> all(bs.size());
   SYMMETRA_TRY(bs.allgather(&device, all.data(), sizeof(int)));
@@ -57,16 +60,17 @@ Result<std::unique_ptr<CudaHeap>> CudaHeap::create(Bootstrap& bs, int device, st
   if (bs.threads()) {
     CUdeviceptr base = 0;
     if (bs.rank() == 0) {
-      SYMMETRA_CU(mem_address_reserve(&base, heap->reserved_bytes_, align, 0, 0));
+      SYMMETRA_CU(mem_address_reserve(&base, heap->reserved_bytes_, gran, 0, 0));
       heap->owns_reservation_ = true;
     }
     std::vector<CUdeviceptr> bases(bs.size());
     SYMMETRA_TRY(bs.allgather(&base, bases.data(), sizeof(base)));
-    heap->reservation_ = bases[0];
+    heap->raw_reservation_ = bases[0];
   } else {
-    SYMMETRA_CU(mem_address_reserve(&heap->reservation_, heap->reserved_bytes_, align, 0, 0));
+    SYMMETRA_CU(mem_address_reserve(&heap->raw_reservation_, heap->reserved_bytes_, gran, 0, 0));
     heap->owns_reservation_ = true;
   }
+  heap->reservation_ = aligned(heap->raw_reservation_);
   SYMMETRA_TRY(heap->add_chunk(0, round_up(initial, gran)));
   return heap;
 }
@@ -78,7 +82,7 @@ CudaHeap::~CudaHeap() {
   }
   if (owns_reservation_ && reservation_ != 0) {
     // PEs as threads share the reservation: it goes when the last of them left.
-    auto release = [drv = drv_, p = reservation_, n = reserved_bytes_] { drv->mem_address_free(p, n); };
+    auto release = [drv = drv_, p = raw_reservation_, n = reserved_bytes_] { drv->mem_address_free(p, n); };
     if (!bs_.defer_release(release)) release();
   }
 }

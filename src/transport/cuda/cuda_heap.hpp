@@ -59,7 +59,8 @@ class CudaHeap {
   std::uint64_t stride_ = 0;
   std::uint64_t size_ = 0;
   std::uint64_t granularity_ = 0;
-  CUdeviceptr reservation_ = 0;
+  CUdeviceptr reservation_ = 0;      // the heaps' base: a multiple of the stride
+  CUdeviceptr raw_reservation_ = 0;  // what the driver reserved (reserved_bytes_ of it)
   std::uint64_t reserved_bytes_ = 0;
   bool owns_reservation_ = false;
   bool shares_device_ = false;

@@ -46,7 +46,9 @@ SYMMETRA_INLINE void check_symmetric(const Context& ctx, const char* op, const v
   if (a < lo || a >= hi)
     SYMMETRA_FATAL(ctx, op, "address %p is not in the symmetric heap [%p, %p)%s", p,
                    reinterpret_cast<void*>(lo), reinterpret_cast<void*>(hi),
-                   ctx.static_bytes ? "" : " (static data is symmetric only for OpenSHMEM programs of processes)");
+                   ctx.static_bytes                           ? ""
+                   : (ctx.flags & Context::kDeviceHeap) != 0 ? " (on the GPU backend only the heap is symmetric, in device memory: global and static variables are not)"
+                                                              : " (static data is symmetric only for OpenSHMEM programs of processes)");
   if (bytes > hi - a)
     SYMMETRA_FATAL(ctx, op, "range %p + %llu bytes runs past the end of the symmetric heap at %p",
                    p, static_cast<unsigned long long>(bytes), reinterpret_cast<void*>(hi));
@@ -63,7 +65,6 @@ SYMMETRA_INLINE void check_aligned(const Context& ctx, const char* op, const voi
 // (Runtime, the GPU backend's host and stream forms) make it in every build.
 SYMMETRA_INLINE void check_access(const Context& ctx, const char* op, const void* sym,
                                   std::size_t bytes, int pe) {
-  if (!checks_on(ctx)) return;
   check_pe(ctx, op, pe);
   check_symmetric(ctx, op, sym, bytes);
 }
