@@ -74,7 +74,8 @@ def main():
     runs = min(min(mine[k]["runs"], other[k]["runs"]) for k in keys)
     paired = runs >= 3
     tests = {k: sign_test(mine[k]["each"], other[k]["each"]) for k in keys}
-    print(f"\n{'op':<22} {'bytes':>9} {'pes':>4} {'symmetra us':>12} {name + ' us':>12} {'ratio':>7}"
+    print(f"\nratio = Symmetra's time / {name}'s time, median p50 per row: below 1, Symmetra is faster")
+    print(f"{'op':<22} {'bytes':>9} {'pes':>4} {'symmetra us':>12} {name + ' us':>12} {'ratio':>7}"
           + (f" {'slower':>7}" if paired else "")
           + (f"   (medians of {runs} runs)" if runs > 1 else ""))
     for k in keys:
