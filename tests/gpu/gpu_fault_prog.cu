@@ -3,6 +3,8 @@
 //                                   writes; PE 0 fails 300 ms later. The kernel must stop at once.
 //   gpu_fault_prog peer_killed      2 PEs as processes (a Slurm-like environment): PE 0 is
 //                                   killed while PE 1's kernel waits.
+//   gpu_fault_prog timeout_threads N  N PEs as threads; the last one's kernel wait runs to
+//                                   SYMMETRA_TIMEOUT_S (what a trap costs with N PEs per context).
 //   gpu_fault_prog stream_wait      1 PE: signal_wait_until_on_stream for a signal that never
 //                                   comes (bounded with SYMMETRA_STREAM_WAIT=kernel); with =value,
 //                                   the host sets the signal after 1.5 s to release the stream.
@@ -70,6 +72,16 @@ int main(int argc, char** argv) {
       std::printf("launch_threads: %s\n", e.what());
     }
     std::this_thread::sleep_for(std::chrono::seconds(30));  // PE 1 ends the process
+    return 3;
+  }
+  if (c == "timeout_threads") {  // N PEs as threads (argv[2]); the last one's kernel wait times out
+    const int n = argc > 2 ? std::atoi(argv[2]) : 2;
+    symmetra::launch_threads(n, cuda, [n](symmetra::Runtime& rt) {
+      auto* word = rt.allocate_array<long>(1);
+      rt.barrier_all();
+      if (rt.my_pe() != n - 1) std::this_thread::sleep_for(std::chrono::seconds(30));
+      std::_Exit(wait_in_kernel(rt, word));
+    });
     return 3;
   }
   if (c == "peer_killed") {
