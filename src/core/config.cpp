@@ -78,6 +78,7 @@ Result<Config> config_from_env() {
   SYMMETRA_TRY(t);
   c.timeout_ns = static_cast<std::uint64_t>(t.value() * 1e9);
   if (const char* v = env("SYMMETRA_CHECK")) c.check = std::string(v) != "0";
+  c.stream_wait = c.check ? Config::StreamWait::kKernel : Config::StreamWait::kValue;
   if (const char* v = env("SYMMETRA_STREAM_WAIT")) {
     const std::string s = v;
     if (s == "value") {
@@ -88,8 +89,6 @@ Result<Config> config_from_env() {
       return Status::fail("SYMMETRA_STREAM_WAIT='" + s + "' is not value or kernel");
     }
   }
-  if (c.stream_wait == Config::StreamWait::kAuto)
-    c.stream_wait = c.check ? Config::StreamWait::kKernel : Config::StreamWait::kValue;
   if (const char* v = env("SYMMETRA_LL_LANES")) c.ll_lanes = std::string(v) == "1";
   if (c.channel_bytes == 0) return Status::fail("SYMMETRA_CHANNEL_BYTES must be positive");
   SYMMETRA_TRY(env_int("SYMMETRA_MAX_CHANNELS", 1, 32, "use a number from 1 to 32", &c.max_channels));

@@ -33,10 +33,10 @@ struct Config {
   bool ll_lanes = false;
   // SYMMETRA_STREAM_WAIT: how signal_wait_until_on_stream waits for kEq, kGe, kGt. kValue:
   // cuStreamWaitValue64 (no SM, no bound); kKernel: a one-thread polling kernel bounded by
-  // SYMMETRA_TIMEOUT_S, which stops with a message. kAuto: kKernel where checks are on (debug
-  // builds, SYMMETRA_CHECK=1), else kValue.
-  enum class StreamWait { kAuto, kValue, kKernel };
-  StreamWait stream_wait = StreamWait::kAuto;
+  // SYMMETRA_TIMEOUT_S, which stops with a message. Unset: kKernel where checks are on (debug
+  // builds, SYMMETRA_CHECK=1), else kValue (config_from_env).
+  enum class StreamWait { kValue, kKernel };
+  StreamWait stream_wait = StreamWait::kValue;
 };
 
 Result<Config> config_from_env();

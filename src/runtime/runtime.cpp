@@ -221,7 +221,8 @@ void Runtime::abandon() {
 
 void Runtime::refresh_context() {
   // Other threads of the PE may be reading ctx_ on the data path (SHMEM_THREAD_MULTIPLE): only
-  // heap_bytes changes after init, and it is written atomically (check() reads it so).
+  // heap_bytes changes after init, and it is written atomically (checked_peer and the
+  // device checks read it so, through Context::heap_extent).
   if (ctx_.heap_base != heap_->base()) ctx_.heap_base = heap_->base();
   if (ctx_.pe_index != pe_index_.data()) ctx_.pe_index = pe_index_.data();
   if (ctx_.teams != teams_.data()) ctx_.teams = teams_.data();

@@ -20,7 +20,7 @@ static inline void sym_write(void* sym, const void* src, size_t bytes) {
   shmem_putmem(sym, src, bytes, shmem_my_pe());
   shmem_quiet();
 }
-/* A copy of `count` elements of this PE's symmetric array, freed by the caller. */
+/* A private copy of `bytes` bytes of this PE's symmetric memory, freed by the caller. */
 static inline void* sym_copy(const void* sym, size_t bytes) {
   void* p = malloc(bytes ? bytes : 1);
   sym_read(p, sym, bytes);
