@@ -48,10 +48,12 @@ __global__ void raw_reduce(sd::Context ctx, float* dst, const float* src, std::s
 
 // `iters` all-reduces inside one kernel (the device form): the algorithm's own latency, with no
 // launch in between.
-__global__ void __launch_bounds__(512) allreduce_loop(sd::Context ctx, float* dst, const float* src, std::size_t n, AllreduceAlgo algo,
-                               int iters) {
+__global__ void __launch_bounds__(512)
+    allreduce_loop(sd::Context ctx, float* dst, const float* src, std::size_t n, AllreduceAlgo algo,
+                   int iters) {
   for (int i = 0; i < iters; ++i)
-    symmetra::coll::allreduce(sd::BlockGroup{}, ctx, sd::kTeamWorld, dst, src, n, symmetra::coll::ReduceOp::kSum, algo);
+    symmetra::coll::allreduce(sd::BlockGroup{}, ctx, sd::kTeamWorld, dst, src, n,
+                              symmetra::coll::ReduceOp::kSum, algo);
 }
 
 }  // namespace
@@ -60,8 +62,10 @@ int main(int argc, char** argv) {
   bool quick = false;
   int pes = 4;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    else if (std::strcmp(argv[i], "--pes") == 0 && i + 1 < argc) pes = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--quick") == 0)
+      quick = true;
+    else if (std::strcmp(argv[i], "--pes") == 0 && i + 1 < argc)
+      pes = std::atoi(argv[++i]);
     else {
       std::fprintf(stderr, "usage: symmetra-gpu-coll-perf [--quick] [--pes N]\n");
       return 2;
@@ -75,13 +79,14 @@ int main(int argc, char** argv) {
   const std::size_t max_coll = quick ? (1u << 20) : (16u << 20);
   const std::size_t max_perm = quick ? (16u << 20) : (256u << 20);
   const std::size_t heap =
-      std::max({2 * max_ar, 2 * max_coll * static_cast<std::size_t>(pes), 2 * max_perm}) + (64u << 20);
+      std::max({2 * max_ar, 2 * max_coll * static_cast<std::size_t>(pes), 2 * max_perm}) +
+      (64u << 20);
   setenv("SYMMETRA_SYMMETRIC_SIZE", std::to_string(heap).c_str(), 0);
   Report report;
   std::vector<std::string> winners;
   std::atomic<int> arrived{0};
   auto meet = [&](int round) {  // host threads of the PEs start each timing together
-    if (procs) return;            // processes: the barrier before it is all there is
+    if (procs) return;          // processes: the barrier before it is all there is
     arrived.fetch_add(1);
     while (arrived.load() < pes * round) std::this_thread::yield();
   };
@@ -96,11 +101,18 @@ int main(int argc, char** argv) {
     // starting each run together.
     symmetra::bench::StreamTimer timer(s);
     auto timed = [&](int iters, const std::function<void()>& body) {
-      return timer(iters, [&] { rt.barrier_all(); meet(++round); }, body);
+      return timer(
+          iters,
+          [&] {
+            rt.barrier_all();
+            meet(++round);
+          },
+          body);
     };
-    auto add = [&](const std::string& op, std::size_t bytes, const char* backend, std::pair<double, double> t,
-                   const char* form = "stream") {
-      if (me == 0) report.add(Row{op, bytes, pes, form, backend, t.first, t.second, bytes / (t.first * 1e3)});
+    auto add = [&](const std::string& op, std::size_t bytes, const char* backend,
+                   std::pair<double, double> t, const char* form = "stream") {
+      if (me == 0)
+        report.add(Row{op, bytes, pes, form, backend, t.first, t.second, bytes / (t.first * 1e3)});
     };
     // Graph rows need a GPU per PE: a graph of several collectives can deadlock PEs that share a
     // GPU (Runtime::launch_graph).
@@ -119,7 +131,8 @@ int main(int argc, char** argv) {
       std::vector<AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
                                        std::end(symmetra::coll::kDeviceAllreduceAlgos));
       algos.push_back(AllreduceAlgo::kAuto);
-      rt.allreduce(world, dst, src, 1, symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
+      rt.allreduce(world, dst, src, 1,
+                   symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
       if (rt.nccl_ready(world)) algos.push_back(AllreduceAlgo::kNccl);  // PEs on distinct GPUs only
       const sd::Context ctx = rt.device_context();
       for (std::size_t bytes : symmetra::bench::sizes(8, max_ar, quick ? 16 : 4)) {
@@ -128,9 +141,12 @@ int main(int argc, char** argv) {
         double best = 1e30;
         const char* best_name = "";
         for (AllreduceAlgo algo : algos) {
-          const auto t = timed(iters, [&] { rt.allreduce_on_stream(world, dst, src, n, symmetra::coll::ReduceOp::kSum, st, algo); });
+          const auto t = timed(iters, [&] {
+            rt.allreduce_on_stream(world, dst, src, n, symmetra::coll::ReduceOp::kSum, st, algo);
+          });
           add(std::string("allreduce_") + symmetra::coll::algo_name(algo), bytes, "symmetra", t);
-          if (algo != AllreduceAlgo::kAuto && t.first < best) best = t.first, best_name = symmetra::coll::algo_name(algo);
+          if (algo != AllreduceAlgo::kAuto && t.first < best)
+            best = t.first, best_name = symmetra::coll::algo_name(algo);
         }
         add("allreduce_raw_reduce_no_sync", bytes, "raw_kernel", timed(iters, [&] {
               raw_reduce<<<1, 512, 0, s>>>(ctx, dst, src, n, pes);
@@ -144,8 +160,8 @@ int main(int argc, char** argv) {
               allreduce_loop<<<1, 512, 0, s>>>(ctx, dst, src, n, algo, loop);
               CK(cudaGetLastError());
             });
-            add(std::string("allreduce_") + symmetra::coll::algo_name(algo), bytes, "symmetra_in_kernel",
-                {t.first / loop, t.second / loop});
+            add(std::string("allreduce_") + symmetra::coll::algo_name(algo), bytes,
+                "symmetra_in_kernel", {t.first / loop, t.second / loop});
           }
         }
         if (graphs && bytes <= (256u << 10)) {
@@ -155,7 +171,8 @@ int main(int argc, char** argv) {
           cudaGraph_t graph;
           cudaGraphExec_t exec;
           CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-          for (int i = 0; i < kCalls; ++i) rt.allreduce_on_stream(world, dst, src, n, symmetra::coll::ReduceOp::kSum, st);
+          for (int i = 0; i < kCalls; ++i)
+            rt.allreduce_on_stream(world, dst, src, n, symmetra::coll::ReduceOp::kSum, st);
           CK(cudaStreamEndCapture(s, &graph));
           CK(cudaGraphInstantiate(&exec, graph, 0));
           const auto t = timed(std::max(iters / kCalls, 3), [&] { rt.launch_graph(exec, st); });
@@ -164,8 +181,9 @@ int main(int argc, char** argv) {
           CK(cudaGraphDestroy(graph));
         }
         if (me == 0)
-          winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + " (" + std::to_string(best) +
-                            " us), selector picks " + symmetra::coll::algo_name(rt.allreduce_algo(world, bytes, true)));
+          winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + " (" +
+                            std::to_string(best) + " us), selector picks " +
+                            symmetra::coll::algo_name(rt.allreduce_algo(world, bytes, true)));
       }
       rt.barrier_all();
       rt.free(dst);
@@ -184,15 +202,21 @@ int main(int argc, char** argv) {
         auto* s32 = reinterpret_cast<std::uint32_t*>(src);
         auto* d32 = reinterpret_cast<std::uint32_t*>(dst);
         const int iters = iters_for(bytes * m);
-        add("broadcast", bytes, "symmetra", timed(iters, [&] { rt.broadcast_on_stream(world, d32, s32, n, 0, st); }));
-        add("fcollect_push", bytes, "symmetra", timed(iters, [&] { rt.fcollect_on_stream(world, d32, s32, n, st); }));
-        add("fcollect_pull", bytes, "symmetra", timed(iters, [&] { rt.fcollect_read_on_stream(world, d32, s32, n, st); }));
-        add("fcollect_ring", bytes, "symmetra", timed(iters, [&] { rt.fcollect_ring_on_stream(world, d32, s32, n, st); }));
-        add("alltoall", bytes, "symmetra", timed(iters, [&] { rt.alltoall_on_stream(world, d32, s32, n, st); }));
+        add("broadcast", bytes, "symmetra",
+            timed(iters, [&] { rt.broadcast_on_stream(world, d32, s32, n, 0, st); }));
+        add("fcollect_push", bytes, "symmetra",
+            timed(iters, [&] { rt.fcollect_on_stream(world, d32, s32, n, st); }));
+        add("fcollect_pull", bytes, "symmetra",
+            timed(iters, [&] { rt.fcollect_read_on_stream(world, d32, s32, n, st); }));
+        add("fcollect_ring", bytes, "symmetra",
+            timed(iters, [&] { rt.fcollect_ring_on_stream(world, d32, s32, n, st); }));
+        add("alltoall", bytes, "symmetra",
+            timed(iters, [&] { rt.alltoall_on_stream(world, d32, s32, n, st); }));
         add("reduce_scatter_f32", bytes, "symmetra", timed(iters, [&] {
-          rt.reduce_scatter_on_stream(world, reinterpret_cast<float*>(dst), reinterpret_cast<const float*>(src), n,
-                                      symmetra::coll::ReduceOp::kSum, st);
-        }));
+              rt.reduce_scatter_on_stream(world, reinterpret_cast<float*>(dst),
+                                          reinterpret_cast<const float*>(src), n,
+                                          symmetra::coll::ReduceOp::kSum, st);
+            }));
       }
       rt.barrier_all();
       rt.free(dst);
@@ -208,7 +232,8 @@ int main(int argc, char** argv) {
       for (std::size_t bytes = 4096; bytes <= max_perm; bytes *= (quick ? 16 : 4)) {
         const std::size_t n = bytes / 4;
         add("permute_ring_shift", bytes, "symmetra", timed(iters_for(bytes), [&] {
-              rt.permute_on_stream(world, dst, src, n, (me + 1) % pes, (me + pes - 1) % pes, std::max<std::size_t>(n / 4, 1), st);
+              rt.permute_on_stream(world, dst, src, n, (me + 1) % pes, (me + pes - 1) % pes,
+                                   std::max<std::size_t>(n / 4, 1), st);
             }));
       }
       rt.barrier_all();
@@ -228,7 +253,8 @@ int main(int argc, char** argv) {
   }
   if (my_pe != 0) return 0;
   report.table();
-  std::printf("\nall-reduce on the GPU, %d PEs as %s (float sum, p50):\n", pes, procs ? "processes" : "threads of one process");
+  std::printf("\nall-reduce on the GPU, %d PEs as %s (float sum, p50):\n", pes,
+              procs ? "processes" : "threads of one process");
   for (const auto& w : winners) std::printf("  %s\n", w.c_str());
   return 0;
 }

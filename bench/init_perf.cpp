@@ -37,7 +37,8 @@ int run_pe() {
   const int me = shmem_my_pe();
   shmem_finalize();
   const std::int64_t t_fin = realtime_ns();
-  if (me == 0) std::printf("init_us %.1f finalize_us %.1f\n", (t_init - t0) / 1e3, (t_fin - t_init) / 1e3);
+  if (me == 0)
+    std::printf("init_us %.1f finalize_us %.1f\n", (t_init - t0) / 1e3, (t_fin - t_init) / 1e3);
   return 0;
 }
 
@@ -68,13 +69,15 @@ Times run_job(const std::string& symrun, const std::string& self, int n) {
     close(out[1]);
     setenv("BENCH_T0_NS", std::to_string(t0).c_str(), 1);
     const std::string ns = std::to_string(n);
-    execl(symrun.c_str(), symrun.c_str(), "-n", ns.c_str(), self.c_str(), static_cast<char*>(nullptr));
+    execl(symrun.c_str(), symrun.c_str(), "-n", ns.c_str(), self.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);
   std::string text;
   char buf[256];
-  for (ssize_t got; (got = read(out[0], buf, sizeof(buf))) > 0;) text.append(buf, static_cast<std::size_t>(got));
+  for (ssize_t got; (got = read(out[0], buf, sizeof(buf))) > 0;)
+    text.append(buf, static_cast<std::size_t>(got));
   close(out[0]);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -98,9 +101,12 @@ int main(int argc, char** argv) {
   symrun = self.substr(0, self.rfind('/') + 1) + "symrun";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--pes" && i + 1 < argc) pes = parse_list(argv[++i]);
-    else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
-    else if (a == "--symrun" && i + 1 < argc) symrun = argv[++i];
+    if (a == "--pes" && i + 1 < argc)
+      pes = parse_list(argv[++i]);
+    else if (a == "--runs" && i + 1 < argc)
+      runs = std::atoi(argv[++i]);
+    else if (a == "--symrun" && i + 1 < argc)
+      symrun = argv[++i];
     else {
       std::fprintf(stderr, "usage: %s [--pes 8,16,...] [--runs R] [--symrun PATH]\n", argv[0]);
       return 2;

@@ -34,7 +34,9 @@ inline std::vector<std::size_t> sizes(std::size_t from, std::size_t to, std::siz
 }
 
 inline double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 // Puts this CPU in the same state before every row: BENCH_SETTLE_MS (default 10, 0 = off) of
@@ -84,14 +86,17 @@ class Report {
     std::printf(
         "{\"op\":\"%s\",\"bytes\":%zu,\"pes\":%d,\"form\":\"%s\",\"backend\":\"%s\","
         "\"p50_us\":%.4f,\"p99_us\":%.4f,\"GBps\":%.4f}\n",
-        r.op.c_str(), r.bytes, r.pes, r.form.c_str(), r.backend.c_str(), r.p50_us, r.p99_us, r.gbps);
+        r.op.c_str(), r.bytes, r.pes, r.form.c_str(), r.backend.c_str(), r.p50_us, r.p99_us,
+        r.gbps);
     std::fflush(stdout);
     rows_.push_back(std::move(r));
   }
   void table() const {
-    std::printf("\n%-22s %10s %5s %10s %10s %9s\n", "op", "bytes", "pes", "p50 us", "p99 us", "GB/s");
+    std::printf("\n%-22s %10s %5s %10s %10s %9s\n", "op", "bytes", "pes", "p50 us", "p99 us",
+                "GB/s");
     for (const Row& r : rows_) {
-      std::printf("%-22s %10zu %5d %10.3f %10.3f ", r.op.c_str(), r.bytes, r.pes, r.p50_us, r.p99_us);
+      std::printf("%-22s %10zu %5d %10.3f %10.3f ", r.op.c_str(), r.bytes, r.pes, r.p50_us,
+                  r.p99_us);
       if (r.gbps > 0) {
         std::printf("%9.2f\n", r.gbps);
       } else {

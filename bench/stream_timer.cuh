@@ -60,7 +60,8 @@ class StreamTimer {
 // Calls per timing run for `bytes`: about 64 MiB moved, 3 calls at least, 100 (quick) or 300
 // at most.
 inline int iters_for(std::size_t bytes, bool quick) {
-  return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
+  return static_cast<int>(
+      std::clamp<std::size_t>((std::size_t{64} << 20) / bytes, 3, quick ? 100 : 300));
 }
 
 }  // namespace symmetra::bench

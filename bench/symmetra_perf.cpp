@@ -47,12 +47,22 @@ void rma_sweep(Runtime& rt, Report& report, const Options& o) {
   rt.barrier_all();
   const int batches = o.quick ? 5 : 21;
   for (std::size_t bytes = 8; bytes <= o.max_bytes; bytes *= 2) {
-    const int per = static_cast<int>(std::clamp<std::size_t>((std::size_t{1} << 22) / bytes, 4, 2000) / (o.quick ? 4 : 1));
+    const int per = static_cast<int>(
+        std::clamp<std::size_t>((std::size_t{1} << 22) / bytes, 4, 2000) / (o.quick ? 4 : 1));
     if (rt.my_pe() == 0) {
-      add(report, rt, "put_lat", bytes, sample(batches, per, [&] { rt.putmem(buf, local.data(), bytes, 1); rt.quiet(); }), false);
-      add(report, rt, "put_bw", bytes, sample(batches, per, [&] { rt.putmem_nbi(buf, local.data(), bytes, 1); }), true);
-      add(report, rt, "get_lat", bytes, sample(batches, per, [&] { rt.getmem(local.data(), buf, bytes, 1); }), false);
-      add(report, rt, "get_bw", bytes, sample(batches, per, [&] { rt.getmem_nbi(local.data(), buf, bytes, 1); }), true);
+      add(report, rt, "put_lat", bytes,
+          sample(batches, per,
+                 [&] {
+                   rt.putmem(buf, local.data(), bytes, 1);
+                   rt.quiet();
+                 }),
+          false);
+      add(report, rt, "put_bw", bytes,
+          sample(batches, per, [&] { rt.putmem_nbi(buf, local.data(), bytes, 1); }), true);
+      add(report, rt, "get_lat", bytes,
+          sample(batches, per, [&] { rt.getmem(local.data(), buf, bytes, 1); }), false);
+      add(report, rt, "get_bw", bytes,
+          sample(batches, per, [&] { rt.getmem_nbi(local.data(), buf, bytes, 1); }), true);
       rt.quiet();
     }
     rt.barrier_all();
@@ -69,8 +79,15 @@ void small_ops(Runtime& rt, Report& report, const Options& o) {
   rt.barrier_all();
   const int batches = o.quick ? 5 : 21, per = o.quick ? 200 : 2000;
   if (rt.my_pe() == 0) {
-    add(report, rt, "p_lat", 8, sample(batches, per, [&] { rt.p(word, 1L, 1); rt.quiet(); }), false);
-    add(report, rt, "fetch_add_lat", 8, sample(batches, per, [&] { (void)rt.atomic_fetch_add(word, 1L, 1); }), false);
+    add(report, rt, "p_lat", 8,
+        sample(batches, per,
+               [&] {
+                 rt.p(word, 1L, 1);
+                 rt.quiet();
+               }),
+        false);
+    add(report, rt, "fetch_add_lat", 8,
+        sample(batches, per, [&] { (void)rt.atomic_fetch_add(word, 1L, 1); }), false);
   }
   rt.barrier_all();
   // put_signal ping-pong between PEs 0 and 1: round-trip time.
@@ -105,7 +122,8 @@ void small_ops(Runtime& rt, Report& report, const Options& o) {
 
 void barriers(Runtime& rt, Report& report, const Options& o) {
   const int batches = o.quick ? 5 : 21, per = o.quick ? 100 : 500;
-  for (int k = 2; k <= rt.n_pes(); k = (k * 2 > rt.n_pes() && k != rt.n_pes()) ? rt.n_pes() : k * 2) {
+  for (int k = 2; k <= rt.n_pes();
+       k = (k * 2 > rt.n_pes() && k != rt.n_pes()) ? rt.n_pes() : k * 2) {
     symmetra::Team team = rt.split_strided(rt.team_world(), 0, 1, k);
     if (team.valid()) {
       auto us = sample(batches, per, [&] { rt.barrier(team); });
@@ -134,7 +152,8 @@ void collectives(Runtime& rt, Report& report, const Options& o) {
   const symmetra::Team world = rt.team_world();
   for (std::size_t bytes = 8; bytes <= max; bytes *= (o.quick ? 16 : 4)) {
     const std::size_t elems = bytes / sizeof(long);
-    const int per = static_cast<int>(std::clamp<std::size_t>((std::size_t{1} << 20) / bytes, 2, 200));
+    const int per =
+        static_cast<int>(std::clamp<std::size_t>((std::size_t{1} << 20) / bytes, 2, 200));
     struct Op {
       const char* name;
       std::function<void()> run;
@@ -142,15 +161,22 @@ void collectives(Runtime& rt, Report& report, const Options& o) {
         {"broadcast", [&] { rt.broadcast(world, dst, src, elems, 0); }},
         {"fcollect", [&] { rt.fcollect(world, dst, src, elems); }},
         {"alltoall", [&] { rt.alltoall(world, dst, src, elems); }},
-        {"reduce_sum_long", [&] { rt.reduce(world, dst, src, elems, symmetra::coll::ReduceOp::kSum); }},
+        {"reduce_sum_long",
+         [&] { rt.reduce(world, dst, src, elems, symmetra::coll::ReduceOp::kSum); }},
         {"collect", [&] { rt.collect(world, dst, src, elems); }},
         {"alltoalls", [&] { rt.alltoalls(world, dst, src, 1, 1, elems); }},
         // Algorithms and collectives without an OpenSHMEM 1.4 counterpart in oshmem_perf.c:
         {"fcollect_read", [&] { rt.fcollect_read(world, dst, src, elems); }},
         {"fcollect_ring", [&] { rt.fcollect_ring(world, dst, src, elems); }},
-        {"reduce_scatter_long", [&] { rt.reduce_scatter(world, dst, src, elems / n > 0 ? elems / n : 1, symmetra::coll::ReduceOp::kSum); }},
-        {"permute_ring_shift", [&] {
-           rt.permute(world, dst, src, elems, (rt.my_pe() + 1) % rt.n_pes(), (rt.my_pe() + rt.n_pes() - 1) % rt.n_pes(),
+        {"reduce_scatter_long",
+         [&] {
+           rt.reduce_scatter(world, dst, src, elems / n > 0 ? elems / n : 1,
+                             symmetra::coll::ReduceOp::kSum);
+         }},
+        {"permute_ring_shift",
+         [&] {
+           rt.permute(world, dst, src, elems, (rt.my_pe() + 1) % rt.n_pes(),
+                      (rt.my_pe() + rt.n_pes() - 1) % rt.n_pes(),
                       std::max<std::size_t>(elems / 4, 1));
          }},
     };
@@ -175,31 +201,40 @@ void allreduces(Runtime& rt, Report& report, const Options& o) {
   const std::size_t max = o.allreduce_max;
   auto* src = static_cast<float*>(rt.allocate(max));
   auto* dst = static_cast<float*>(rt.allocate(max));
-  for (std::size_t i = 0; i < max / sizeof(float); ++i) src[i] = static_cast<float>(i % 1000) * 0.5f;
+  for (std::size_t i = 0; i < max / sizeof(float); ++i)
+    src[i] = static_cast<float>(i % 1000) * 0.5f;
   const symmetra::Team world = rt.team_world();
   std::vector<AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
                                    std::end(symmetra::coll::kDeviceAllreduceAlgos));
   algos.push_back(AllreduceAlgo::kAuto);
   std::vector<std::string> winners;
-  for (std::size_t bytes = 8; bytes <= max; bytes = (bytes < max && bytes * (o.quick ? 16 : 4) > max) ? max : bytes * (o.quick ? 16 : 4)) {
+  for (std::size_t bytes = 8; bytes <= max;
+       bytes = (bytes < max && bytes * (o.quick ? 16 : 4) > max) ? max
+                                                                 : bytes * (o.quick ? 16 : 4)) {
     const std::size_t elems = bytes / sizeof(float);
     const int batches = o.quick ? 5 : 11;
-    const int per = static_cast<int>(std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 1, 500));
+    const int per =
+        static_cast<int>(std::clamp<std::size_t>((std::size_t{4} << 20) / bytes, 1, 500));
     double best = 1e30;
     const char* best_name = "";
     for (AllreduceAlgo algo : algos) {
-      auto us = sample(batches, per, [&] { rt.allreduce(world, dst, src, elems, symmetra::coll::ReduceOp::kSum, algo); });
+      auto us = sample(batches, per, [&] {
+        rt.allreduce(world, dst, src, elems, symmetra::coll::ReduceOp::kSum, algo);
+      });
       rt.barrier_all();
       if (rt.my_pe() != 0) continue;
       double p50, p99;
       symmetra::bench::percentiles(us, &p50, &p99);
       const std::string name = std::string("allreduce_") + symmetra::coll::algo_name(algo);
-      report.add(Row{name, bytes, rt.n_pes(), "host", "symmetra-cpu", p50, p99, bytes / (p50 * 1e3)});
-      if (algo != AllreduceAlgo::kAuto && p50 < best) best = p50, best_name = symmetra::coll::algo_name(algo);
+      report.add(
+          Row{name, bytes, rt.n_pes(), "host", "symmetra-cpu", p50, p99, bytes / (p50 * 1e3)});
+      if (algo != AllreduceAlgo::kAuto && p50 < best)
+        best = p50, best_name = symmetra::coll::algo_name(algo);
     }
     if (rt.my_pe() == 0) {
       const char* pick = symmetra::coll::algo_name(rt.allreduce_algo(world, bytes, true));
-      winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + ", selector picks " + pick);
+      winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + ", selector picks " +
+                        pick);
     }
   }
   if (rt.my_pe() == 0) {

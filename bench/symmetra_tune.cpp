@@ -44,12 +44,14 @@ void tune(symmetra::Runtime& rt, const Options& o) {
   auto* src = static_cast<float*>(rt.allocate(o.max_bytes));
   auto* dst = static_cast<float*>(rt.allocate(o.max_bytes));
   const symmetra::Team world = rt.team_world();
-  rt.allreduce(world, dst, src, 1, symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
+  rt.allreduce(world, dst, src, 1,
+               symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
   if (rt.nccl_ready(world)) algos.push_back(AllreduceAlgo::kNccl);
   std::vector<Winner> winners;
   if (rt.my_pe() == 0) std::printf("%10s %-20s %10s\n", "bytes", "algorithm", "p50 us");
   for (std::size_t bytes = 8; bytes <= o.max_bytes; bytes *= 2) {
-    const int per = static_cast<int>(std::clamp<std::size_t>((std::size_t{2} << 20) / bytes, 1, 200));
+    const int per =
+        static_cast<int>(std::clamp<std::size_t>((std::size_t{2} << 20) / bytes, 1, 200));
     Winner best{bytes, AllreduceAlgo::kOneShot, 1e30};
     double prev_us = 1e30;  // the previous size's winner at this size
     for (AllreduceAlgo algo : algos) {
@@ -64,7 +66,8 @@ void tune(symmetra::Runtime& rt, const Options& o) {
     }
     // Within 5% the previous winner stays: noise should not split the table into flapping rows.
     if (prev_us <= best.us * 1.05) best = {bytes, winners.back().algo, prev_us};
-    if (rt.my_pe() == 0) std::printf("%10zu %-20s %10.2f\n", bytes, symmetra::coll::algo_name(best.algo), best.us);
+    if (rt.my_pe() == 0)
+      std::printf("%10zu %-20s %10.2f\n", bytes, symmetra::coll::algo_name(best.algo), best.us);
     winners.push_back(best);
   }
   if (rt.my_pe() == 0) {
@@ -77,7 +80,8 @@ void tune(symmetra::Runtime& rt, const Options& o) {
     for (std::size_t i = 0; i < winners.size(); ++i) {
       const bool last = i + 1 == winners.size();
       if (!last && winners[i + 1].algo == winners[i].algo) continue;  // the run goes on
-      f << "allreduce " << t.size << ' ' << local << ' ' << (last ? ~std::size_t{0} : winners[i].bytes) << ' '
+      f << "allreduce " << t.size << ' ' << local << ' '
+        << (last ? ~std::size_t{0} : winners[i].bytes) << ' '
         << symmetra::coll::algo_name(winners[i].algo) << '\n';
     }
     std::printf("wrote %s (use it with SYMMETRA_TUNE_FILE=%s)\n", o.out.c_str(), o.out.c_str());

@@ -101,39 +101,45 @@ extern struct symmetra_ctx_s symmetra_ctx_default;
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
 
 /* --- Type tables (OpenSHMEM 1.5 tables 5-13) --- */
-#define SHMEM_RMA_TYPES(X)                                                                         \
-  X(float, float) X(double, double) X(long double, longdouble) X(char, char) X(signed char, schar) \
-  X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned char, uchar)         \
-  X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)                          \
-  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)             \
-  X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64)  \
+// clang-format off
+#define SHMEM_RMA_TYPES(X)                                                                        \
+  X(float, float) X(double, double) X(long double, longdouble) X(char, char)                      \
+  X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong)          \
+  X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
+  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)            \
+  X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) \
   X(size_t, size) X(ptrdiff_t, ptrdiff)
-#define SHMEM_AMO_STANDARD_TYPES(X)                                                           \
+#define SHMEM_AMO_STANDARD_TYPES(X)                                                              \
   X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint) X(unsigned long, ulong) \
-  X(unsigned long long, ulonglong) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)      \
+  X(unsigned long long, ulonglong) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)       \
   X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
 #define SHMEM_AMO_EXTENDED_TYPES(X) SHMEM_AMO_STANDARD_TYPES(X) X(float, float) X(double, double)
-#define SHMEM_AMO_BITWISE_TYPES(X)                                                                     \
-  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32) \
-  X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
-#define SHMEM_P2P_SYNC_TYPES(X)                                                                     \
-  X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort)       \
-  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32) \
-  X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
-#define SHMEM_REDUCE_BITWISE_TYPES(X)                                                         \
+#define SHMEM_AMO_BITWISE_TYPES(X)                                               \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) \
+  X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
+#define SHMEM_P2P_SYNC_TYPES(X)                                                               \
+  X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort)  \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)              \
+  X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) \
+  X(ptrdiff_t, ptrdiff)
+#define SHMEM_REDUCE_BITWISE_TYPES(X)                                                             \
   X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \
-  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)          \
+  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32)            \
   X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) \
   X(size_t, size)
-#define SHMEM_REDUCE_ARITH_TYPES(X)                                                          \
-  X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)               \
+#define SHMEM_REDUCE_ARITH_TYPES(X)                                                              \
+  X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)                  \
   X(long long, longlong) X(ptrdiff_t, ptrdiff) X(unsigned char, uchar) X(unsigned short, ushort) \
   X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) \
-  X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16)   \
+  X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16)    \
   X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(float, float) X(double, double)
+// clang-format on
 /* The deprecated *_to_all reductions: their own, shorter tables. */
-#define SHMEM_TO_ALL_BITWISE_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+// clang-format off
+#define SHMEM_TO_ALL_BITWISE_TYPES(X) \
+  X(short, short) X(int, int) X(long, long) X(long long, longlong)
 #define SHMEM_TO_ALL_ARITH_TYPES(X) SHMEM_TO_ALL_BITWISE_TYPES(X) X(float, float) X(double, double)
+// clang-format on
 
 /* --- Functions (symmetra/shmem_decls.h declares every one; pshmem.h declares the same as
  * pshmem_*, the profiling interface) --- */

@@ -8,7 +8,8 @@
 extern "C" {
 #endif
 
-/* Seconds on a monotonic clock, for timing (as other implementations' shmemx_wtime). Threads: any. */
+/* Seconds on a monotonic clock, for timing (as other implementations' shmemx_wtime). Threads: any.
+ */
 double shmemx_wtime(void);
 
 /* The symmetra::Runtime under this process's OpenSHMEM state (NULL before shmem_init), for C++

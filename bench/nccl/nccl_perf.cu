@@ -28,13 +28,13 @@
 #include "../perf_report.hpp"
 #include "../stream_timer.cuh"
 
-#define NK(call)                                                                              \
-  do {                                                                                        \
-    ncclResult_t rc_ = (call);                                                                \
-    if (rc_ != ncclSuccess) {                                                                 \
-      std::fprintf(stderr, "nccl_perf: %s: %s\n", #call, ncclGetErrorString(rc_));           \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+#define NK(call)                                                                   \
+  do {                                                                             \
+    ncclResult_t rc_ = (call);                                                     \
+    if (rc_ != ncclSuccess) {                                                      \
+      std::fprintf(stderr, "nccl_perf: %s: %s\n", #call, ncclGetErrorString(rc_)); \
+      std::exit(1);                                                                \
+    }                                                                              \
   } while (0)
 
 using symmetra::bench::Report;
@@ -72,11 +72,15 @@ int main(int argc, char** argv) {
     CK(cudaMemset(src, 0, buf));
     int round = 0;
     symmetra::bench::StreamTimer timer(st);
-    auto timed = [&](int iters, const std::function<void()>& body) { return timer(iters, [&] { meet(++round); }, body); };
+    auto timed = [&](int iters, const std::function<void()>& body) {
+      return timer(
+          iters, [&] { meet(++round); }, body);
+    };
     auto iters_for = [&](std::size_t bytes) { return symmetra::bench::iters_for(bytes, quick); };
-    auto add = [&](const char* op, std::size_t bytes, const char* backend, std::pair<double, double> t,
-                   const char* form = "stream") {
-      if (r == 0) report.add(Row{op, bytes, n, form, backend, t.first, t.second, bytes / (t.first * 1e3)});
+    auto add = [&](const char* op, std::size_t bytes, const char* backend,
+                   std::pair<double, double> t, const char* form = "stream") {
+      if (r == 0)
+        report.add(Row{op, bytes, n, form, backend, t.first, t.second, bytes / (t.first * 1e3)});
     };
     // Symmetric windows: NCCL's own allocation, registered collectively (every rank's thread).
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
@@ -91,20 +95,25 @@ int main(int argc, char** argv) {
 #else
     const bool windows = false;
 #endif
-    if (!windows && r == 0) std::printf("nccl_perf: no symmetric windows (NCCL %d)\n", NCCL_VERSION_CODE);
+    if (!windows && r == 0)
+      std::printf("nccl_perf: no symmetric windows (NCCL %d)\n", NCCL_VERSION_CODE);
     for (std::size_t bytes : symmetra::bench::sizes(8, max_ar, quick ? 16 : 4)) {
       const std::size_t count = bytes / sizeof(float);
       const int iters = iters_for(bytes);
-      add("allreduce_nccl", bytes, "nccl", timed(iters, [&] { NK(ncclAllReduce(src, dst, count, ncclFloat, ncclSum, comm[r], st)); }));
+      add("allreduce_nccl", bytes, "nccl", timed(iters, [&] {
+            NK(ncclAllReduce(src, dst, count, ncclFloat, ncclSum, comm[r], st));
+          }));
       if (windows)
-        add("allreduce_nccl", bytes, "nccl_symmetric",
-            timed(iters, [&] { NK(ncclAllReduce(wsrc, wdst, count, ncclFloat, ncclSum, comm[r], st)); }));
+        add("allreduce_nccl", bytes, "nccl_symmetric", timed(iters, [&] {
+              NK(ncclAllReduce(wsrc, wdst, count, ncclFloat, ncclSum, comm[r], st));
+            }));
       if (bytes <= (256u << 10)) {  // captured in a CUDA graph, kCalls calls per launch
         constexpr int kCalls = 20;
         cudaGraph_t graph;
         cudaGraphExec_t exec;
         CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-        for (int i = 0; i < kCalls; ++i) NK(ncclAllReduce(src, dst, count, ncclFloat, ncclSum, comm[r], st));
+        for (int i = 0; i < kCalls; ++i)
+          NK(ncclAllReduce(src, dst, count, ncclFloat, ncclSum, comm[r], st));
         CK(cudaStreamEndCapture(st, &graph));
         CK(cudaGraphInstantiate(&exec, graph, 0));
         const auto t = timed(std::max(iters / kCalls, 3), [&] { CK(cudaGraphLaunch(exec, st)); });

@@ -72,13 +72,19 @@ int run_pe(int me, int n, int id_fd_in, const std::vector<int>& id_fd_out, bool 
   CK(cudaMemsetAsync(src, 0, max_ar, s));
   symmetra::bench::Report report;
   symmetra::bench::StreamTimer timer(s);
-  auto timed = [&](int iters, const std::function<void()>& body) { return timer(iters, [] { nvshmem_barrier_all(); }, body); };
+  auto timed = [&](int iters, const std::function<void()>& body) {
+    return timer(
+        iters, [] { nvshmem_barrier_all(); }, body);
+  };
   auto add = [&](const char* op, std::size_t bytes, std::pair<double, double> t) {
-    if (me == 0) report.add({op, bytes, n, "stream", "nvshmem_on_stream", t.first, t.second, bytes / (t.first * 1e3)});
+    if (me == 0)
+      report.add({op, bytes, n, "stream", "nvshmem_on_stream", t.first, t.second,
+                  bytes / (t.first * 1e3)});
   };
   for (std::size_t bytes : symmetra::bench::sizes(8, max_ar, quick ? 16 : 4)) {
     add("allreduce_nvshmem", bytes, timed(symmetra::bench::iters_for(bytes, quick), [&] {
-          nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, dst, src, bytes / sizeof(float), s);
+          nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, dst, src, bytes / sizeof(float),
+                                              s);
         }));
   }
   add("barrier_all_on_stream", 0, timed(100, [&] { nvshmemx_barrier_all_on_stream(s); }));
@@ -97,8 +103,10 @@ int main(int argc, char** argv) {
   bool quick = false;
   int n = 0;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    else if (std::strcmp(argv[i], "--pes") == 0 && i + 1 < argc) n = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--quick") == 0)
+      quick = true;
+    else if (std::strcmp(argv[i], "--pes") == 0 && i + 1 < argc)
+      n = std::atoi(argv[++i]);
   }
   if (n < 2) {
     std::printf("nvshmem_coll: %d GPU: NVSHMEM runs one PE per GPU; nothing to reduce across\n", n);

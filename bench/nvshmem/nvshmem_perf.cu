@@ -9,13 +9,13 @@
 #include <cstdio>
 #include <vector>
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t rc_ = (call);                                                                      \
-    if (rc_ != cudaSuccess) {                                                                      \
-      std::printf("nvshmem_perf: %s: %s\n", #call, cudaGetErrorString(rc_));                      \
-      return 1;                                                                                    \
-    }                                                                                              \
+#define CK(call)                                                             \
+  do {                                                                       \
+    cudaError_t rc_ = (call);                                                \
+    if (rc_ != cudaSuccess) {                                                \
+      std::printf("nvshmem_perf: %s: %s\n", #call, cudaGetErrorString(rc_)); \
+      return 1;                                                              \
+    }                                                                        \
   } while (0)
 
 __global__ void p_loop(unsigned long long* dst, int pe, int iters) {
@@ -67,9 +67,10 @@ float median_ms(cudaStream_t s, F launch) {
 }
 
 void row(const char* op, size_t bytes, const char* form, double us) {
-  std::printf("{\"op\":\"%s\",\"bytes\":%zu,\"pes\":1,\"form\":\"%s\",\"backend\":\"nvshmem_self\","
-              "\"p50_us\":%.4f,\"p99_us\":%.4f,\"GBps\":%.4f}\n",
-              op, bytes, form, us, us, op[0] == 'p' && op[1] == '_' ? 0.0 : bytes / (us * 1e3));
+  std::printf(
+      "{\"op\":\"%s\",\"bytes\":%zu,\"pes\":1,\"form\":\"%s\",\"backend\":\"nvshmem_self\","
+      "\"p50_us\":%.4f,\"p99_us\":%.4f,\"GBps\":%.4f}\n",
+      op, bytes, form, us, us, op[0] == 'p' && op[1] == '_' ? 0.0 : bytes / (us * 1e3));
 }
 
 int main(int argc, char** argv) {
@@ -84,10 +85,12 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const int iters = quick ? 200 : 1000;
-  float t = median_ms(s, [&] { p_loop<<<1, 1, 0, s>>>(reinterpret_cast<unsigned long long*>(dst), me, iters); });
+  float t = median_ms(
+      s, [&] { p_loop<<<1, 1, 0, s>>>(reinterpret_cast<unsigned long long*>(dst), me, iters); });
   row("p_lat", 8, "thread", t * 1e3 / iters);
   for (size_t bytes = 8; bytes <= max; bytes *= (quick ? 16 : 4)) {
-    const int it = static_cast<int>(std::min<size_t>(std::max<size_t>((64u << 20) / bytes, 20), iters));
+    const int it =
+        static_cast<int>(std::min<size_t>(std::max<size_t>((64u << 20) / bytes, 20), iters));
     t = median_ms(s, [&] { put_thread<<<1, 1, 0, s>>>(dst, src, bytes, me, it); });
     row("put_lat", bytes, "thread", t * 1e3 / it);
     t = median_ms(s, [&] { put_warp<<<1, 32, 0, s>>>(dst, src, bytes, me, it); });

@@ -42,13 +42,26 @@ static int cmp_double(const void* a, const void* b) {
 static void emit(const char* op, size_t bytes, int pes, double* us, int n, int bandwidth) {
   qsort(us, (size_t)n, sizeof(double), cmp_double);
   double p50 = us[n / 2], p99 = us[(n * 99 / 100) < n - 1 ? n * 99 / 100 : n - 1];
-  printf("{\"op\":\"%s\",\"bytes\":%zu,\"pes\":%d,\"form\":\"host\",\"backend\":\"%s\","
-         "\"p50_us\":%.4f,\"p99_us\":%.4f,\"GBps\":%.4f}\n",
-         op, bytes, pes, backend, p50, p99, bandwidth ? bytes / (p50 * 1e3) : 0.0);
+  printf(
+      "{\"op\":\"%s\",\"bytes\":%zu,\"pes\":%d,\"form\":\"host\",\"backend\":\"%s\","
+      "\"p50_us\":%.4f,\"p99_us\":%.4f,\"GBps\":%.4f}\n",
+      op, bytes, pes, backend, p50, p99, bandwidth ? bytes / (p50 * 1e3) : 0.0);
   fflush(stdout);
 }
 
-enum { kPutLat, kPutBw, kGetLat, kGetBw, kP, kFadd, kBarrier, kPutStatic, kGetStatic, kPutAligned, kGetAligned };
+enum {
+  kPutLat,
+  kPutBw,
+  kGetLat,
+  kGetBw,
+  kP,
+  kFadd,
+  kBarrier,
+  kPutStatic,
+  kGetStatic,
+  kPutAligned,
+  kGetAligned
+};
 /* Static (global) data is symmetric too: the same transfers on it, up to its size. */
 #define STATIC_BYTES (64 * 1024)
 static char static_buf[STATIC_BYTES];
@@ -67,16 +80,40 @@ static long* pset_sync;
 
 static void op_once(int op, size_t bytes) {
   switch (op) {
-    case kPutLat: shmem_putmem(buf, local, bytes, 1); shmem_quiet(); break;
-    case kPutBw: shmem_putmem_nbi(buf, local, bytes, 1); break;
-    case kGetLat: shmem_getmem(local, buf, bytes, 1); break;
-    case kGetBw: shmem_getmem_nbi(local, buf, bytes, 1); break;
-    case kP: shmem_long_p(word, 1, 1); shmem_quiet(); break;
-    case kFadd: (void)shmem_long_atomic_fetch_add(word, 1, 1); break;
-    case kPutStatic: shmem_putmem(static_buf, local, bytes, 1); shmem_quiet(); break;
-    case kGetStatic: shmem_getmem(local, static_buf, bytes, 1); break;
-    case kPutAligned: shmem_putmem(buf_aligned, local_aligned, bytes, 1); shmem_quiet(); break;
-    case kGetAligned: shmem_getmem(local_aligned, buf_aligned, bytes, 1); break;
+    case kPutLat:
+      shmem_putmem(buf, local, bytes, 1);
+      shmem_quiet();
+      break;
+    case kPutBw:
+      shmem_putmem_nbi(buf, local, bytes, 1);
+      break;
+    case kGetLat:
+      shmem_getmem(local, buf, bytes, 1);
+      break;
+    case kGetBw:
+      shmem_getmem_nbi(local, buf, bytes, 1);
+      break;
+    case kP:
+      shmem_long_p(word, 1, 1);
+      shmem_quiet();
+      break;
+    case kFadd:
+      (void)shmem_long_atomic_fetch_add(word, 1, 1);
+      break;
+    case kPutStatic:
+      shmem_putmem(static_buf, local, bytes, 1);
+      shmem_quiet();
+      break;
+    case kGetStatic:
+      shmem_getmem(local, static_buf, bytes, 1);
+      break;
+    case kPutAligned:
+      shmem_putmem(buf_aligned, local_aligned, bytes, 1);
+      shmem_quiet();
+      break;
+    case kGetAligned:
+      shmem_getmem(local_aligned, buf_aligned, bytes, 1);
+      break;
   }
 }
 
@@ -96,8 +133,10 @@ static void measure(const char* name, int op, size_t bytes, int batches, int per
 int main(int argc, char** argv) {
   int quick = 0;
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--quick") == 0) quick = 1;
-    else backend = argv[i];
+    if (strcmp(argv[i], "--quick") == 0)
+      quick = 1;
+    else
+      backend = argv[i];
   }
   shmem_init();
   int me = shmem_my_pe();
@@ -225,15 +264,17 @@ int main(int argc, char** argv) {
             if (op == 0) shmem_broadcast64(cdst, csrc, elems, 0, 0, 0, npes, psync);
             if (op == 1) shmem_fcollect64(cdst, csrc, elems, 0, 0, npes, psync);
             if (op == 2) shmem_alltoall64(cdst, csrc, elems, 0, 0, npes, psync);
-            if (op == 3) shmem_long_sum_to_all(cdst, csrc, (int)elems, 0, 0, npes,
-                                               elems <= (1 << 17) ? pwrk : pwrk, psync);
+            if (op == 3)
+              shmem_long_sum_to_all(cdst, csrc, (int)elems, 0, 0, npes,
+                                    elems <= (1 << 17) ? pwrk : pwrk, psync);
             if (op == 4) shmem_collect64(cdst, csrc, elems, 0, 0, npes, psync);
             if (op == 5) shmem_alltoalls64(cdst, csrc, 1, 1, elems, 0, 0, npes, psync);
             shmem_barrier_all(); /* psync reuse between active-set collectives */
           }
           us[b] = (now_us() - t0) / per;
         }
-        static const char* names[] = {"broadcast", "fcollect", "alltoall", "reduce_sum_long", "collect", "alltoalls"};
+        static const char* names[] = {"broadcast",       "fcollect", "alltoall",
+                                      "reduce_sum_long", "collect",  "alltoalls"};
         if (me == 0) emit(names[op], bytes, npes, us, cb, 0);
       }
     }

@@ -12,24 +12,35 @@
 #include <thread>
 #include <vector>
 
-#define CK(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) { std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } \
+#define CK(x)                                              \
+  do {                                                     \
+    cudaError_t e_ = (x);                                  \
+    if (e_ != cudaSuccess) {                               \
+      std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                        \
+    }                                                      \
   } while (0)
-#define CU(x)                                                                  \
-  do {                                                                         \
-    CUresult r_ = (x);                                                         \
-    if (r_ != CUDA_SUCCESS) { std::printf("%s: error %d\n", #x, (int)r_); std::exit(1); } \
+#define CU(x)                                     \
+  do {                                            \
+    CUresult r_ = (x);                            \
+    if (r_ != CUDA_SUCCESS) {                     \
+      std::printf("%s: error %d\n", #x, (int)r_); \
+      std::exit(1);                               \
+    }                                             \
   } while (0)
 
 __global__ void spin(volatile int* release, volatile int* started) {  // bounded: about 2 s
   *started = 1;
   const long long t0 = clock64();
-  while (*release == 0 && clock64() - t0 < 4'000'000'000LL) {}
+  while (*release == 0 && clock64() - t0 < 4'000'000'000LL) {
+  }
 }
-__global__ void first_use_a(int* p) { if (p) *p = 1; }
-__global__ void first_use_b(int* p) { if (p) *p = 2; }
+__global__ void first_use_a(int* p) {
+  if (p) *p = 1;
+}
+__global__ void first_use_b(int* p) {
+  if (p) *p = 2;
+}
 __global__ void noop() {}
 // Kernels with a stack frame of N ints (a volatile local array lives in local memory).
 template <int N>
@@ -53,8 +64,10 @@ int main() {
   *(volatile int*)release = 1;
   CK(cudaDeviceSynchronize());
   const char* loading = std::getenv("CUDA_MODULE_LOADING");
-  std::printf("CUDA_MODULE_LOADING=%s; a call 'waits' if it has not returned 200 ms after another\n"
-              "thread's kernel started spinning\n", loading ? loading : "(unset)");
+  std::printf(
+      "CUDA_MODULE_LOADING=%s; a call 'waits' if it has not returned 200 ms after another\n"
+      "thread's kernel started spinning\n",
+      loading ? loading : "(unset)");
 
   void* small = nullptr;
   void* big = nullptr;
@@ -73,11 +86,16 @@ int main() {
     *(volatile int*)release = 0;
     *(volatile int*)started = 0;
     spin<<<1, 1, 0, held>>>(release, started);
-    while (*(volatile int*)started == 0) {}
+    while (*(volatile int*)started == 0) {
+    }
     volatile bool done = false;
-    std::thread t([&] { fn(); done = true; });
+    std::thread t([&] {
+      fn();
+      done = true;
+    });
     const auto t0 = std::chrono::steady_clock::now();
-    while (!done && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(200)) {}
+    while (!done && std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(200)) {
+    }
     const bool waited = !done;
     *(volatile int*)release = 1;
     t.join();
@@ -88,8 +106,10 @@ int main() {
   probe("cudaMalloc 1 KiB", [&] { CK(cudaMalloc(&small, 1024)); });
   probe("cudaMalloc 256 MiB", [&] { CK(cudaMalloc(&big, 256u << 20)); });
   probe("cudaMemset (synchronous)", [&] { CK(cudaMemset(small, 0, 1024)); });
-  probe("cudaMemcpy pageable host to device", [&] { CK(cudaMemcpy(big, pageable.data(), pageable.size(), cudaMemcpyHostToDevice)); });
-  probe("cudaMemcpy device to pageable host", [&] { CK(cudaMemcpy(pageable.data(), big, pageable.size(), cudaMemcpyDeviceToHost)); });
+  probe("cudaMemcpy pageable host to device",
+        [&] { CK(cudaMemcpy(big, pageable.data(), pageable.size(), cudaMemcpyHostToDevice)); });
+  probe("cudaMemcpy device to pageable host",
+        [&] { CK(cudaMemcpy(pageable.data(), big, pageable.size(), cudaMemcpyDeviceToHost)); });
   probe("cudaMemcpyAsync + own stream sync", [&] {
     CK(cudaMemcpyAsync(big, pageable.data(), pageable.size(), cudaMemcpyHostToDevice, mine));
     CK(cudaStreamSynchronize(mine));
@@ -98,7 +118,8 @@ int main() {
   probe("cudaFree 256 MiB", [&] { CK(cudaFree(big)); });
   probe("cudaHostAlloc", [&] { CK(cudaHostAlloc(&host, 1 << 20, cudaHostAllocDefault)); });
   probe("cudaFreeHost", [&] { CK(cudaFreeHost(host)); });
-  probe("cudaHostRegister", [&] { CK(cudaHostRegister(pageable.data(), pageable.size(), cudaHostRegisterDefault)); });
+  probe("cudaHostRegister",
+        [&] { CK(cudaHostRegister(pageable.data(), pageable.size(), cudaHostRegisterDefault)); });
   probe("cudaHostUnregister", [&] { CK(cudaHostUnregister(pageable.data())); });
   probe("cudaStreamCreate + Destroy", [&] {
     cudaStream_t x;

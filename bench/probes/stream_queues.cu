@@ -18,18 +18,24 @@
 #include <thread>
 #include <vector>
 
-#define CK(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) { std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1); } \
+#define CK(x)                                              \
+  do {                                                     \
+    cudaError_t e_ = (x);                                  \
+    if (e_ != cudaSuccess) {                               \
+      std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                        \
+    }                                                      \
   } while (0)
 
 __global__ void spin(volatile int* release) {  // bounded: gives up after about 2 s
   const long long t0 = clock64();
-  while (*release == 0 && clock64() - t0 < 4'000'000'000LL) {}
+  while (*release == 0 && clock64() - t0 < 4'000'000'000LL) {
+  }
 }
 __global__ void noop() {}
-__global__ void mark(volatile int* done, int j) { done[j] = 1; }
+__global__ void mark(volatile int* done, int j) {
+  done[j] = 1;
+}
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -57,11 +63,15 @@ int main(int argc, char** argv) {
       noop<<<1, 1, 0, s[base]>>>();  // the blocked head of stream base's queue
       mark<<<1, 1, 0, s[j]>>>(done, j);
       const auto t = std::chrono::steady_clock::now();
-      while (((volatile int*)done)[j] == 0 && ms_since(t) < 50) {}
+      while (((volatile int*)done)[j] == 0 && ms_since(t) < 50) {
+      }
       const bool blocked = ((volatile int*)done)[j] == 0;
       *(volatile int*)release = 1;
       CK(cudaDeviceSynchronize());
-      if (blocked) { std::printf(" %d", j); ++shared; }
+      if (blocked) {
+        std::printf(" %d", j);
+        ++shared;
+      }
     }
     std::printf("  (%d)\n", shared);
   }
@@ -83,15 +93,18 @@ int main(int argc, char** argv) {
     const auto t = std::chrono::steady_clock::now();
     mark<<<1, 1, 0, s[1]>>>(done, 1);
     const double launch_ms = ms_since(t);
-    while (((volatile int*)done)[1] == 0 && ms_since(t) < 500) {}
+    while (((volatile int*)done)[1] == 0 && ms_since(t) < 500) {
+    }
     const double done_ms = ms_since(t);
     const bool filler_done = filled.load();
     *(volatile int*)release = 1;
     a.join();
     CK(cudaDeviceSynchronize());
-    std::printf("depth %5d behind a held kernel: filler %s (%.1f ms); other stream's launch call %.3f ms, kernel %s after %.1f ms\n",
-                depth, filler_done ? "returned" : "blocked", fill_ms, launch_ms,
-                ((volatile int*)done)[1] ? "done" : "NOT done", done_ms);
+    std::printf(
+        "depth %5d behind a held kernel: filler %s (%.1f ms); other stream's launch call %.3f ms, "
+        "kernel %s after %.1f ms\n",
+        depth, filler_done ? "returned" : "blocked", fill_ms, launch_ms,
+        ((volatile int*)done)[1] ? "done" : "NOT done", done_ms);
   }
   return 0;
 }

@@ -1,5 +1,5 @@
-// The team collectives: one source for CPU threads and GPU kernels (docs/design.md §1.1). Device forms
-// take a group, a device::Context and a team handle; Runtime has the host forms.
+// The team collectives: one source for CPU threads and GPU kernels (docs/design.md §1.1). Device
+// forms take a group, a device::Context and a team handle; Runtime has the host forms.
 #pragma once
 
 #include "symmetra/coll/allreduce.hpp"

@@ -29,7 +29,8 @@ int max_resident_blocks(void (*kernel)(Params...), int threads, std::size_t smem
   if (rc == cudaSuccess)
     rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
   if (rc != cudaSuccess)
-    throw Error(std::string("collective_launch: cannot query occupancy: ") + cudaGetErrorString(rc));
+    throw Error(std::string("collective_launch: cannot query occupancy: ") +
+                cudaGetErrorString(rc));
   return per_sm * sms;
 }
 
@@ -45,21 +46,25 @@ void collective_launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::si
   if (blocks > fit)
     throw Error("collective_launch: a grid of " + std::to_string(blocks) + " blocks of " +
                 std::to_string(threads) + " threads (" + std::to_string(smem) +
-                " B shared memory) does not fit on the GPU at once: at most " + std::to_string(fit) +
+                " B shared memory) does not fit on the GPU at once: at most " +
+                std::to_string(fit) +
                 " such blocks can be resident, and blocks that wait for each other would deadlock; "
-                "launch at most " + std::to_string(fit) + " blocks, or fewer threads or less shared "
+                "launch at most " +
+                std::to_string(fit) +
+                " blocks, or fewer threads or less shared "
                 "memory per block");
   // The launch reads each argument as the kernel's exact parameter type.
   std::tuple<std::decay_t<Params>...> converted(static_cast<std::decay_t<Params>>(args)...);
   void* argv[sizeof...(Params) > 0 ? sizeof...(Params) : 1] = {};
-  std::apply([&](auto&... p) {
-    std::size_t i = 0;
-    ((argv[i++] = static_cast<void*>(&p)), ...);
-  }, converted);
-  const cudaError_t rc = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid, block,
-                                                     argv, smem, stream);
-  if (rc != cudaSuccess)
-    throw Error(std::string("collective_launch: ") + cudaGetErrorString(rc));
+  std::apply(
+      [&](auto&... p) {
+        std::size_t i = 0;
+        ((argv[i++] = static_cast<void*>(&p)), ...);
+      },
+      converted);
+  const cudaError_t rc = cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid,
+                                                     block, argv, smem, stream);
+  if (rc != cudaSuccess) throw Error(std::string("collective_launch: ") + cudaGetErrorString(rc));
 }
 
 }  // namespace symmetra

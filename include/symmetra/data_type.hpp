@@ -10,7 +10,18 @@
 namespace symmetra {
 
 enum class DataType : int {
-  kInt8, kUint8, kInt16, kUint16, kInt32, kUint32, kInt64, kUint64, kHalf, kBfloat16, kFloat, kDouble,
+  kInt8,
+  kUint8,
+  kInt16,
+  kUint16,
+  kInt32,
+  kUint32,
+  kInt64,
+  kUint64,
+  kHalf,
+  kBfloat16,
+  kFloat,
+  kDouble,
 };
 
 // The DataType of T: integers by size and signedness (so char, long and long long map to the
@@ -18,26 +29,45 @@ enum class DataType : int {
 template <class T>
 constexpr DataType data_type_of() {
   using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, half>) return DataType::kHalf;
-  else if constexpr (std::is_same_v<U, bfloat16>) return DataType::kBfloat16;
-  else if constexpr (std::is_same_v<U, float>) return DataType::kFloat;
-  else if constexpr (std::is_same_v<U, double>) return DataType::kDouble;
+  if constexpr (std::is_same_v<U, half>)
+    return DataType::kHalf;
+  else if constexpr (std::is_same_v<U, bfloat16>)
+    return DataType::kBfloat16;
+  else if constexpr (std::is_same_v<U, float>)
+    return DataType::kFloat;
+  else if constexpr (std::is_same_v<U, double>)
+    return DataType::kDouble;
   else {
-    static_assert(std::is_integral_v<U> && sizeof(U) <= 8, "collectives take integers up to 64 bits, half, bfloat16, float and double");
+    static_assert(std::is_integral_v<U> && sizeof(U) <= 8,
+                  "collectives take integers up to 64 bits, half, bfloat16, float and double");
     constexpr bool s = std::is_signed_v<U>;
-    if constexpr (sizeof(U) == 1) return s ? DataType::kInt8 : DataType::kUint8;
-    else if constexpr (sizeof(U) == 2) return s ? DataType::kInt16 : DataType::kUint16;
-    else if constexpr (sizeof(U) == 4) return s ? DataType::kInt32 : DataType::kUint32;
-    else return s ? DataType::kInt64 : DataType::kUint64;
+    if constexpr (sizeof(U) == 1)
+      return s ? DataType::kInt8 : DataType::kUint8;
+    else if constexpr (sizeof(U) == 2)
+      return s ? DataType::kInt16 : DataType::kUint16;
+    else if constexpr (sizeof(U) == 4)
+      return s ? DataType::kInt32 : DataType::kUint32;
+    else
+      return s ? DataType::kInt64 : DataType::kUint64;
   }
 }
 
 constexpr int data_type_size(DataType t) {
   switch (t) {
-    case DataType::kInt8: case DataType::kUint8: return 1;
-    case DataType::kInt16: case DataType::kUint16: case DataType::kHalf: case DataType::kBfloat16: return 2;
-    case DataType::kInt32: case DataType::kUint32: case DataType::kFloat: return 4;
-    default: return 8;
+    case DataType::kInt8:
+    case DataType::kUint8:
+      return 1;
+    case DataType::kInt16:
+    case DataType::kUint16:
+    case DataType::kHalf:
+    case DataType::kBfloat16:
+      return 2;
+    case DataType::kInt32:
+    case DataType::kUint32:
+    case DataType::kFloat:
+      return 4;
+    default:
+      return 8;
   }
 }
 

@@ -55,8 +55,8 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}           // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {}    // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
   bool ok() const { return v_.index() == 0; }
   T& value() { return std::get<0>(v_); }
   const T& value() const { return std::get<0>(v_); }
@@ -70,7 +70,9 @@ class [[nodiscard]] Result {
   std::variant<T, Status> v_;
 };
 
-inline const Status& to_status(const Status& s) { return s; }
+inline const Status& to_status(const Status& s) {
+  return s;
+}
 template <class T>
 Status to_status(const Result<T>& r) {
   return r.status();
@@ -79,9 +81,8 @@ Status to_status(const Result<T>& r) {
 }  // namespace symmetra
 
 // Propagates a failed Status (or Result) to the caller, which returns Status or Result<T>.
-#define SYMMETRA_TRY(expr)                                     \
-  do {                                                         \
-    const auto& symmetra_try_value_ = (expr);                  \
-    if (!symmetra_try_value_.ok())                             \
-      return ::symmetra::to_status(symmetra_try_value_);       \
+#define SYMMETRA_TRY(expr)                                                            \
+  do {                                                                                \
+    const auto& symmetra_try_value_ = (expr);                                         \
+    if (!symmetra_try_value_.ok()) return ::symmetra::to_status(symmetra_try_value_); \
   } while (0)

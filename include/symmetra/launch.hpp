@@ -13,6 +13,7 @@ namespace symmetra {
 void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn);
 // The same with options for every PE's Runtime (backend, device: with the CUDA backend and
 // device -1, PE i uses device i modulo the device count).
-void launch_threads(int n_pes, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn);
+void launch_threads(int n_pes, const RuntimeOptions& options,
+                    const std::function<void(Runtime&)>& fn);
 
 }  // namespace symmetra

@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "symmetra/coll.hpp"
-#include "symmetra/device.hpp"
-#include "symmetra/stream.hpp"
 #include "symmetra/data_type.hpp"
+#include "symmetra/device.hpp"
 #include "symmetra/error.hpp"
+#include "symmetra/stream.hpp"
 #include "symmetra/team.hpp"
 #include "symmetra/types.hpp"
 
@@ -66,7 +66,8 @@ class Runtime {
   // Joins the job described by the launcher's environment (a job of one PE if none).
   static std::unique_ptr<Runtime> init(const RuntimeOptions& options = {});
   // Used by launch_threads and tests: joins through an existing bootstrap.
-  explicit Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOptions& options = {});
+  explicit Runtime(std::unique_ptr<detail::Bootstrap> bootstrap,
+                   const RuntimeOptions& options = {});
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -124,7 +125,9 @@ class Runtime {
   bool pe_accessible(int pe) const { return pe >= 0 && pe < n_pes() && pe_index_[pe] >= 0; }
   // PE `pe`'s copy of symmetric `p` for direct loads and stores, or null if not reachable.
   template <class T>
-  T* ptr(T* p, int pe) const { return device::ptr(data_view(), p, pe); }
+  T* ptr(T* p, int pe) const {
+    return device::ptr(data_view(), p, pe);
+  }
 
   // --- Teams ---
   Team team_world() { return Team(this, device::kTeamWorld); }
@@ -142,25 +145,38 @@ class Runtime {
   //     return. ---
   void putmem(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_put(dest, src, bytes, pe, "put");
-    device::detail::put_to(device::ThreadGroup{}, ctx_, checked_peer("put", dest, bytes, pe), dest, src, bytes, pe);
+    device::detail::put_to(device::ThreadGroup{}, ctx_, checked_peer("put", dest, bytes, pe), dest,
+                           src, bytes, pe);
   }
   void getmem(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_get(dest, src, bytes, pe, "get");
-    device::detail::get_from(device::ThreadGroup{}, dest, checked_peer("get", src, bytes, pe), bytes);
+    device::detail::get_from(device::ThreadGroup{}, dest, checked_peer("get", src, bytes, pe),
+                             bytes);
   }
   void putmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_put(dest, src, bytes, pe, "put_nbi");
-    device::detail::put_nbi_to(device::ThreadGroup{}, ctx_, checked_peer("put_nbi", dest, bytes, pe), dest, src, bytes, pe);
+    device::detail::put_nbi_to(device::ThreadGroup{}, ctx_,
+                               checked_peer("put_nbi", dest, bytes, pe), dest, src, bytes, pe);
   }
-  void getmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) { getmem(dest, src, bytes, pe); }
+  void getmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
+    getmem(dest, src, bytes, pe);
+  }
   template <class T>
-  void put(T* dest, const T* src, std::size_t n, int pe) { putmem(dest, src, n * sizeof(T), pe); }
+  void put(T* dest, const T* src, std::size_t n, int pe) {
+    putmem(dest, src, n * sizeof(T), pe);
+  }
   template <class T>
-  void get(T* dest, const T* src, std::size_t n, int pe) { getmem(dest, src, n * sizeof(T), pe); }
+  void get(T* dest, const T* src, std::size_t n, int pe) {
+    getmem(dest, src, n * sizeof(T), pe);
+  }
   template <class T>
-  void put_nbi(T* dest, const T* src, std::size_t n, int pe) { putmem_nbi(dest, src, n * sizeof(T), pe); }
+  void put_nbi(T* dest, const T* src, std::size_t n, int pe) {
+    putmem_nbi(dest, src, n * sizeof(T), pe);
+  }
   template <class T>
-  void get_nbi(T* dest, const T* src, std::size_t n, int pe) { get(dest, src, n, pe); }
+  void get_nbi(T* dest, const T* src, std::size_t n, int pe) {
+    get(dest, src, n, pe);
+  }
   template <class T>
   void p(T* dest, T value, int pe) {
     if (gpu_) return gpu_put(dest, &value, sizeof(T), pe, "p");
@@ -191,47 +207,87 @@ class Runtime {
   }
 
   // --- Atomics (device/amo.hpp). On the GPU backend each is a one-thread kernel. ---
-  template <class T> T atomic_fetch(const T* dest, int pe) {
-    return gpu_ ? amo(AmoOp::kFetch, const_cast<T*>(dest), T{}, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch(ctx_, dest, pe));
+  template <class T>
+  T atomic_fetch(const T* dest, int pe) {
+    return gpu_ ? amo(AmoOp::kFetch, const_cast<T*>(dest), T{}, T{}, pe)
+                : (check_amo(dest, pe), device::atomic_fetch(ctx_, dest, pe));
   }
-  template <class T> void atomic_set(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kSet, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_set(ctx_, dest, v, pe));
+  template <class T>
+  void atomic_set(T* dest, T v, int pe) {
+    if (gpu_)
+      (void)amo(AmoOp::kSet, dest, v, T{}, pe);
+    else
+      (check_amo(dest, pe), device::atomic_set(ctx_, dest, v, pe));
   }
-  template <class T> T atomic_swap(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kSwap, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_swap(ctx_, dest, v, pe));
+  template <class T>
+  T atomic_swap(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kSwap, dest, v, T{}, pe)
+                : (check_amo(dest, pe), device::atomic_swap(ctx_, dest, v, pe));
   }
-  template <class T> T atomic_compare_swap(T* dest, T cond, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kCompareSwap, dest, v, cond, pe) : (check_amo(dest, pe), device::atomic_compare_swap(ctx_, dest, cond, v, pe));
+  template <class T>
+  T atomic_compare_swap(T* dest, T cond, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kCompareSwap, dest, v, cond, pe)
+                : (check_amo(dest, pe), device::atomic_compare_swap(ctx_, dest, cond, v, pe));
   }
-  template <class T> T atomic_fetch_inc(T* dest, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_inc(ctx_, dest, pe));
+  template <class T>
+  T atomic_fetch_inc(T* dest, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe)
+                : (check_amo(dest, pe), device::atomic_fetch_inc(ctx_, dest, pe));
   }
-  template <class T> void atomic_inc(T* dest, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe); else (check_amo(dest, pe), device::atomic_inc(ctx_, dest, pe));
+  template <class T>
+  void atomic_inc(T* dest, int pe) {
+    if (gpu_)
+      (void)amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe);
+    else
+      (check_amo(dest, pe), device::atomic_inc(ctx_, dest, pe));
   }
-  template <class T> T atomic_fetch_add(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAdd, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_add(ctx_, dest, v, pe));
+  template <class T>
+  T atomic_fetch_add(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchAdd, dest, v, T{}, pe)
+                : (check_amo(dest, pe), device::atomic_fetch_add(ctx_, dest, v, pe));
   }
-  template <class T> void atomic_add(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchAdd, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_add(ctx_, dest, v, pe));
+  template <class T>
+  void atomic_add(T* dest, T v, int pe) {
+    if (gpu_)
+      (void)amo(AmoOp::kFetchAdd, dest, v, T{}, pe);
+    else
+      (check_amo(dest, pe), device::atomic_add(ctx_, dest, v, pe));
   }
-  template <class T> T atomic_fetch_and(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAnd, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_and(ctx_, dest, v, pe));
+  template <class T>
+  T atomic_fetch_and(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchAnd, dest, v, T{}, pe)
+                : (check_amo(dest, pe), device::atomic_fetch_and(ctx_, dest, v, pe));
   }
-  template <class T> void atomic_and(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchAnd, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_and(ctx_, dest, v, pe));
+  template <class T>
+  void atomic_and(T* dest, T v, int pe) {
+    if (gpu_)
+      (void)amo(AmoOp::kFetchAnd, dest, v, T{}, pe);
+    else
+      (check_amo(dest, pe), device::atomic_and(ctx_, dest, v, pe));
   }
-  template <class T> T atomic_fetch_or(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchOr, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_or(ctx_, dest, v, pe));
+  template <class T>
+  T atomic_fetch_or(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchOr, dest, v, T{}, pe)
+                : (check_amo(dest, pe), device::atomic_fetch_or(ctx_, dest, v, pe));
   }
-  template <class T> void atomic_or(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchOr, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_or(ctx_, dest, v, pe));
+  template <class T>
+  void atomic_or(T* dest, T v, int pe) {
+    if (gpu_)
+      (void)amo(AmoOp::kFetchOr, dest, v, T{}, pe);
+    else
+      (check_amo(dest, pe), device::atomic_or(ctx_, dest, v, pe));
   }
-  template <class T> T atomic_fetch_xor(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchXor, dest, v, T{}, pe) : (check_amo(dest, pe), device::atomic_fetch_xor(ctx_, dest, v, pe));
+  template <class T>
+  T atomic_fetch_xor(T* dest, T v, int pe) {
+    return gpu_ ? amo(AmoOp::kFetchXor, dest, v, T{}, pe)
+                : (check_amo(dest, pe), device::atomic_fetch_xor(ctx_, dest, v, pe));
   }
-  template <class T> void atomic_xor(T* dest, T v, int pe) {
-    if (gpu_) (void)amo(AmoOp::kFetchXor, dest, v, T{}, pe); else (check_amo(dest, pe), device::atomic_xor(ctx_, dest, v, pe));
+  template <class T>
+  void atomic_xor(T* dest, T v, int pe) {
+    if (gpu_)
+      (void)amo(AmoOp::kFetchXor, dest, v, T{}, pe);
+    else
+      (check_amo(dest, pe), device::atomic_xor(ctx_, dest, v, pe));
   }
 
   // --- Signals (device/signal.hpp) ---
@@ -239,7 +295,8 @@ class Runtime {
                      std::uint64_t value, SignalOp op, int pe) {
     if (gpu_) {
       gpu_put(dest, src, bytes, pe, "put_signal");
-      (void)amo(op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig, value, std::uint64_t{0}, pe);
+      (void)amo(op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig, value, std::uint64_t{0},
+                pe);
       return;
     }
     check("put_signal", dest, bytes, pe);
@@ -256,8 +313,8 @@ class Runtime {
     putmem_signal(dest, src, n * sizeof(T), sig, value, op, pe);
   }
   template <class T>
-  void put_signal_nbi(T* dest, const T* src, std::size_t n, std::uint64_t* sig,
-                      std::uint64_t value, SignalOp op, int pe) {
+  void put_signal_nbi(T* dest, const T* src, std::size_t n, std::uint64_t* sig, std::uint64_t value,
+                      SignalOp op, int pe) {
     putmem_signal(dest, src, n * sizeof(T), sig, value, op, pe);
   }
   std::uint64_t signal_fetch(const std::uint64_t* sig) {
@@ -275,15 +332,19 @@ class Runtime {
 
   // --- Point-to-point synchronization (device/wait.hpp). The GPU backend polls device memory
   //     from the host with copies, bounded like every wait. ---
-  template <class T> void wait_until(const T* ivar, Cmp cmp, T value) {
+  template <class T>
+  void wait_until(const T* ivar, Cmp cmp, T value) {
     if (!gpu_) return device::wait_until(ctx_, ivar, cmp, value);
     poll_gpu("wait_until", ivar, 1, [&](const T* w) { return device::test(ctx_, w, cmp, value); });
   }
-  template <class T> void wait_until_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
+  template <class T>
+  void wait_until_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
     if (!gpu_) return device::wait_until_all(ctx_, ivars, n, status, cmp, value);
-    poll_gpu("wait_until_all", ivars, n, [&](const T* w) { return device::test_all(ctx_, w, n, status, cmp, value); });
+    poll_gpu("wait_until_all", ivars, n,
+             [&](const T* w) { return device::test_all(ctx_, w, n, status, cmp, value); });
   }
-  template <class T> std::size_t wait_until_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
+  template <class T>
+  std::size_t wait_until_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
     if (!gpu_) return device::wait_until_any(ctx_, ivars, n, status, cmp, value);
     if (device::detail::none_included(n, status)) return device::kNoIndex;
     std::size_t found = device::kNoIndex;
@@ -292,8 +353,9 @@ class Runtime {
     });
     return found;
   }
-  template <class T> std::size_t wait_until_some(const T* ivars, std::size_t n, std::size_t* indices,
-                                                 const int* status, Cmp cmp, T value) {
+  template <class T>
+  std::size_t wait_until_some(const T* ivars, std::size_t n, std::size_t* indices,
+                              const int* status, Cmp cmp, T value) {
     if (!gpu_) return device::wait_until_some(ctx_, ivars, n, indices, status, cmp, value);
     if (device::detail::none_included(n, status)) return 0;
     std::size_t count = 0;
@@ -302,14 +364,16 @@ class Runtime {
     });
     return count;
   }
-  template <class T> void wait_until_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
-                                                const T* values) {
+  template <class T>
+  void wait_until_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
+                             const T* values) {
     if (!gpu_) return device::wait_until_all_vector(ctx_, ivars, n, status, cmp, values);
     poll_gpu("wait_until_all_vector", ivars, n,
              [&](const T* w) { return device::test_all_vector(ctx_, w, n, status, cmp, values); });
   }
-  template <class T> std::size_t wait_until_any_vector(const T* ivars, std::size_t n, const int* status,
-                                                       Cmp cmp, const T* values) {
+  template <class T>
+  std::size_t wait_until_any_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
+                                    const T* values) {
     if (!gpu_) return device::wait_until_any_vector(ctx_, ivars, n, status, cmp, values);
     if (device::detail::none_included(n, status)) return device::kNoIndex;
     std::size_t found = device::kNoIndex;
@@ -318,8 +382,9 @@ class Runtime {
     });
     return found;
   }
-  template <class T> std::size_t wait_until_some_vector(const T* ivars, std::size_t n, std::size_t* indices,
-                                                        const int* status, Cmp cmp, const T* values) {
+  template <class T>
+  std::size_t wait_until_some_vector(const T* ivars, std::size_t n, std::size_t* indices,
+                                     const int* status, Cmp cmp, const T* values) {
     if (!gpu_) return device::wait_until_some_vector(ctx_, ivars, n, indices, status, cmp, values);
     if (device::detail::none_included(n, status)) return 0;
     std::size_t count = 0;
@@ -328,40 +393,48 @@ class Runtime {
     });
     return count;
   }
-  template <class T> bool test(const T* ivar, Cmp cmp, T value) {
+  template <class T>
+  bool test(const T* ivar, Cmp cmp, T value) {
     return device::test(ctx_, local_words(ivar, 1).data(), cmp, value);
   }
-  template <class T> bool test_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
+  template <class T>
+  bool test_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
     return device::test_all(ctx_, local_words(ivars, n).data(), n, status, cmp, value);
   }
-  template <class T> std::size_t test_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
+  template <class T>
+  std::size_t test_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
     return device::test_any(ctx_, local_words(ivars, n).data(), n, status, cmp, value);
   }
-  template <class T> std::size_t test_some(const T* ivars, std::size_t n, std::size_t* indices,
-                                           const int* status, Cmp cmp, T value) {
+  template <class T>
+  std::size_t test_some(const T* ivars, std::size_t n, std::size_t* indices, const int* status,
+                        Cmp cmp, T value) {
     return device::test_some(ctx_, local_words(ivars, n).data(), n, indices, status, cmp, value);
   }
-  template <class T> bool test_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
-                                          const T* values) {
+  template <class T>
+  bool test_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp, const T* values) {
     return device::test_all_vector(ctx_, local_words(ivars, n).data(), n, status, cmp, values);
   }
-  template <class T> std::size_t test_any_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
-                                                 const T* values) {
+  template <class T>
+  std::size_t test_any_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
+                              const T* values) {
     return device::test_any_vector(ctx_, local_words(ivars, n).data(), n, status, cmp, values);
   }
-  template <class T> std::size_t test_some_vector(const T* ivars, std::size_t n, std::size_t* indices,
-                                                  const int* status, Cmp cmp, const T* values) {
-    return device::test_some_vector(ctx_, local_words(ivars, n).data(), n, indices, status, cmp, values);
+  template <class T>
+  std::size_t test_some_vector(const T* ivars, std::size_t n, std::size_t* indices,
+                               const int* status, Cmp cmp, const T* values) {
+    return device::test_some_vector(ctx_, local_words(ivars, n).data(), n, indices, status, cmp,
+                                    values);
   }
 
-  // --- Stream-ordered forms (GPU backend; docs/design.md §1.6). Enqueued on `stream`, no SMs where the
-  //     hardware allows it, capturable in CUDA graphs. Ordering: as the host forms, in stream
-  //     order; complete when the stream reaches them. ---
+  // --- Stream-ordered forms (GPU backend; docs/design.md §1.6). Enqueued on `stream`, no SMs
+  //     where the hardware allows it, capturable in CUDA graphs. Ordering: as the host forms, in
+  //     stream order; complete when the stream reaches them. ---
   // Copies by the copy engine.
   void putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream);
   void getmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, Stream stream);
   // kSet: a stream memory write (cuStreamWriteValue64); kAdd: a one-thread kernel.
-  void signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe, Stream stream);
+  void signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe,
+                           Stream stream);
   // Data then signal, in stream order.
   void putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
                                std::uint64_t value, SignalOp op, int pe, Stream stream);
@@ -408,21 +481,29 @@ class Runtime {
   // write_root false leaves the root's dest alone (OpenSHMEM 1.4's active-set broadcast); CPU
   // backend only.
   template <class T>
-  void broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root, bool write_root = true);
+  void broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root,
+                 bool write_root = true);
   // All-gather: push (each member puts its block to every member), pull (fcollect_read: each
   // member reads every block), ring (fcollect_ring: n-1 steps to the next member).
-  template <class T> void fcollect(const Team& team, T* dest, const T* source, std::size_t nelems);
-  template <class T> void fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems);
-  template <class T> void fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems);
-  template <class T> void collect(const Team& team, T* dest, const T* source, std::size_t nelems);
-  template <class T> void alltoall(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T>
+  void fcollect(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T>
+  void fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T>
+  void fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T>
+  void collect(const Team& team, T* dest, const T* source, std::size_t nelems);
+  template <class T>
+  void alltoall(const Team& team, T* dest, const T* source, std::size_t nelems);
   template <class T>
   void alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
                  std::size_t nelems);
   // dest may be source (in place): the host form reduces into a temporary first.
-  template <class T> void reduce(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op);
   template <class T>
-  void reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op);
+  void reduce(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op);
+  template <class T>
+  void reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce,
+                      coll::ReduceOp op);
   // All-reduce through the selector (src/runtime/selector.hpp: SYMMETRA_ALGO, the tuned table,
   // the defaults), or `algo` when given. dest may be source, and either may be private memory:
   // the selector then keeps to algorithms that allow it.
@@ -433,7 +514,8 @@ class Runtime {
   // team's first all-reduce learned about NCCL).
   coll::AllreduceAlgo allreduce_algo(const Team& team, std::size_t bytes, bool symmetric_buffers,
                                      coll::AllreduceAlgo requested = coll::AllreduceAlgo::kAuto,
-                                     DataType type = DataType::kFloat, coll::ReduceOp op = coll::ReduceOp::kSum) const;
+                                     DataType type = DataType::kFloat,
+                                     coll::ReduceOp op = coll::ReduceOp::kSum) const;
   // GPU backend: NCCL serves this team's all-reduce (known after the team's first all-reduce,
   // which agrees on it collectively: every member loads NCCL, members on distinct GPUs).
   bool nccl_ready(const Team& team) const;
@@ -447,35 +529,59 @@ class Runtime {
 
   // Stream forms (GPU backend).
   template <class T>
-  void broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int root, Stream s);
-  template <class T> void fcollect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
-  template <class T> void fcollect_read_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
-  template <class T> void fcollect_ring_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
-  template <class T> void collect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
-  template <class T> void alltoall_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  void broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int root,
+                           Stream s);
   template <class T>
-  void alltoalls_on_stream(const Team& team, T* dest, const T* source, std::ptrdiff_t dst, std::ptrdiff_t sst,
-                           std::size_t nelems, Stream s);
+  void fcollect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T>
+  void fcollect_read_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
+                               Stream s);
+  template <class T>
+  void fcollect_ring_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
+                               Stream s);
+  template <class T>
+  void collect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T>
+  void alltoall_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, Stream s);
+  template <class T>
+  void alltoalls_on_stream(const Team& team, T* dest, const T* source, std::ptrdiff_t dst,
+                           std::ptrdiff_t sst, std::size_t nelems, Stream s);
   // Team synchronization in stream order: barrier completes this stream's earlier operations
   // (stream order does) and every member's puts, then syncs; sync only syncs.
   void barrier_on_stream(const Team& team, Stream s);
   void sync_on_stream(const Team& team, Stream s);
   template <class T>
-  void reduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce, coll::ReduceOp op, Stream s);
+  void reduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce,
+                        coll::ReduceOp op, Stream s);
   template <class T>
   void reduce_scatter_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce,
                                 coll::ReduceOp op, Stream s);
   template <class T>
-  void allreduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, coll::ReduceOp op,
-                           Stream s, coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto);
+  void allreduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
+                           coll::ReduceOp op, Stream s,
+                           coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto);
   template <class T>
-  void permute_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
-                         std::size_t chunk_elems, Stream s);
+  void permute_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int to,
+                         int from, std::size_t chunk_elems, Stream s);
+
  private:
   // A collective for the GPU backend's kernels, with its element type erased
   // (src/transport/cuda/coll_ops.cu). stream null: the internal stream, waited for.
-  enum class CollKind : int { kBroadcast, kFcollect, kFcollectRead, kFcollectRing, kCollect, kAlltoall,
-                              kAlltoalls, kReduce, kReduceScatter, kAllreduce, kPermute, kBarrier, kSync };
+  enum class CollKind : int {
+    kBroadcast,
+    kFcollect,
+    kFcollectRead,
+    kFcollectRing,
+    kCollect,
+    kAlltoall,
+    kAlltoalls,
+    kReduce,
+    kReduceScatter,
+    kAllreduce,
+    kPermute,
+    kBarrier,
+    kSync
+  };
   struct CollCall {
     CollKind kind;
     DataType type;
@@ -483,7 +589,7 @@ class Runtime {
     void* dest;
     const void* source;
     std::size_t nelems;
-    int root = 0;  // broadcast
+    int root = 0;                                   // broadcast
     std::ptrdiff_t dst_stride = 1, src_stride = 1;  // alltoalls
     coll::ReduceOp op = coll::ReduceOp::kSum;
     coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto;
@@ -499,14 +605,24 @@ class Runtime {
   void ensure_nccl(int team);
   void nccl_allreduce(const CollCall& call, Stream stream, const char* op);
   template <class T>
-  CollCall coll_call(CollKind kind, const Team& team, T* dest, const T* source, std::size_t n, const char* op) const {
+  CollCall coll_call(CollKind kind, const Team& team, T* dest, const T* source, std::size_t n,
+                     const char* op) const {
     return CollCall{kind, data_type_of<T>(), checked(team, op), dest, source, n};
   }
   template <class T>
   static bool overlaps(const T* a, std::size_t na, const T* b, std::size_t nb) {
     return a < b + nb && b < a + na;
   }
-  enum class AmoOp : int { kFetch, kSet, kSwap, kCompareSwap, kFetchAdd, kFetchAnd, kFetchOr, kFetchXor };
+  enum class AmoOp : int {
+    kFetch,
+    kSet,
+    kSwap,
+    kCompareSwap,
+    kFetchAdd,
+    kFetchAnd,
+    kFetchOr,
+    kFetchXor
+  };
   // The GPU backend's host-initiated operations (src/transport/cuda/gpu_host_ops.cu; they end the
   // job with a message on a CUDA error, like every data-path call).
   void gpu_put(void* dest, const void* src, std::size_t bytes, int pe, const char* op);
@@ -570,22 +686,27 @@ class Runtime {
     const std::uint64_t soff = a - ctx_.static_lo, sb = ctx_.static_bytes;
     if (soff < sb) [[unlikely]] {  // static data: to its window in the heap slot
       if (pe_ok & (bytes <= sb - soff))
-        return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx_.static_window) + soff + ctx_.peer_delta(pe));
+        return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx_.static_window) + soff +
+                                    ctx_.peer_delta(pe));
     } else {
       const std::uint64_t off = a - reinterpret_cast<std::uintptr_t>(ctx_.heap_base);
       const std::uint64_t size = ctx_.heap_extent();
       if (pe_ok & (off <= size) & (bytes <= size - off)) [[likely]]
         return reinterpret_cast<T*>(a + ctx_.peer_delta(pe));
     }
-    return static_cast<T*>(checked_peer_rest(op, const_cast<std::remove_const_t<T>*>(sym), bytes, pe));
+    return static_cast<T*>(
+        checked_peer_rest(op, const_cast<std::remove_const_t<T>*>(sym), bytes, pe));
   }
   void check(const char* op, const void* sym, std::size_t bytes, int pe) const {
     (void)checked_peer(op, sym, bytes, pe);
   }
   template <class T>
-  void check_amo(const T* dest, int pe) const { check("atomic", dest, sizeof(T), pe); }
+  void check_amo(const T* dest, int pe) const {
+    check("atomic", dest, sizeof(T), pe);
+  }
   template <class T>
-  void check_strided(const char* op, const T* sym, std::ptrdiff_t stride, std::size_t n, int pe) const {
+  void check_strided(const char* op, const T* sym, std::ptrdiff_t stride, std::size_t n,
+                     int pe) const {
     if (n == 0) return;
     check(op, sym, sizeof(T), pe);
     check(op, sym + static_cast<std::ptrdiff_t>(n - 1) * stride, sizeof(T), pe);
@@ -598,14 +719,15 @@ class Runtime {
   // Collective over `team`: every member contributes `value`; returns all, in team order.
   std::vector<std::uint64_t> team_allgather(int team, std::uint64_t value);
   // A block `phase` bytes past a multiple of `alignment` (memory.cpp).
-  void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op, std::size_t phase);
+  void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op,
+                         std::size_t phase);
   void* allocate_malloc_like(std::size_t bytes, const char* op);
   int create_team(int parent, int start, int stride, int size, const char* op);
   // Members per host if the team's members form equal runs on distinct hosts, else 0.
   int local_run(int start, int stride, int size) const;
   struct SlotCounters {
-    std::uint64_t host[2];  // [team_seq, coll_seq] in the host header
-    std::uint64_t gpu[2];   // the same in the GPU header (GPU backend)
+    std::uint64_t host[2];     // [team_seq, coll_seq] in the host header
+    std::uint64_t gpu[2];      // the same in the GPU header (GPU backend)
     std::uint64_t root_count;  // the first member's central-sync arrivals (host header)
     std::uint64_t channels;    // above every channel's sync count, host and GPU headers
   };
@@ -625,7 +747,7 @@ class Runtime {
   std::unique_ptr<detail::SymmetricHeap> heap_;
   std::unique_ptr<detail::Allocator> allocator_;
   std::uint64_t static_window_ = 0;  // symmetric static data's bytes at the top of each heap slot
-  std::uint64_t heap_limit_ = 0;     // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
+  std::uint64_t heap_limit_ = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
   std::vector<std::int32_t> pe_index_;
   std::vector<int> host_of_;  // world PE -> topology host index
   std::array<device::TeamDesc, device::kMaxTeams> teams_{};

@@ -34,7 +34,8 @@ Status random_bytes(void* out, std::size_t n) {
 
 // The PE's proof binds the server's nonce, its own and its rank; the server's binds them the
 // other way round, so neither can be replayed as the other.
-Digest client_proof(const std::string& secret, const std::uint8_t* sn, const std::uint8_t* cn, std::int32_t rank) {
+Digest client_proof(const std::string& secret, const std::uint8_t* sn, const std::uint8_t* cn,
+                    std::int32_t rank) {
   std::uint8_t msg[13 + 2 * kNonce + 4];
   std::memcpy(msg, "symmetra-join", 13);
   std::memcpy(msg + 13, sn, kNonce);
@@ -71,7 +72,8 @@ std::string describe_peer(int fd, bool tcp) {
   }
   auto c = peer_cred(fd);
   if (!c.ok()) return "a connection";
-  return "a connection from pid " + std::to_string(c.value().pid) + " (uid " + std::to_string(c.value().uid) + ")";
+  return "a connection from pid " + std::to_string(c.value().pid) + " (uid " +
+         std::to_string(c.value().uid) + ")";
 }
 
 }  // namespace
@@ -81,7 +83,8 @@ std::string job_secret_from_env() {
   return s != nullptr ? s : "";
 }
 
-Status join_as_client(int fd, const std::string& address, int rank, const std::string& secret, int timeout_ms) {
+Status join_as_client(int fd, const std::string& address, int rank, const std::string& secret,
+                      int timeout_ms) {
   WireHeader h;
   h.op = WireOp::kHello;
   h.rank = rank;
@@ -89,21 +92,25 @@ Status join_as_client(int fd, const std::string& address, int rank, const std::s
     auto c = peer_cred(fd);
     SYMMETRA_TRY(c);
     if (c.value().uid != geteuid())
-      return Status::fail("the rendezvous socket " + address + " is held by pid " + std::to_string(c.value().pid) +
-                          " of uid " + std::to_string(c.value().uid) + ", not by this user (uid " +
-                          std::to_string(geteuid()) + "): refusing to join (another user's process took the job's "
+      return Status::fail("the rendezvous socket " + address + " is held by pid " +
+                          std::to_string(c.value().pid) + " of uid " +
+                          std::to_string(c.value().uid) + ", not by this user (uid " +
+                          std::to_string(geteuid()) +
+                          "): refusing to join (another user's process took the job's "
                           "name; docs/security.md)");
     return send_all(fd, &h, sizeof(h));
   }
   if (secret.empty())
     return Status::fail("the TCP rendezvous " + address +
-                        " admits only PEs that prove the job's secret: set SYMMETRA_SECRET to one random value on every "
+                        " admits only PEs that prove the job's secret: set SYMMETRA_SECRET to one "
+                        "random value on every "
                         "PE (docs/security.md)");
   WireHeader c;
   std::uint8_t sn[kNonce];
-  if (!recv_all(fd, &c, sizeof(c), timeout_ms).ok() || c.magic != kWireMagic || c.op != WireOp::kChallenge ||
-      c.len != kNonce || !recv_all(fd, sn, kNonce, timeout_ms).ok())
-    return Status::fail("the TCP rendezvous " + address + " sent no challenge: it is not this job's (refusing to join)");
+  if (!recv_all(fd, &c, sizeof(c), timeout_ms).ok() || c.magic != kWireMagic ||
+      c.op != WireOp::kChallenge || c.len != kNonce || !recv_all(fd, sn, kNonce, timeout_ms).ok())
+    return Status::fail("the TCP rendezvous " + address +
+                        " sent no challenge: it is not this job's (refusing to join)");
   std::uint8_t auth[kHelloAuth];
   SYMMETRA_TRY(random_bytes(auth, kNonce));
   const Digest proof = client_proof(secret, sn, auth, rank);
@@ -122,7 +129,8 @@ Status join_as_client(int fd, const std::string& address, int rank, const std::s
   if (w.magic != kWireMagic || w.op != WireOp::kWelcome || w.len != theirs.size() ||
       !recv_all(fd, theirs.data(), theirs.size(), timeout_ms).ok() ||
       !digests_equal(theirs, server_proof(secret, sn, auth)))
-    return Status::fail("the TCP rendezvous " + address + " does not know the job's secret: refusing to join");
+    return Status::fail("the TCP rendezvous " + address +
+                        " does not know the job's secret: refusing to join");
   return {};
 }
 
@@ -133,7 +141,8 @@ Admission::Admission(int fd, bool tcp, const std::string& secret, int n_pes)
     if (!c.ok()) {
       refuse(c.status().message());
     } else if (c.value().uid != geteuid()) {
-      refuse("uid " + std::to_string(c.value().uid) + " is not this job's user (uid " + std::to_string(geteuid()) + ")");
+      refuse("uid " + std::to_string(c.value().uid) + " is not this job's user (uid " +
+             std::to_string(geteuid()) + ")");
     }
     return;
   }
@@ -144,7 +153,8 @@ Admission::Admission(int fd, bool tcp, const std::string& secret, int n_pes)
   WireHeader c;
   c.op = WireOp::kChallenge;
   c.len = kNonce;
-  if (!random_bytes(nonce_, kNonce).ok() || !send_all(fd_, &c, sizeof(c)).ok() || !send_all(fd_, nonce_, kNonce).ok())
+  if (!random_bytes(nonce_, kNonce).ok() || !send_all(fd_, &c, sizeof(c)).ok() ||
+      !send_all(fd_, nonce_, kNonce).ok())
     refuse("cannot send the challenge");
 }
 
@@ -181,7 +191,8 @@ Admission::State Admission::step() {
       a.len = text.size();
       (void)send_all(fd_, &a, sizeof(a));
       (void)send_all(fd_, text.data(), text.size());
-      return refuse("claimed rank " + std::to_string(h.rank) + " but did not prove the job's secret");
+      return refuse("claimed rank " + std::to_string(h.rank) +
+                    " but did not prove the job's secret");
     }
     const Digest ours = server_proof(secret_, nonce_, buf + sizeof(h));
     WireHeader w;

@@ -73,8 +73,9 @@ Status check_one_host(const LaunchInfo& info) {
   auto local = local_size(info, &from);
   SYMMETRA_TRY(local);
   if (local.value() < 0 || local.value() >= info.size) return {};
-  return Status::fail("[pe " + std::to_string(info.rank) + "] this job of " + std::to_string(info.size) +
-                      " PEs spans more than one host (" + from + "): PEs on other hosts need the UCX transport, "
+  return Status::fail("[pe " + std::to_string(info.rank) + "] this job of " +
+                      std::to_string(info.size) + " PEs spans more than one host (" + from +
+                      "): PEs on other hosts need the UCX transport, "
                       "which this build does not have");
 }
 
@@ -82,12 +83,14 @@ Status check_one_host(const LaunchInfo& info) {
 
 // The launcher's local rank, the first of its variables that is set (launcher_env.hpp).
 static Status read_local_rank(LaunchInfo* info) {
-  for (const char* v : {"SYMMETRA_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"}) {
+  for (const char* v : {"SYMMETRA_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                        "SLURM_LOCALID", "LOCAL_RANK"}) {
     if (env(v) == nullptr) continue;
     auto r = env_int(v);
     SYMMETRA_TRY(r);
     if (r.value() < 0 || r.value() >= info->size)
-      return Status::fail(std::string(v) + "=" + env(v) + " is not a local rank of a job of " + std::to_string(info->size) + " PEs");
+      return Status::fail(std::string(v) + "=" + env(v) + " is not a local rank of a job of " +
+                          std::to_string(info->size) + " PEs");
     info->local_rank = r.value();
     return {};
   }
@@ -100,7 +103,8 @@ Result<LaunchInfo> launch_info_from_env() {
     info.launcher = "symrun";
     SYMMETRA_TRY(fill(&info, "SYMMETRA_RANK", "SYMMETRA_SIZE"));
     if (env("SYMMETRA_BOOTSTRAP") == nullptr)
-      return Status::fail("SYMMETRA_RANK is set but SYMMETRA_BOOTSTRAP is not: start PEs with symrun");
+      return Status::fail(
+          "SYMMETRA_RANK is set but SYMMETRA_BOOTSTRAP is not: start PEs with symrun");
     info.address = env("SYMMETRA_BOOTSTRAP");
     SYMMETRA_TRY(read_local_rank(&info));
     return info;  // symrun hosts the server
@@ -132,7 +136,8 @@ Result<LaunchInfo> launch_info_from_env() {
     // port, where the kernel vouches for each peer's uid; else TCP, which needs the job's secret.
     const char* local = env("LOCAL_WORLD_SIZE");
     if (local != nullptr && std::string(local) == env("WORLD_SIZE")) {
-      info.address = "unix:symmetra-torchrun-" + std::to_string(getuid()) + "-" + std::to_string(port.value() + 1);
+      info.address = "unix:symmetra-torchrun-" + std::to_string(getuid()) + "-" +
+                     std::to_string(port.value() + 1);
     } else {
       info.address = "tcp:" + std::string(addr) + ":" + std::to_string(port.value() + 1);
     }

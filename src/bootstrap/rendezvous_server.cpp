@@ -30,8 +30,8 @@ namespace {
 constexpr int kPollMs = 100;  // how often serve() looks at stop_ when it has no eventfd
 }
 
-RendezvousServer::RendezvousServer(int listen_fd, int n_pes, int timeout_ms, bool tcp, std::string secret,
-                                   std::string log_prefix)
+RendezvousServer::RendezvousServer(int listen_fd, int n_pes, int timeout_ms, bool tcp,
+                                   std::string secret, std::string log_prefix)
     : listen_fd_(listen_fd),
       n_(n_pes),
       timeout_ms_(timeout_ms),
@@ -56,7 +56,9 @@ void RendezvousServer::stop() {
   }
 }
 
-int RendezvousServer::poll_ms() const { return wake_fd_ >= 0 ? -1 : kPollMs; }
+int RendezvousServer::poll_ms() const {
+  return wake_fd_ >= 0 ? -1 : kPollMs;
+}
 
 // Admits PEs until every rank joined. Connections in the middle of their handshake wait in the
 // poll set beside the listener, so that one that is silent (a stray client, a port scan) or
@@ -66,7 +68,9 @@ Status RendezvousServer::accept_all() {
   std::vector<std::unique_ptr<Admission>> joining;
   const std::size_t kMaxJoining = static_cast<std::size_t>(n_) + 64;  // bounds what strays cost
   auto drop = [&](std::size_t k, bool log) {
-    if (log) std::fprintf(stderr, "%srendezvous refused %s\n", log_prefix_.c_str(), joining[k]->why().message().c_str());
+    if (log)
+      std::fprintf(stderr, "%srendezvous refused %s\n", log_prefix_.c_str(),
+                   joining[k]->why().message().c_str());
     close(joining[k]->fd());
     joining.erase(joining.begin() + static_cast<std::ptrdiff_t>(k));
   };
@@ -77,15 +81,20 @@ Status RendezvousServer::accept_all() {
     }
     if (std::chrono::steady_clock::now() > deadline) {
       for (auto& a : joining) close(a->fd());
-      return Status::fail("only " + std::to_string(joined) + " of " + std::to_string(n_) + " PEs joined within " +
-                          std::to_string(timeout_ms_ / 1000) + " s");
+      return Status::fail("only " + std::to_string(joined) + " of " + std::to_string(n_) +
+                          " PEs joined within " + std::to_string(timeout_ms_ / 1000) + " s");
     }
-    const long long left = std::max<long long>(
-        0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count() + 1);
+    const long long left =
+        std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   deadline - std::chrono::steady_clock::now())
+                                       .count() +
+                                   1);
     const int tick = poll_ms();
     std::vector<pollfd> p = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     for (auto& a : joining) p.push_back({a->fd(), POLLIN, 0});
-    if (poll(p.data(), p.size(), static_cast<int>(tick < 0 ? left : std::min<long long>(left, tick))) <= 0) continue;
+    if (poll(p.data(), p.size(),
+             static_cast<int>(tick < 0 ? left : std::min<long long>(left, tick))) <= 0)
+      continue;
     // Handshakes first (newest last), then the listener.
     for (std::size_t k = joining.size(); k-- > 0;) {
       if (p[2 + k].revents == 0) continue;
@@ -96,8 +105,8 @@ Status RendezvousServer::accept_all() {
         continue;
       }
       if (clients_[a.rank()] >= 0) {
-        std::fprintf(stderr, "%srendezvous refused a second connection claiming rank %d\n", log_prefix_.c_str(),
-                     a.rank());
+        std::fprintf(stderr, "%srendezvous refused a second connection claiming rank %d\n",
+                     log_prefix_.c_str(), a.rank());
         drop(k, false);
         continue;
       }
@@ -109,8 +118,8 @@ Status RendezvousServer::accept_all() {
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     if (joining.size() >= kMaxJoining) {
-      std::fprintf(stderr, "%srendezvous refused a connection: %zu are already joining\n", log_prefix_.c_str(),
-                   joining.size());
+      std::fprintf(stderr, "%srendezvous refused a connection: %zu are already joining\n",
+                   log_prefix_.c_str(), joining.size());
       close(fd);
       continue;
     }
@@ -147,7 +156,8 @@ Status RendezvousServer::reply(std::vector<Pending>& pending) {
   h.op = op;
   if (op == WireOp::kAllgather) {
     std::vector<char> all(len * n_);
-    for (int r = 0; r < n_ && len > 0; ++r) std::memcpy(all.data() + r * len, pending[r].data.data(), len);
+    for (int r = 0; r < n_ && len > 0; ++r)
+      std::memcpy(all.data() + r * len, pending[r].data.data(), len);
     h.len = all.size();
     for (int fd : clients_) {
       SYMMETRA_TRY(send_all(fd, &h, sizeof(h)));
@@ -157,7 +167,8 @@ Status RendezvousServer::reply(std::vector<Pending>& pending) {
     const int root = static_cast<int>(pending[0].root);
     for (int r = 0; r < n_; ++r) {
       if (pending[r].root != pending[0].root || (pending[r].fd >= 0) != (r == root))
-        return Status::fail("PEs disagree on the root of an fd broadcast (PE " + std::to_string(r) + ")");
+        return Status::fail("PEs disagree on the root of an fd broadcast (PE " + std::to_string(r) +
+                            ")");
     }
     h.fd_count = 1;
     for (int fd : clients_) SYMMETRA_TRY(send_fds(fd, &pending[root].fd, 1, &h, sizeof(h)));

@@ -21,8 +21,8 @@ class RendezvousServer {
  public:
   // Takes ownership of `listen_fd`. `timeout_ms` bounds waiting for connections. `tcp`: admit
   // by `secret` (join.hpp); else by uid. `log_prefix` starts the lines it logs ("symrun: ").
-  RendezvousServer(int listen_fd, int n_pes, int timeout_ms, bool tcp = false, std::string secret = {},
-                   std::string log_prefix = "symmetra: ");
+  RendezvousServer(int listen_fd, int n_pes, int timeout_ms, bool tcp = false,
+                   std::string secret = {}, std::string log_prefix = "symmetra: ");
   ~RendezvousServer();
   RendezvousServer(const RendezvousServer&) = delete;
   RendezvousServer& operator=(const RendezvousServer&) = delete;

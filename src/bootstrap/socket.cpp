@@ -16,14 +16,15 @@
 namespace symmetra::detail {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 // Abstract Unix addresses: no file to clean up when a job dies.
 Result<sockaddr_un> unix_address(const std::string& name, socklen_t* len) {
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
-  if (name.size() + 1 > sizeof(a.sun_path))
-    return Status::fail("socket name too long: " + name);
+  if (name.size() + 1 > sizeof(a.sun_path)) return Status::fail("socket name too long: " + name);
   a.sun_path[0] = '\0';
   std::memcpy(a.sun_path + 1, name.data(), name.size());
   *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
@@ -57,8 +58,9 @@ Result<int> tcp_socket(const std::string& rest, bool listening, int backlog) {
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    const bool ok = listening ? (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0)
-                              : connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+    const bool ok = listening
+                        ? (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0)
+                        : connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
     if (!ok) {
       err = errno_text();
       close(fd);
@@ -66,7 +68,9 @@ Result<int> tcp_socket(const std::string& rest, bool listening, int backlog) {
     }
   }
   freeaddrinfo(res);
-  if (fd < 0) return Status::fail((listening ? "cannot listen on tcp:" : "cannot connect to tcp:") + rest + ": " + err);
+  if (fd < 0)
+    return Status::fail((listening ? "cannot listen on tcp:" : "cannot connect to tcp:") + rest +
+                        ": " + err);
   return fd;
 }
 
@@ -77,12 +81,13 @@ Result<int> unix_socket(const std::string& name, bool listening, int backlog) {
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return Status::fail("socket: " + errno_text());
   const auto* sa = reinterpret_cast<const sockaddr*>(&addr.value());
-  const bool ok = listening ? (bind(fd, sa, len) == 0 && listen(fd, backlog) == 0)
-                            : connect(fd, sa, len) == 0;
+  const bool ok =
+      listening ? (bind(fd, sa, len) == 0 && listen(fd, backlog) == 0) : connect(fd, sa, len) == 0;
   if (!ok) {
     const std::string err = errno_text();
     close(fd);
-    return Status::fail((listening ? "cannot listen on unix:" : "cannot connect to unix:") + name + ": " + err);
+    return Status::fail((listening ? "cannot listen on unix:" : "cannot connect to unix:") + name +
+                        ": " + err);
   }
   return fd;
 }
@@ -98,7 +103,9 @@ Status wait_readable(int fd, int timeout_ms) {
   for (;;) {
     const int rc = poll(&p, 1, timeout_ms);
     if (rc > 0) return {};
-    if (rc == 0) return Status::fail("timed out after " + std::to_string(timeout_ms / 1000) + " s waiting for the other PEs (SYMMETRA_TIMEOUT_S sets the bound)");
+    if (rc == 0)
+      return Status::fail("timed out after " + std::to_string(timeout_ms / 1000) +
+                          " s waiting for the other PEs (SYMMETRA_TIMEOUT_S sets the bound)");
     if (errno != EINTR) return Status::fail("poll: " + errno_text());
   }
 }

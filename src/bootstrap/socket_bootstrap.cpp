@@ -36,9 +36,16 @@ Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const JoinSpec& spec);
 
 class SocketBootstrap final : public Bootstrap {
  public:
-  SocketBootstrap(JoinSpec spec, int fd, std::unique_ptr<RendezvousServer> server, std::thread server_thread)
-      : spec_(std::move(spec)), address_(spec_.address), fd_(fd), rank_(spec_.rank), size_(spec_.size),
-        timeout_ms_(spec_.timeout_ms), server_(std::move(server)), server_thread_(std::move(server_thread)) {}
+  SocketBootstrap(JoinSpec spec, int fd, std::unique_ptr<RendezvousServer> server,
+                  std::thread server_thread)
+      : spec_(std::move(spec)),
+        address_(spec_.address),
+        fd_(fd),
+        rank_(spec_.rank),
+        size_(spec_.size),
+        timeout_ms_(spec_.timeout_ms),
+        server_(std::move(server)),
+        server_thread_(std::move(server_thread)) {}
   ~SocketBootstrap() override {
     unwatch();
     local_.reset();
@@ -134,7 +141,8 @@ class SocketBootstrap final : public Bootstrap {
       int fds[kMaxFdsPerMessage];
       std::size_t got = 0;
       SYMMETRA_TRY(recv_reply(&h, fds, &got));
-      if (h.op != WireOp::kFds || got != h.fd_count) return Status::fail("bootstrap: malformed fd reply");
+      if (h.op != WireOp::kFds || got != h.fd_count)
+        return Status::fail("bootstrap: malformed fd reply");
       out->insert(out->end(), fds, fds + got);
     }
     return {};
@@ -157,7 +165,8 @@ class SocketBootstrap final : public Bootstrap {
     int got_fd = -1;
     std::size_t got = 0;
     SYMMETRA_TRY(recv_reply(&h, &got_fd, &got));
-    if (h.op != WireOp::kFdBcast || got != 1) return Status::fail("bootstrap: malformed fd broadcast reply");
+    if (h.op != WireOp::kFdBcast || got != 1)
+      return Status::fail("bootstrap: malformed fd broadcast reply");
     return got_fd;
   }
 
@@ -219,16 +228,21 @@ Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const JoinSpec& spec) {
   const bool tcp = spec.address.rfind("tcp:", 0) == 0;
   if (tcp && spec.secret.empty())
     return Status::fail(pe + "the TCP rendezvous " + spec.address +
-                        " admits only PEs that prove the job's secret: set SYMMETRA_SECRET to one random value on every "
+                        " admits only PEs that prove the job's secret: set SYMMETRA_SECRET to one "
+                        "random value on every "
                         "PE (docs/security.md)");
   std::unique_ptr<RendezvousServer> server;
   std::thread server_thread;
   if (spec.host_server) {
     auto lfd = listen_on(spec.address, spec.size + 16);
     if (!lfd.ok())
-      return Status::fail(pe + "cannot host the rendezvous for " + spec.launcher + ": " + lfd.status().message() +
-                          (tcp ? "" : " (if another process holds the name, the job cannot start here; docs/security.md)"));
-    server = std::make_unique<RendezvousServer>(lfd.value(), spec.size, spec.timeout_ms, tcp, spec.secret);
+      return Status::fail(pe + "cannot host the rendezvous for " + spec.launcher + ": " +
+                          lfd.status().message() +
+                          (tcp ? ""
+                               : " (if another process holds the name, the job cannot start here; "
+                                 "docs/security.md)"));
+    server = std::make_unique<RendezvousServer>(lfd.value(), spec.size, spec.timeout_ms, tcp,
+                                                spec.secret);
     server_thread = std::thread([s = server.get()] { (void)s->serve(); });
   }
   auto stop_server = [&] {
@@ -241,13 +255,15 @@ Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const JoinSpec& spec) {
     stop_server();
     return Status::fail(pe + fd.status().message());
   }
-  const Status joined = join_as_client(fd.value(), spec.address, spec.rank, spec.secret, spec.timeout_ms);
+  const Status joined =
+      join_as_client(fd.value(), spec.address, spec.rank, spec.secret, spec.timeout_ms);
   if (!joined.ok()) {
     close(fd.value());
     stop_server();
     return Status::fail(pe + joined.message());
   }
-  return std::unique_ptr<Bootstrap>(new SocketBootstrap(spec, fd.value(), std::move(server), std::move(server_thread)));
+  return std::unique_ptr<Bootstrap>(
+      new SocketBootstrap(spec, fd.value(), std::move(server), std::move(server_thread)));
 }
 
 }  // namespace
@@ -261,8 +277,14 @@ Result<std::unique_ptr<Bootstrap>> bootstrap_from_env() {
     auto job = std::make_shared<ThreadJob>(1, timeout_ms);
     return std::unique_ptr<Bootstrap>(new ThreadBootstrap(job, 0));
   }
-  JoinSpec spec{li.address, li.rank,  li.size,   li.host_server, li.launcher == "symrun" ? -1 : 0,
-                timeout_ms, li.launcher, job_secret_from_env()};
+  JoinSpec spec{li.address,
+                li.rank,
+                li.size,
+                li.host_server,
+                li.launcher == "symrun" ? -1 : 0,
+                timeout_ms,
+                li.launcher,
+                job_secret_from_env()};
   return connect_bootstrap(spec);
 }
 

@@ -19,13 +19,13 @@ Status ThreadJob::allgather(int rank, const void* in, void* out, std::size_t byt
     ++generation_;
     cv_.notify_all();
   } else {
-    const bool done = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms_), [&] {
-      return generation_ != gen || !failed_.empty();
-    });
+    const bool done = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms_),
+                                   [&] { return generation_ != gen || !failed_.empty(); });
     if (!failed_.empty()) return Status::fail(failed_);
     if (!done)
-      return Status::fail("timed out after " + std::to_string(timeout_ms_ / 1000) +
-                          " s waiting for the other PE threads (SYMMETRA_TIMEOUT_S sets the bound)");
+      return Status::fail(
+          "timed out after " + std::to_string(timeout_ms_ / 1000) +
+          " s waiting for the other PE threads (SYMMETRA_TIMEOUT_S sets the bound)");
   }
   if (bytes != 0) std::memcpy(out, buf.data(), buf.size());
   return {};

@@ -29,7 +29,8 @@ Status env_int(const char* name, long lo, long hi, const char* hint, int* out) {
   if (v == nullptr) return {};
   char* end = nullptr;
   const long n = std::strtol(v, &end, 10);
-  if (end == v || *end != '\0' || n < lo || n > hi) return Status::fail(std::string(name) + "='" + v + "': " + hint);
+  if (end == v || *end != '\0' || n < lo || n > hi)
+    return Status::fail(std::string(name) + "='" + v + "': " + hint);
   *out = static_cast<int>(n);
   return {};
 }
@@ -42,12 +43,26 @@ Result<std::uint64_t> parse_size(const char* text) {
   if (end == text) return Status::fail(std::string("'") + text + "' is not a size");
   int shift = 0;
   switch (*end) {
-    case '\0': break;
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    case 't': case 'T': shift = 40; break;
-    default: return Status::fail(std::string("'") + text + "' is not a size (use K, M, G or T)");
+    case '\0':
+      break;
+    case 'k':
+    case 'K':
+      shift = 10;
+      break;
+    case 'm':
+    case 'M':
+      shift = 20;
+      break;
+    case 'g':
+    case 'G':
+      shift = 30;
+      break;
+    case 't':
+    case 'T':
+      shift = 40;
+      break;
+    default:
+      return Status::fail(std::string("'") + text + "' is not a size (use K, M, G or T)");
   }
   if (*end != '\0' && end[1] != '\0' && !((end[1] == 'B' || end[1] == 'b') && end[2] == '\0'))
     return Status::fail(std::string("'") + text + "' is not a size");
@@ -91,14 +106,19 @@ Result<Config> config_from_env() {
   }
   if (const char* v = env("SYMMETRA_LL_LANES")) c.ll_lanes = std::string(v) == "1";
   if (c.channel_bytes == 0) return Status::fail("SYMMETRA_CHANNEL_BYTES must be positive");
-  SYMMETRA_TRY(env_int("SYMMETRA_MAX_CHANNELS", 1, 32, "use a number from 1 to 32", &c.max_channels));
+  SYMMETRA_TRY(
+      env_int("SYMMETRA_MAX_CHANNELS", 1, 32, "use a number from 1 to 32", &c.max_channels));
   SYMMETRA_TRY(env_int("SYMMETRA_CPUS", 1, 1 << 20, "use a positive number of CPUs", &c.cpus));
   if (const char* v = env("SYMMETRA_SYNC")) {
     const std::string s = v;
-    if (s == "auto") c.sync = Config::Sync::kAuto;
-    else if (s == "dissemination") c.sync = Config::Sync::kDissemination;
-    else if (s == "central") c.sync = Config::Sync::kCentral;
-    else return Status::fail("SYMMETRA_SYNC='" + s + "': use auto, dissemination or central");
+    if (s == "auto")
+      c.sync = Config::Sync::kAuto;
+    else if (s == "dissemination")
+      c.sync = Config::Sync::kDissemination;
+    else if (s == "central")
+      c.sync = Config::Sync::kCentral;
+    else
+      return Status::fail("SYMMETRA_SYNC='" + s + "': use auto, dissemination or central");
   }
   return c;
 }

@@ -8,8 +8,8 @@
 namespace symmetra::detail {
 
 struct Config {
-  std::uint64_t symmetric_size = 64ull << 20;      // SYMMETRA_SYMMETRIC_SIZE: initial heap
-  std::uint64_t max_symmetric_size = 16ull << 30;  // SYMMETRA_MAX_SYMMETRIC_SIZE: growth limit
+  std::uint64_t symmetric_size = 64ull << 20;         // SYMMETRA_SYMMETRIC_SIZE: initial heap
+  std::uint64_t max_symmetric_size = 16ull << 30;     // SYMMETRA_MAX_SYMMETRIC_SIZE: growth limit
   std::uint64_t timeout_ns = 120ull * 1000000000ull;  // SYMMETRA_TIMEOUT_S: bound of every wait
   // SYMMETRA_COLL_WORKSPACE / SYMMETRA_COLL_TEAM_WORKSPACE: symmetric workspace of the
   // collectives (LL packets) for the world team, and for each other team slot.

@@ -17,7 +17,8 @@
 #include "symmetra/device/impl/copy.hpp"
 
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
 #define SYMMETRA_SANITIZED 1
 #endif
 #endif
@@ -38,45 +39,51 @@ namespace {
 
 using CopyFn = void (*)(unsigned char*, const unsigned char*, std::size_t);
 
-void copy_plain(unsigned char* d, const unsigned char* s, std::size_t n) { std::memcpy(d, s, n); }
+void copy_plain(unsigned char* d, const unsigned char* s, std::size_t n) {
+  std::memcpy(d, s, n);
+}
 
 #if SYMMETRA_COPY_IN_VECTORS
 // One loop, written once for both vector widths: `name` compiled for `isa`, with vectors of type
 // VEC and V bytes, LD / ST unaligned and STA aligned accesses. n >= 8 vectors (the head and tail
 // cover the rest).
-#define SYMMETRA_COPY_LOOP(name, isa, VEC, V, LD, ST, STA)                                                  \
-  __attribute__((target(isa))) void name(unsigned char* d, const unsigned char* s, std::size_t n) {        \
-    const VEC h0 = LD(s), h1 = LD(s + V), h2 = LD(s + 2 * V), h3 = LD(s + 3 * V);                           \
-    const VEC t0 = LD(s + n - 4 * V), t1 = LD(s + n - 3 * V), t2 = LD(s + n - 2 * V), t3 = LD(s + n - V);   \
-    const std::size_t skip = V - (reinterpret_cast<std::uintptr_t>(d) & (V - 1)); /* 1..V */               \
-    unsigned char* dd = d + skip;                                                                           \
-    const unsigned char* ss = s + skip;                                                                     \
-    for (std::size_t left = n - skip; left > 4 * V; left -= 4 * V, dd += 4 * V, ss += 4 * V) {            \
-      const VEC a = LD(ss), b = LD(ss + V), c = LD(ss + 2 * V), e = LD(ss + 3 * V);                         \
-      STA(dd, a);                                                                                           \
-      STA(dd + V, b);                                                                                       \
-      STA(dd + 2 * V, c);                                                                                   \
-      STA(dd + 3 * V, e);                                                                                   \
-    }                                                                                                       \
-    ST(d, h0);                                                                                              \
-    ST(d + V, h1);                                                                                          \
-    ST(d + 2 * V, h2);                                                                                      \
-    ST(d + 3 * V, h3);                                                                                      \
-    ST(d + n - 4 * V, t0);                                                                                  \
-    ST(d + n - 3 * V, t1);                                                                                  \
-    ST(d + n - 2 * V, t2);                                                                                  \
-    ST(d + n - V, t3);                                                                                      \
+#define SYMMETRA_COPY_LOOP(name, isa, VEC, V, LD, ST, STA)                                     \
+  __attribute__((target(isa))) void name(unsigned char* d, const unsigned char* s,             \
+                                         std::size_t n) {                                      \
+    const VEC h0 = LD(s), h1 = LD(s + V), h2 = LD(s + 2 * V), h3 = LD(s + 3 * V);              \
+    const VEC t0 = LD(s + n - 4 * V), t1 = LD(s + n - 3 * V), t2 = LD(s + n - 2 * V),          \
+              t3 = LD(s + n - V);                                                              \
+    const std::size_t skip = V - (reinterpret_cast<std::uintptr_t>(d) & (V - 1)); /* 1..V */   \
+    unsigned char* dd = d + skip;                                                              \
+    const unsigned char* ss = s + skip;                                                        \
+    for (std::size_t left = n - skip; left > 4 * V; left -= 4 * V, dd += 4 * V, ss += 4 * V) { \
+      const VEC a = LD(ss), b = LD(ss + V), c = LD(ss + 2 * V), e = LD(ss + 3 * V);            \
+      STA(dd, a);                                                                              \
+      STA(dd + V, b);                                                                          \
+      STA(dd + 2 * V, c);                                                                      \
+      STA(dd + 3 * V, e);                                                                      \
+    }                                                                                          \
+    ST(d, h0);                                                                                 \
+    ST(d + V, h1);                                                                             \
+    ST(d + 2 * V, h2);                                                                         \
+    ST(d + 3 * V, h3);                                                                         \
+    ST(d + n - 4 * V, t0);                                                                     \
+    ST(d + n - 3 * V, t1);                                                                     \
+    ST(d + n - 2 * V, t2);                                                                     \
+    ST(d + n - V, t3);                                                                         \
   }
 
 #define SYMMETRA_LD512(p) _mm512_loadu_si512(p)
 #define SYMMETRA_ST512(p, v) _mm512_storeu_si512(p, v)
 #define SYMMETRA_STA512(p, v) _mm512_store_si512(p, v)
-SYMMETRA_COPY_LOOP(copy_avx512, "avx512f", __m512i, std::size_t{64}, SYMMETRA_LD512, SYMMETRA_ST512, SYMMETRA_STA512)
+SYMMETRA_COPY_LOOP(copy_avx512, "avx512f", __m512i, std::size_t{64}, SYMMETRA_LD512, SYMMETRA_ST512,
+                   SYMMETRA_STA512)
 
 #define SYMMETRA_LD256(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
 #define SYMMETRA_ST256(p, v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v)
 #define SYMMETRA_STA256(p, v) _mm256_store_si256(reinterpret_cast<__m256i*>(p), v)
-SYMMETRA_COPY_LOOP(copy_avx2, "avx2", __m256i, std::size_t{32}, SYMMETRA_LD256, SYMMETRA_ST256, SYMMETRA_STA256)
+SYMMETRA_COPY_LOOP(copy_avx2, "avx2", __m256i, std::size_t{32}, SYMMETRA_LD256, SYMMETRA_ST256,
+                   SYMMETRA_STA256)
 #endif
 
 struct Choice {
@@ -87,7 +94,8 @@ struct Choice {
 Choice choice_for(CopyInLoop loop) {
 #if SYMMETRA_COPY_IN_VECTORS
   __builtin_cpu_init();
-  if (loop == CopyInLoop::kAvx512 && __builtin_cpu_supports("avx512f")) return {copy_avx512, 8 * 64};
+  if (loop == CopyInLoop::kAvx512 && __builtin_cpu_supports("avx512f"))
+    return {copy_avx512, 8 * 64};
   if (loop == CopyInLoop::kAvx2 && __builtin_cpu_supports("avx2")) return {copy_avx2, 8 * 32};
 #endif
   if (loop == CopyInLoop::kMemcpy) return {};

@@ -21,17 +21,17 @@
 
 #include "cpu_relax.hpp"
 #include "symmetra/core/atomic.hpp"
-#include "symmetra/error.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
+#include "symmetra/error.hpp"
 
 namespace symmetra::device::detail {
 namespace {
 
+using symmetra::detail::atomic_load;
 using symmetra::detail::AtomicRef;
 using symmetra::detail::cpu_relax;
-using symmetra::detail::atomic_load;
 using symmetra::detail::kSeqCst;
 
 constexpr std::uint32_t kSpinSteps = 64;
@@ -47,10 +47,9 @@ constexpr std::uint64_t kYieldNs = 100'000;
 constexpr std::uint64_t kSleepNs = 100'000'000;
 
 std::uint64_t now_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
 }
 
 // Shared (not private) futex: the word may be mapped by several processes.
@@ -77,7 +76,8 @@ void host_mark_header(HeapHeader* h, int failed_pe, std::uint32_t why) {
 
 void host_mark_abort(const Context& ctx, int failed_pe, std::uint32_t why) {
   // A GPU heap is not host memory; its PEs learn of the failure from the launcher instead.
-  if (ctx.heap_base == nullptr || ctx.pe_index == nullptr || (ctx.flags & Context::kDeviceHeap)) return;
+  if (ctx.heap_base == nullptr || ctx.pe_index == nullptr || (ctx.flags & Context::kDeviceHeap))
+    return;
   for (int pe = 0; pe < ctx.n_pes; ++pe) {
     if (ctx.pe_index[pe] < 0) continue;
     host_mark_header(peer_header(ctx, pe), failed_pe, why);
@@ -92,7 +92,8 @@ void host_wake(HeapHeader* h) {
 void host_wake_nbi_targets(const Context& ctx, NbiTargets& t) {
   if (t.all) {
     for (int pe = 0; pe < ctx.n_pes; ++pe)
-      if (ctx.pe_index == nullptr || ctx.pe_index[pe] >= 0) ring_if_watched(peer_header(ctx, pe), t.lo[0], t.hi[0]);
+      if (ctx.pe_index == nullptr || ctx.pe_index[pe] >= 0)
+        ring_if_watched(peer_header(ctx, pe), t.lo[0], t.hi[0]);
   } else {
     for (int i = 0; i < t.n; ++i) ring_if_watched(peer_header(ctx, t.pe[i]), t.lo[i], t.hi[i]);
   }
@@ -151,7 +152,9 @@ bool HostWaiter::lock_watch() {
   }
 }
 
-void HostWaiter::unlock_watch() { AtomicRef<std::uint32_t>(h_->watch_lock).store(0, kSeqCst); }
+void HostWaiter::unlock_watch() {
+  AtomicRef<std::uint32_t>(h_->watch_lock).store(0, kSeqCst);
+}
 
 void HostWaiter::register_waiter() {
   registered_ = true;
@@ -181,7 +184,9 @@ HostWaiter::~HostWaiter() {
   if (locked) unlock_watch();
 }
 
-std::uint32_t HostWaiter::doorbell() const { return atomic_load(&h_->doorbell, kSeqCst); }
+std::uint32_t HostWaiter::doorbell() const {
+  return atomic_load(&h_->doorbell, kSeqCst);
+}
 
 bool HostWaiter::park(std::uint32_t seen_doorbell) {
   ++steps_;
@@ -194,9 +199,11 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
     // Another PE failed: end this wait with an error instead of waiting for the timeout.
     const auto why = static_cast<AbortWhy>(atomic_load(&h_->abort_why, symmetra::detail::kAcquire));
     // PE n (none) with kHubGone: symrun, which hosts no PE, is gone.
-    const std::string who = failed - 1 < ctx_.n_pes ? "PE " + std::to_string(failed - 1) + " " + abort_text(why)
-                                                    : std::string("the job's launcher (its rendezvous) is gone");
-    throw symmetra::JobStopped("[pe " + std::to_string(ctx_.my_pe) + "] " + op_ + ": stopping: " + who);
+    const std::string who = failed - 1 < ctx_.n_pes
+                                ? "PE " + std::to_string(failed - 1) + " " + abort_text(why)
+                                : std::string("the job's launcher (its rendezvous) is gone");
+    throw symmetra::JobStopped("[pe " + std::to_string(ctx_.my_pe) + "] " + op_ +
+                               ": stopping: " + who);
   }
   const std::uint64_t waited = now_ns() - start_ns_;
   if (waited < kYieldNs) {
@@ -205,7 +212,8 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
     register_waiter();  // the caller re-reads the doorbell and re-checks before we sleep
   } else if (waited <= ctx_.timeout_ns) {
     // Until rung, or until the deadline (plus a little, so that the next step sees it passed).
-    futex_wait(&h_->doorbell, seen_doorbell, std::min(kSleepNs, ctx_.timeout_ns - waited + 1'000'000));
+    futex_wait(&h_->doorbell, seen_doorbell,
+               std::min(kSleepNs, ctx_.timeout_ns - waited + 1'000'000));
   }
   return waited <= ctx_.timeout_ns;
 }

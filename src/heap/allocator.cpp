@@ -4,7 +4,9 @@
 
 namespace symmetra::detail {
 namespace {
-std::uint64_t align_up(std::uint64_t x, std::uint64_t a) { return (x + a - 1) & ~(a - 1); }
+std::uint64_t align_up(std::uint64_t x, std::uint64_t a) {
+  return (x + a - 1) & ~(a - 1);
+}
 // The first offset from x on that lies `phase` bytes past a multiple of a.
 std::uint64_t place(std::uint64_t x, std::uint64_t a, std::uint64_t phase) {
   return x + ((phase + a - (x & (a - 1))) & (a - 1));
@@ -15,8 +17,10 @@ Allocator::Allocator(std::uint64_t begin, std::uint64_t end) : begin_(begin), en
   if (end > begin) free_[begin] = end - begin;
 }
 
-std::optional<std::uint64_t> Allocator::allocate(std::uint64_t bytes, std::uint64_t align, std::uint64_t phase) {
-  if (bytes == 0 || align == 0 || (align & (align - 1)) != 0 || phase >= align || phase % 16 != 0) return std::nullopt;
+std::optional<std::uint64_t> Allocator::allocate(std::uint64_t bytes, std::uint64_t align,
+                                                 std::uint64_t phase) {
+  if (bytes == 0 || align == 0 || (align & (align - 1)) != 0 || phase >= align || phase % 16 != 0)
+    return std::nullopt;
   bytes = align_up(bytes, 16);  // keep every block 16-byte granular for vector copies
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     const std::uint64_t start = it->first, size = it->second;
@@ -68,7 +72,9 @@ void Allocator::grow(std::uint64_t new_end) {
   end_ = new_end;
 }
 
-std::uint64_t Allocator::free_bytes() const { return (end_ - begin_) - used_; }
+std::uint64_t Allocator::free_bytes() const {
+  return (end_ - begin_) - used_;
+}
 
 std::uint64_t Allocator::largest_free() const {
   std::uint64_t best = 0;
@@ -76,7 +82,8 @@ std::uint64_t Allocator::largest_free() const {
   return best;
 }
 
-std::uint64_t Allocator::shortfall(std::uint64_t bytes, std::uint64_t align, std::uint64_t phase) const {
+std::uint64_t Allocator::shortfall(std::uint64_t bytes, std::uint64_t align,
+                                   std::uint64_t phase) const {
   bytes = align_up(bytes, 16);
   std::uint64_t tail_start = end_;
   if (!free_.empty()) {

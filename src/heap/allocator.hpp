@@ -18,7 +18,8 @@ class Allocator {
 
   // An offset `phase` bytes past a multiple of `align` (a power of two; phase < align, a multiple
   // of 16) for `bytes` (> 0), or nothing if no free run is large enough.
-  std::optional<std::uint64_t> allocate(std::uint64_t bytes, std::uint64_t align, std::uint64_t phase = 0);
+  std::optional<std::uint64_t> allocate(std::uint64_t bytes, std::uint64_t align,
+                                        std::uint64_t phase = 0);
   // Returns the block at `offset`; false if no block starts there.
   bool free(std::uint64_t offset);
   // Size of the block at `offset`, 0 if none.

@@ -13,7 +13,9 @@
 namespace symmetra::detail {
 namespace {
 
-std::string pe_prefix(const Bootstrap& bs) { return "[pe " + std::to_string(bs.rank()) + "] "; }
+std::string pe_prefix(const Bootstrap& bs) {
+  return "[pe " + std::to_string(bs.rank()) + "] ";
+}
 
 // The main program is the first object dl_iterate_phdr reports.
 int first_object(dl_phdr_info* info, std::size_t, void* out) {
@@ -52,22 +54,26 @@ Status StaticData::create(Bootstrap& bs, const StaticRange& range, int fd, std::
   SYMMETRA_TRY(bs.allgather(&range.bytes, sizes.data(), sizeof(range.bytes)));
   for (int i = 0; i < bs.size(); ++i)
     if (sizes[static_cast<std::size_t>(i)] != range.bytes)
-      return Status::fail(pe_prefix(bs) + "PE " + std::to_string(i) + " has " + std::to_string(sizes[static_cast<std::size_t>(i)]) +
-                          " bytes of static data and this PE " + std::to_string(range.bytes) +
-                          ": every PE must run the same program for its static data to be symmetric");
+      return Status::fail(
+          pe_prefix(bs) + "PE " + std::to_string(i) + " has " +
+          std::to_string(sizes[static_cast<std::size_t>(i)]) +
+          " bytes of static data and this PE " + std::to_string(range.bytes) +
+          ": every PE must run the same program for its static data to be symmetric");
   auto* lo = reinterpret_cast<std::byte*>(range.lo);
   // The current contents go into the window, then the window replaces the pages where they are.
   // The raw system call: the copy reads whole pages, padding between variables included, which
   // AddressSanitizer's pwrite interceptor would report as reads of global redzones.
   for (std::uint64_t done = 0; done < range.bytes;) {
-    const auto w = static_cast<ssize_t>(
-        syscall(SYS_pwrite64, fd, lo + done, range.bytes - done, static_cast<off_t>(offset + done)));
-    if (w <= 0) return Status::fail(pe_prefix(bs) + "cannot copy the static data: " + std::strerror(errno));
+    const auto w = static_cast<ssize_t>(syscall(SYS_pwrite64, fd, lo + done, range.bytes - done,
+                                                static_cast<off_t>(offset + done)));
+    if (w <= 0)
+      return Status::fail(pe_prefix(bs) + "cannot copy the static data: " + std::strerror(errno));
     done += static_cast<std::uint64_t>(w);
   }
-  if (mmap(lo, range.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(offset)) ==
-      MAP_FAILED)
-    return Status::fail(pe_prefix(bs) + "cannot remap the static data shared: " + std::strerror(errno));
+  if (mmap(lo, range.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+           static_cast<off_t>(offset)) == MAP_FAILED)
+    return Status::fail(pe_prefix(bs) +
+                        "cannot remap the static data shared: " + std::strerror(errno));
   // Peers may read the window once every PE moved its data there.
   return bs.barrier();
 }

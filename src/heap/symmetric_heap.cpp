@@ -11,7 +11,9 @@
 namespace symmetra::detail {
 namespace {
 
-std::string pe_prefix(const Bootstrap& bs) { return "[pe " + std::to_string(bs.rank()) + "] "; }
+std::string pe_prefix(const Bootstrap& bs) {
+  return "[pe " + std::to_string(bs.rank()) + "] ";
+}
 
 // `bytes` of address space starting at a multiple of `align` (a power of two): reserves
 // align more and gives back the ends.
@@ -74,8 +76,10 @@ Result<std::unique_ptr<SymmetricHeap>> SymmetricHeap::create(Bootstrap& bs, std:
     std::byte* base = nullptr;
     if (bs.rank() == 0 && fd >= 0) {
       auto st = map_all(fd);
-      if (st.ok()) base = heap->reservation_;
-      else error = st.message();
+      if (st.ok())
+        base = heap->reservation_;
+      else
+        error = st.message();
     }
     std::vector<std::byte*> bases(static_cast<std::size_t>(bs.size()));  // PE 0's is the one
     SYMMETRA_TRY(bs.allgather(&base, bases.data(), sizeof(base)));
@@ -123,7 +127,8 @@ Status SymmetricHeap::grow(std::uint64_t new_size) {
   if (new_size > stride_)
     return Status::fail(pe_prefix(bs_) + "the heap cannot grow past " + std::to_string(stride_) +
                         " bytes");
-  size_.store(new_size, std::memory_order_relaxed);  // mapped already, on every PE: nothing to exchange
+  size_.store(new_size,
+              std::memory_order_relaxed);  // mapped already, on every PE: nothing to exchange
   return {};
 }
 

@@ -11,8 +11,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/random.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,7 +44,8 @@ struct Options {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: symrun -n N [--tag-output] [--timeout S] [--hosts H] [--bind-to core|none] prog [args...]\n"
+               "usage: symrun -n N [--tag-output] [--timeout S] [--hosts H] [--bind-to core|none] "
+               "prog [args...]\n"
                "  -n, -np N       number of PEs\n"
                "  --tag-output    prefix every output line with [pe N]\n"
                "  --timeout S     bound of every wait, exported as SYMMETRA_TIMEOUT_S\n"
@@ -127,7 +128,8 @@ class Tagger {
   static void flush(Stream& s, bool all) {
     std::size_t start = 0, nl;
     while ((nl = s.pending.find('\n', start)) != std::string::npos) {
-      std::fprintf(s.to, "[pe %d] %.*s\n", s.pe, static_cast<int>(nl - start), s.pending.data() + start);
+      std::fprintf(s.to, "[pe %d] %.*s\n", s.pe, static_cast<int>(nl - start),
+                   s.pending.data() + start);
       start = nl + 1;
     }
     s.pending.erase(0, start);
@@ -176,7 +178,8 @@ void bind_pe(int pe, int n, const std::vector<int>& allowed) {
   CPU_ZERO(&set);
   for (int c : symmetra::launcher::bind_cpus(pe, n, allowed)) CPU_SET(c, &set);
   if (sched_setaffinity(0, sizeof(set), &set) != 0)
-    std::fprintf(stderr, "symrun: cannot bind PE %d to its CPUs: %s (running unbound)\n", pe, std::strerror(errno));
+    std::fprintf(stderr, "symrun: cannot bind PE %d to its CPUs: %s (running unbound)\n", pe,
+                 std::strerror(errno));
 }
 
 int exit_code(int status) {
@@ -201,8 +204,9 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &handled, &pe_mask);
   signal(SIGCHLD, on_child);
   if (o.timeout_s > 0) setenv("SYMMETRA_TIMEOUT_S", std::to_string(o.timeout_s).c_str(), 1);
-  const std::string address = "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
-                              std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::string address =
+      "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   auto lfd = listen_on(address, o.n + 16);
   if (!lfd.ok()) {
     std::fprintf(stderr, "symrun: %s\n", lfd.status().message().c_str());
@@ -256,7 +260,8 @@ int main(int argc, char** argv) {
       setenv("SYMMETRA_BOOTSTRAP", address.c_str(), 1);
       // Every PE runs on this machine (--hosts only labels them): the local rank is the PE.
       setenv("SYMMETRA_LOCAL_RANK", std::to_string(pe).c_str(), 1);
-      if (o.hosts > 1) setenv("SYMMETRA_HOST_ID", ("host" + std::to_string(pe / per_host)).c_str(), 1);
+      if (o.hosts > 1)
+        setenv("SYMMETRA_HOST_ID", ("host" + std::to_string(pe / per_host)).c_str(), 1);
       if (o.bind && !cpus.empty()) bind_pe(pe, o.n, cpus);
       if (o.tag_output) {
         dup2(out[1], STDOUT_FILENO);
@@ -317,7 +322,8 @@ int main(int argc, char** argv) {
     // Sleep until a signal comes (a PE ending raises SIGCHLD), or until the SIGKILL deadline.
     timespec wait{3600, 0};
     if (kill_deadline != std::chrono::steady_clock::time_point::max()) {
-      const auto left = std::max(kill_deadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration{0});
+      const auto left = std::max(kill_deadline - std::chrono::steady_clock::now(),
+                                 std::chrono::steady_clock::duration{0});
       const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
       wait = {static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
     }
@@ -358,8 +364,11 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
       // Else one that exited with a status over one that was stopped by a signal.
-      auto rank = [&](const std::pair<int, int>& f) { return f.first == lost ? 0 : WIFEXITED(f.second) ? 1 : 2; };
-      std::stable_sort(failed.begin(), failed.end(), [&](auto& a, auto& b) { return rank(a) < rank(b); });
+      auto rank = [&](const std::pair<int, int>& f) {
+        return f.first == lost ? 0 : WIFEXITED(f.second) ? 1 : 2;
+      };
+      std::stable_sort(failed.begin(), failed.end(),
+                       [&](auto& a, auto& b) { return rank(a) < rank(b); });
       std::fprintf(stderr, "symrun: PE %d %s; ending the other %d PEs\n", failed[0].first,
                    describe(failed[0].second).c_str(), running);
       result = exit_code(failed[0].second);

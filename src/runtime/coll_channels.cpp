@@ -19,7 +19,9 @@ int Runtime::coll_channels(const CollCall& c) const {
   std::uint64_t bytes = 0;  // what one member moves or reads
   switch (c.kind) {
     case CollKind::kReduce:
-    case CollKind::kPermute: bytes = c.nelems * elem; break;
+    case CollKind::kPermute:
+      bytes = c.nelems * elem;
+      break;
     case CollKind::kAllreduce:
       if (!coll::takes_channels(c.algo)) return 1;
       bytes = c.nelems * elem;
@@ -28,19 +30,25 @@ int Runtime::coll_channels(const CollCall& c) const {
     case CollKind::kFcollect:
     case CollKind::kFcollectRead:
     case CollKind::kAlltoall:
-    case CollKind::kReduceScatter: bytes = c.nelems * elem * m; break;
-    default: return 1;  // collect, alltoalls, the ring fcollect, barrier, sync
+    case CollKind::kReduceScatter:
+      bytes = c.nelems * elem * m;
+      break;
+    default:
+      return 1;  // collect, alltoalls, the ring fcollect, barrier, sync
   }
   // Blocks of co-located PEs wait on each other's channels, so all of them must be resident at
   // once: kMaxChannels blocks per GPU in all (far below any GPU's capacity), split among them.
   const int per_gpu = gpu_ ? gpu_->max_pes_per_device() : 1;
-  const int cap = std::max(1, std::min(config_->max_channels, device::detail::kMaxChannels / per_gpu));
+  const int cap =
+      std::max(1, std::min(config_->max_channels, device::detail::kMaxChannels / per_gpu));
   // LL channels carry a sixteenth as much (2 KiB by default): an LL channel's time grows with
   // the packets its one block stores and polls, where a direct channel's is mostly its two
   // syncs. Measured on two H200s (docs/perf_notes.md, session 6): 8 KiB per LL channel took
   // 6.95 us at 8 KiB and 7.15 at 32 KiB; 2 KiB took 6.06 and 6.24.
   const bool ll = c.kind == CollKind::kAllreduce && coll::is_ll(c.algo);
-  return coll::channels_for(bytes, ll ? std::max<std::uint64_t>(config_->channel_bytes / 16, 1) : config_->channel_bytes, cap);
+  return coll::channels_for(
+      bytes, ll ? std::max<std::uint64_t>(config_->channel_bytes / 16, 1) : config_->channel_bytes,
+      cap);
 }
 
 }  // namespace symmetra

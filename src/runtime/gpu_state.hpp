@@ -24,7 +24,8 @@ class GpuState {
  public:
   // Collective. `device` < 0 picks SYMMETRA_DEVICE, else this PE's rank modulo the device count.
   static Result<std::unique_ptr<GpuState>> create(Bootstrap& bs, int device, std::uint64_t stride,
-                                                  std::uint64_t initial, std::uint64_t reserved_bytes,
+                                                  std::uint64_t initial,
+                                                  std::uint64_t reserved_bytes,
                                                   std::uint64_t ws_world, std::uint64_t ws_team);
   ~GpuState();
 

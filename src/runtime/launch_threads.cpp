@@ -26,12 +26,12 @@ void prepare_threaded_cuda_env() {
 }
 }  // namespace
 
-
 void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn) {
   launch_threads(n_pes, RuntimeOptions{}, fn);
 }
 
-void launch_threads(int n_pes, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn) {
+void launch_threads(int n_pes, const RuntimeOptions& options,
+                    const std::function<void(Runtime&)>& fn) {
   if (n_pes < 1) throw Error("launch_threads: need at least one PE, got " + std::to_string(n_pes));
   if (n_pes > 1) prepare_threaded_cuda_env();
   auto job = std::make_shared<detail::ThreadJob>(n_pes, detail::timeout_ms_from_env());

@@ -11,7 +11,8 @@
 
 namespace symmetra {
 
-void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op, std::size_t phase) {
+void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op,
+                                std::size_t phase) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     fail(std::string(op) + ": alignment " + std::to_string(alignment) + " is not a power of two");
   // Every PE must ask for the same block, or the offsets would stop matching.
@@ -64,7 +65,9 @@ void* Runtime::allocate_malloc_like(std::size_t bytes, const char* op) {
   return allocate_aligned(16, bytes, op, 0);
 }
 
-void* Runtime::allocate(std::size_t bytes) { return allocate_malloc_like(bytes, "allocate"); }
+void* Runtime::allocate(std::size_t bytes) {
+  return allocate_malloc_like(bytes, "allocate");
+}
 
 void* Runtime::align(std::size_t alignment, std::size_t bytes) {
   return allocate_aligned(alignment, bytes, "align", 0);
@@ -72,8 +75,8 @@ void* Runtime::align(std::size_t alignment, std::size_t bytes) {
 
 void* Runtime::calloc(std::size_t count, std::size_t size) {
   if (size != 0 && count > SIZE_MAX / size)
-    throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] calloc: " + std::to_string(count) + " * " +
-                      std::to_string(size) + " bytes overflows");
+    throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] calloc: " + std::to_string(count) +
+                      " * " + std::to_string(size) + " bytes overflows");
   void* p = allocate_malloc_like(count * size, "calloc");
   if (p != nullptr) {
     if (gpu_) {

@@ -15,8 +15,8 @@
 #include "../heap/static_data.hpp"
 #include "../heap/symmetric_heap.hpp"
 #include "../transport/nccl/nccl.hpp"
-#include "selector.hpp"
 #include "gpu_state.hpp"
+#include "selector.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 
@@ -31,8 +31,8 @@ std::string host_name() {
 }
 
 // Names this PE's host for the topology the hierarchical collectives follow. SYMMETRA_HOST_ID
-// (set by symrun --hosts) forces "another host" on one machine (docs/design.md §1.5): memory is still
-// shared, the algorithms behave as across hosts.
+// (set by symrun --hosts) forces "another host" on one machine (docs/design.md §1.5): memory is
+// still shared, the algorithms behave as across hosts.
 std::string topology_name() {
   if (const char* forced = std::getenv("SYMMETRA_HOST_ID"); forced && *forced) return forced;
   return host_name();
@@ -95,8 +95,10 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
                   "' and this PE on '" + me.host +
                   "': PEs on other hosts need the UCX transport, which this build does not have");
     if (all[p].reserved != reserved)
-      throw Error(pe + "SYMMETRA_COLL_WORKSPACE / SYMMETRA_COLL_TEAM_WORKSPACE differ between this PE and PE " +
-                  std::to_string(p) + ": set them alike on every PE");
+      throw Error(
+          pe +
+          "SYMMETRA_COLL_WORKSPACE / SYMMETRA_COLL_TEAM_WORKSPACE differ between this PE and PE " +
+          std::to_string(p) + ": set them alike on every PE");
     const std::string name(all[p].topo, strnlen(all[p].topo, sizeof(all[p].topo)));
     auto it = std::find(seen.begin(), seen.end(), name);
     host_of_[p] = static_cast<int>(it - seen.begin());
@@ -105,11 +107,11 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   const bool gpu = detail::resolve_backend(options.backend, pe) == Backend::kCuda;
   // The host-memory heap always exists: host-side synchronization runs on its header. On the
   // CPU backend it is also the data heap; on the GPU backend it is only that header.
-  const std::uint64_t host_initial =
-      gpu ? header : config_->symmetric_size + reserved;
+  const std::uint64_t host_initial = gpu ? header : config_->symmetric_size + reserved;
   // Symmetric static data takes a window at the top of each heap slot (static_data.hpp).
   detail::StaticRange statics;
-  if (options.symmetric_static_data && !gpu && !bs.threads()) statics = detail::program_static_range();
+  if (options.symmetric_static_data && !gpu && !bs.threads())
+    statics = detail::program_static_range();
   static_window_ = statics.bytes;
   // Strides are powers of two and the heaps' reservations are aligned to them, so that an
   // offset aligned to any power of two up to the stride is aligned in every PE's view (align()).
@@ -118,7 +120,8 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   heap_ = detail::SymmetricHeap::create(bs, stride, host_initial).value_or_throw();
   if (statics.bytes > 0) {
     const std::uint64_t window = heap_->stride() - static_window_;
-    detail::StaticData::create(bs, statics, heap_->fd(), heap_->file_offset(heap_->index()) + window)
+    detail::StaticData::create(bs, statics, heap_->fd(),
+                               heap_->file_offset(heap_->index()) + window)
         .or_throw();
     ctx_.static_lo = statics.lo;
     ctx_.static_bytes = statics.bytes;
@@ -150,7 +153,8 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   const long cpus = config_->cpus > 0 ? config_->cpus : sysconf(_SC_NPROCESSORS_ONLN);
   const bool oversubscribed = cpus > 0 && n > cpus;
   if (oversubscribed) ctx_.flags |= device::Context::kOversubscribed;
-  if (config_->sync == detail::Config::Sync::kCentral || (config_->sync == detail::Config::Sync::kAuto && oversubscribed))
+  if (config_->sync == detail::Config::Sync::kCentral ||
+      (config_->sync == detail::Config::Sync::kAuto && oversubscribed))
     ctx_.flags |= device::Context::kCentralSync;
   if (config_->ll_lanes) ctx_.flags |= device::Context::kWorkspaceLanes;
   if (options.dest_ready_by_program) ctx_.flags |= device::Context::kDestReadyByProgram;
@@ -196,7 +200,9 @@ void Runtime::finalize() {
 
 void Runtime::mark_failed(Stop why) {
   using device::detail::AbortWhy;
-  const AbortWhy w = why == Stop::kLeft ? AbortWhy::kLeft : why == Stop::kExit ? AbortWhy::kExit : AbortWhy::kFailed;
+  const AbortWhy w = why == Stop::kLeft   ? AbortWhy::kLeft
+                     : why == Stop::kExit ? AbortWhy::kExit
+                                          : AbortWhy::kFailed;
   // ctx_: the host-memory control heap, on either backend.
   device::detail::host_mark_abort(ctx_, my_pe(), static_cast<std::uint32_t>(w));
 }
@@ -234,10 +240,18 @@ const device::Context& Runtime::device_context() const {
   return gpu_ ? gpu_->device_context() : ctx_;
 }
 
-const device::Context& Runtime::data_view() const { return gpu_ ? gpu_->host_view() : ctx_; }
-std::byte* Runtime::data_base() const { return data_view().heap_base; }
-std::size_t Runtime::data_size() const { return gpu_ ? gpu_->heap_size() : heap_->size(); }
-int Runtime::device() const { return gpu_ ? gpu_->device() : -1; }
+const device::Context& Runtime::data_view() const {
+  return gpu_ ? gpu_->host_view() : ctx_;
+}
+std::byte* Runtime::data_base() const {
+  return data_view().heap_base;
+}
+std::size_t Runtime::data_size() const {
+  return gpu_ ? gpu_->heap_size() : heap_->size();
+}
+int Runtime::device() const {
+  return gpu_ ? gpu_->device() : -1;
+}
 
 std::uint64_t Runtime::now_ns() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -246,18 +260,24 @@ std::uint64_t Runtime::now_ns() {
 }
 
 void* Runtime::checked_peer_rest(const char* op, void* sym, std::size_t bytes, int pe) const {
-  if (bytes == 0 && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx_.n_pes)) return ctx_.peer(sym, pe);
+  if (bytes == 0 && static_cast<unsigned>(pe) < static_cast<unsigned>(ctx_.n_pes))
+    return ctx_.peer(sym, pe);
   device::detail::check_pe(ctx_, op, pe);
   device::detail::check_symmetric(ctx_, op, sym, bytes);
-  device::detail::host_fatal(ctx_, op, "internal error: an access failed its check but neither check says why");
+  device::detail::host_fatal(
+      ctx_, op, "internal error: an access failed its check but neither check says why");
 }
 
 void Runtime::fail(const std::string& what) const {
   throw Error("[pe " + std::to_string(my_pe()) + "] " + what);
 }
 
-std::size_t Runtime::heap_size() const { return data_size(); }
-std::size_t Runtime::heap_used() const { return allocator_->used_bytes(); }
+std::size_t Runtime::heap_size() const {
+  return data_size();
+}
+std::size_t Runtime::heap_used() const {
+  return allocator_->used_bytes();
+}
 
 bool Runtime::is_symmetric(const void* p) const {
   const auto a = reinterpret_cast<std::uintptr_t>(p);

@@ -4,7 +4,6 @@
 #include <fstream>
 #include <sstream>
 
-
 namespace symmetra::detail {
 
 bool parse_algo(const std::string& name, coll::AllreduceAlgo* out) {
@@ -23,7 +22,8 @@ bool needs_symmetric(coll::AllreduceAlgo algo) {
   return algo == A::kOneShot || algo == A::kTwoShot || algo == A::kRing;
 }
 
-Result<std::vector<Selector::Row>> Selector::parse_table(const std::string& text, const std::string& where) {
+Result<std::vector<Selector::Row>> Selector::parse_table(const std::string& text,
+                                                         const std::string& where) {
   std::vector<Row> rows;
   std::istringstream in(text);
   std::string line;
@@ -33,10 +33,11 @@ Result<std::vector<Selector::Row>> Selector::parse_table(const std::string& text
     std::string op, name;
     Row r{};
     if (!(words >> op)) continue;
-    if (op != "allreduce" || !(words >> r.size >> r.local >> r.max_bytes >> name) || !parse_algo(name, &r.algo) ||
-        r.algo == coll::AllreduceAlgo::kAuto)
-      return Status::fail(where + ":" + std::to_string(n) +
-                          ": expected 'allreduce <team size> <members per host> <max bytes> <algorithm>'");
+    if (op != "allreduce" || !(words >> r.size >> r.local >> r.max_bytes >> name) ||
+        !parse_algo(name, &r.algo) || r.algo == coll::AllreduceAlgo::kAuto)
+      return Status::fail(
+          where + ":" + std::to_string(n) +
+          ": expected 'allreduce <team size> <members per host> <max bytes> <algorithm>'");
     rows.push_back(r);
   }
   return rows;
@@ -64,8 +65,8 @@ Result<Selector> Selector::from_env() {
   return s;
 }
 
-coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu,
-                                   bool nccl) const {
+coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric,
+                                   bool gpu, bool nccl) const {
   using A = coll::AllreduceAlgo;
   const int local = coll::team_local(team);
   A algo = forced_;
@@ -79,8 +80,11 @@ coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t byt
   }
   if (algo == A::kNccl && !nccl) algo = A::kAuto;  // a table or SYMMETRA_ALGO from elsewhere
   if (algo == A::kAuto)
-    algo = nccl && gpu && bytes > kNcclAbove && bytes <= kNcclUpTo ? A::kNccl : coll::default_algo(team, bytes, gpu);
-  if (!symmetric && needs_symmetric(algo)) algo = local == team.size ? A::kLLTwoShot : A::kHierarchical;
+    algo = nccl && gpu && bytes > kNcclAbove && bytes <= kNcclUpTo
+               ? A::kNccl
+               : coll::default_algo(team, bytes, gpu);
+  if (!symmetric && needs_symmetric(algo))
+    algo = local == team.size ? A::kLLTwoShot : A::kHierarchical;
   return algo;
 }
 

@@ -22,13 +22,14 @@ bool needs_symmetric(coll::AllreduceAlgo algo);
 class Selector {
  public:
   struct Row {
-    int size;        // team members
-    int local;       // members per host
+    int size;               // team members
+    int local;              // members per host
     std::size_t max_bytes;  // this row covers messages up to max_bytes
     coll::AllreduceAlgo algo;
   };
   Selector() = default;
-  Selector(coll::AllreduceAlgo forced, std::vector<Row> table) : forced_(forced), table_(std::move(table)) {}
+  Selector(coll::AllreduceAlgo forced, std::vector<Row> table)
+      : forced_(forced), table_(std::move(table)) {}
   // Reads SYMMETRA_ALGO and SYMMETRA_TUNE_FILE; a bad value is an error naming it.
   static Result<Selector> from_env();
   // Table rows from text: "allreduce <size> <local> <max_bytes> <algo>" per line, '#' comments.
@@ -36,8 +37,8 @@ class Selector {
 
   // symmetric: source and dest are separate symmetric buffers; gpu: the GPU backend's defaults;
   // nccl: NCCL can serve this team and this type and operation.
-  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric, bool gpu,
-                           bool nccl = false) const;
+  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric,
+                           bool gpu, bool nccl = false) const;
   // Between these sizes (above kNcclAbove, up to kNcclUpTo) the defaults hand the all-reduce to
   // NCCL where it can serve. Measured on two NVLinked H200s, stream form (docs/selector.md):
   // LL recursive doubling with channels wins to 128 KiB (7.4 us against NCCL's 10-11), NCCL

@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <string>
 
-#include "symmetra/device/impl/heap_header.hpp"
 #include "../transport/nccl/nccl.hpp"
 #include "gpu_state.hpp"
+#include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
@@ -58,7 +58,8 @@ std::size_t counter_offset(int which, int slot) {
 }
 // The word at byte `offset` of this PE's host header.
 std::uint64_t* host_word(const device::Context& ctx, std::size_t offset) {
-  return reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) + offset);
+  return reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(hd::my_header(ctx)) +
+                                          offset);
 }
 std::uint64_t& host_counter(const device::Context& ctx, int which, int slot) {
   return *host_word(ctx, counter_offset(which, slot));
@@ -66,13 +67,17 @@ std::uint64_t& host_counter(const device::Context& ctx, int which, int slot) {
 // The channels' counts of a slot (coll/channel.hpp): sync counts and LL chunk counts, one row
 // each; row_offset is where a slot's row starts in either header.
 using ChannelRow = std::array<std::uint64_t, hd::kMaxChannels>;
-constexpr std::size_t kChannelRows[] = {offsetof(hd::HeapHeader, chan_seq), offsetof(hd::HeapHeader, chan_coll)};
-std::size_t row_offset(std::size_t rows, int slot) { return rows + sizeof(ChannelRow) * static_cast<std::size_t>(slot); }
+constexpr std::size_t kChannelRows[] = {offsetof(hd::HeapHeader, chan_seq),
+                                        offsetof(hd::HeapHeader, chan_coll)};
+std::size_t row_offset(std::size_t rows, int slot) {
+  return rows + sizeof(ChannelRow) * static_cast<std::size_t>(slot);
+}
 void* gpu_row(detail::GpuState& gpu, std::size_t rows, int slot) {
   return gpu.device_context().heap_base + row_offset(rows, slot);
 }
 // The largest of `all` (one value per parent rank) over the new team's members.
-std::uint64_t members_max(const std::vector<std::uint64_t>& all, const std::function<bool(int)>& is_member) {
+std::uint64_t members_max(const std::vector<std::uint64_t>& all,
+                          const std::function<bool(int)>& is_member) {
   std::uint64_t most = 0;
   for (int r = 0; r < static_cast<int>(all.size()); ++r)
     if (is_member(r)) most = std::max(most, all[r]);
@@ -88,8 +93,9 @@ Runtime::SlotCounters Runtime::agree_slot_counters(int parent, int slot,
   const int n = teams_[parent].size;
   for (int w = 0; w < 2; ++w) {
     const auto host_all = team_allgather(parent, host_counter(ctx_, w, slot));
-    const auto gpu_all = gpu_ ? team_allgather(parent, gpu_->header_word(counter_offset(w, slot)).value_or_throw())
-                              : std::vector<std::uint64_t>(n, 0);
+    const auto gpu_all =
+        gpu_ ? team_allgather(parent, gpu_->header_word(counter_offset(w, slot)).value_or_throw())
+             : std::vector<std::uint64_t>(n, 0);
     agreed.host[w] = members_max(host_all, is_member);
     agreed.gpu[w] = members_max(gpu_all, is_member);
   }
@@ -129,12 +135,14 @@ void Runtime::set_slot_counters(int slot, const SlotCounters& c, int team_size) 
     if (gpu_) gpu_->copy(gpu_row(*gpu_, rows, slot), row.data(), sizeof(row)).or_throw();
   }
   // Sync k of the team (team_seq k) completes when the count reaches base + k * size.
-  hd::my_header(ctx_)->team_base[slot] = c.root_count - c.host[0] * static_cast<std::uint64_t>(team_size);
+  hd::my_header(ctx_)->team_base[slot] =
+      c.root_count - c.host[0] * static_cast<std::uint64_t>(team_size);
 }
 
 int Runtime::create_team(int parent, int start, int stride, int size, const char* op) {
   const device::TeamDesc par = teams_[parent];
-  if (size < 1 || start < 0 || stride < 1 || start + (size - 1) * static_cast<long>(stride) >= par.size)
+  if (size < 1 || start < 0 || stride < 1 ||
+      start + (size - 1) * static_cast<long>(stride) >= par.size)
     fail(std::string(op) + ": start " + std::to_string(start) + ", stride " +
          std::to_string(stride) + ", size " + std::to_string(size) +
          " do not fit a parent team of " + std::to_string(par.size) + " PEs");
@@ -202,8 +210,12 @@ void Runtime::destroy(Team& team) {
   team = Team();
 }
 
-int Team::my_pe() const { return valid() ? rt_->team_desc(handle_).my_rank : -1; }
-int Team::n_pes() const { return valid() ? rt_->team_desc(handle_).size : -1; }
+int Team::my_pe() const {
+  return valid() ? rt_->team_desc(handle_).my_rank : -1;
+}
+int Team::n_pes() const {
+  return valid() ? rt_->team_desc(handle_).size : -1;
+}
 
 int Team::world_pe(int pe) const {
   if (!valid() || pe < 0 || pe >= n_pes()) return -1;

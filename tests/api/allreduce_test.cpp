@@ -23,7 +23,8 @@ class AllreduceTest : public ::testing::TestWithParam<PeConfig> {};
 
 // Every device algorithm, then the selector's pick.
 const std::vector<AllreduceAlgo> kAlgos = [] {
-  std::vector<AllreduceAlgo> v(std::begin(coll::kDeviceAllreduceAlgos), std::end(coll::kDeviceAllreduceAlgos));
+  std::vector<AllreduceAlgo> v(std::begin(coll::kDeviceAllreduceAlgos),
+                               std::end(coll::kDeviceAllreduceAlgos));
   v.push_back(AllreduceAlgo::kAuto);
   return v;
 }();
@@ -32,8 +33,9 @@ const std::vector<AllreduceAlgo> kAlgos = [] {
 // element of the result is checked. Rounding: the LL and ring algorithms round half and bfloat16
 // once per exchange, so their tolerance grows with the team.
 template <class T>
-void check_call(Runtime& rt, const Team& t, T* src, T* dst, std::size_t n, ReduceOp op, std::uint64_t call,
-                bool in_place, const std::function<void(T*, const T*)>& run, const char* what) {
+void check_call(Runtime& rt, const Team& t, T* src, T* dst, std::size_t n, ReduceOp op,
+                std::uint64_t call, bool in_place, const std::function<void(T*, const T*)>& run,
+                const char* what) {
   const int m = t.n_pes(), me = t.my_pe();
   for (std::size_t i = 0; i < n; ++i) src[i] = make<T>(mix(call, me, i, sizeof(T)), op);
   T* out = in_place ? src : dst;
@@ -45,7 +47,8 @@ void check_call(Runtime& rt, const Team& t, T* src, T* dst, std::size_t n, Reduc
     std::uint64_t exact = 0;
     const double ref = reference(op, vals, &exact);
     if constexpr (std::is_integral_v<T>) {
-      ASSERT_EQ(out[i], static_cast<T>(exact)) << what << " n " << n << " call " << call << " i " << i;
+      ASSERT_EQ(out[i], static_cast<T>(exact))
+          << what << " n " << n << " call " << call << " i " << i;
     } else {
       ASSERT_NEAR(as_double(out[i]), ref, tolerance<T>(ref, m) * m)
           << what << " op " << static_cast<int>(op) << " n " << n << " call " << call << " i " << i;
@@ -65,18 +68,23 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
     std::uint64_t call = salt;
     for (AllreduceAlgo algo : kAlgos)
       for (std::size_t n : sizes) {
-        const ReduceOp op = std::array{ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kSum, ReduceOp::kMin}[call % 4];
+        const ReduceOp op =
+            std::array{ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kSum, ReduceOp::kMin}[call % 4];
         ++call;
-        check_call<T>(rt, t, src, dst, n, op, call, false,
-                      [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, coll::algo_name(algo));
+        check_call<T>(
+            rt, t, src, dst, n, op, call, false,
+            [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); },
+            coll::algo_name(algo));
         // In place and private buffers: the selector keeps to algorithms that allow them.
         if (algo == AllreduceAlgo::kAuto || algo == AllreduceAlgo::kLLTwoShot) {
           ++call;
-          check_call<T>(rt, t, src, dst, n, op, call, true,
-                        [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, "in place");
+          check_call<T>(
+              rt, t, src, dst, n, op, call, true,
+              [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, "in place");
           ++call;
-          check_call<T>(rt, t, priv_src.data(), priv_dst.data(), n, op, call, false,
-                        [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, "private");
+          check_call<T>(
+              rt, t, priv_src.data(), priv_dst.data(), n, op, call, false,
+              [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, "private");
         }
       }
     // The hierarchy with every shape: H hosts of L members, L dividing the team size.
@@ -84,9 +92,13 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
       if (t.n_pes() % local != 0) continue;
       for (std::size_t n : {std::size_t{5}, std::size_t{4099}}) {
         ++call;
-        check_call<T>(rt, t, src, dst, n, ReduceOp::kSum, call, false, [&](T* out, const T* in) {
-          coll::allreduce_ll(device::ThreadGroup{}, rt.device_context(), t.handle(), out, in, n, ReduceOp::kSum, local);
-        }, "hierarchical shape");
+        check_call<T>(
+            rt, t, src, dst, n, ReduceOp::kSum, call, false,
+            [&](T* out, const T* in) {
+              coll::allreduce_ll(device::ThreadGroup{}, rt.device_context(), t.handle(), out, in, n,
+                                 ReduceOp::kSum, local);
+            },
+            "hierarchical shape");
       }
     }
   });
@@ -125,10 +137,13 @@ TEST_P(AllreduceTest, ManyChunksWithSmallWorkspace) {
     auto* dst = rt.allocate_array<float>(kN);
     for (std::uint64_t call = 0; call < 6; ++call)
       for (AllreduceAlgo algo : {AllreduceAlgo::kRecursiveDoubling, AllreduceAlgo::kLLTwoShot}) {
-        check_call<float>(rt, rt.team_world(), src, dst, kN - call * 1000, ReduceOp::kSum, call * 2 + (algo == AllreduceAlgo::kLLTwoShot),
-                          false, [&](float* out, const float* in) {
-                            rt.allreduce(rt.team_world(), out, in, kN - call * 1000, ReduceOp::kSum, algo);
-                          }, coll::algo_name(algo));
+        check_call<float>(
+            rt, rt.team_world(), src, dst, kN - call * 1000, ReduceOp::kSum,
+            call * 2 + (algo == AllreduceAlgo::kLLTwoShot), false,
+            [&](float* out, const float* in) {
+              rt.allreduce(rt.team_world(), out, in, kN - call * 1000, ReduceOp::kSum, algo);
+            },
+            coll::algo_name(algo));
       }
   });
   unsetenv("SYMMETRA_COLL_WORKSPACE");
@@ -181,7 +196,8 @@ TEST_P(AllreduceTest, TenThousandBackToBack) {
       for (std::size_t i = 0; i < kN; ++i) {
         std::uint32_t want = 0;
         for (int r = 0; r < n; ++r) want += static_cast<std::uint32_t>(mix(call, r, i));
-        ASSERT_EQ(static_cast<std::uint32_t>(dst[i]), want) << coll::algo_name(algo) << " call " << call;
+        ASSERT_EQ(static_cast<std::uint32_t>(dst[i]), want)
+            << coll::algo_name(algo) << " call " << call;
       }
     }
   });
@@ -195,20 +211,25 @@ TEST_P(AllreduceTest, BadRequestsAreClearErrors) {
       rt.allreduce(rt.team_world(), sym, priv.data(), 8, ReduceOp::kSum, AllreduceAlgo::kTwoShot);
       ADD_FAILURE() << "two-shot on a private source did not fail";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("needs separate symmetric source and dest"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("needs separate symmetric source and dest"),
+                std::string::npos)
+          << e.what();
     }
     try {
       rt.allreduce(rt.team_world(), sym, sym, 8, ReduceOp::kSum, AllreduceAlgo::kNccl);
       ADD_FAILURE() << "nccl on the CPU backend did not fail";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("NCCL cannot serve this call: it needs the CUDA backend"), std::string::npos)
+      EXPECT_NE(
+          std::string(e.what()).find("NCCL cannot serve this call: it needs the CUDA backend"),
+          std::string::npos)
           << e.what();
     }
     rt.barrier_all();
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Pes, AllreduceTest, ::testing::ValuesIn(collective_configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Pes, AllreduceTest, ::testing::ValuesIn(collective_configs()),
+                         PeConfigName());
 INSTANTIATE_TEST_SUITE_P(Pes, Allreduce64MiBTest,
                          ::testing::Values(PeConfig{2, Mode::kThreads}, PeConfig{4, Mode::kThreads},
                                            PeConfig{3, Mode::kProcesses}),

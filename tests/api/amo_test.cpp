@@ -104,7 +104,9 @@ TEST_P(AmoTest, BitwiseOperations) {
   run_pes(GetParam(), [](Runtime& rt) {
     const int me = rt.my_pe(), n = rt.n_pes();
     auto* w = rt.allocate_array<std::uint64_t>(3);
-    st(rt, w, std::vector<std::uint64_t>{0, ~std::uint64_t{0}, 0x5555555555555555ull});  // or, and, xor targets
+    st(rt, w,
+       std::vector<std::uint64_t>{0, ~std::uint64_t{0},
+                                  0x5555555555555555ull});  // or, and, xor targets
     rt.barrier_all();
     const std::uint64_t bit = std::uint64_t{1} << (me * 3 % 64);
     for (int pe = 0; pe < n; ++pe) {

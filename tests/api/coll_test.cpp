@@ -29,11 +29,13 @@ TEST_P(CollTest, BroadcastFromEveryRootBackToBack) {
     for_each_team(rt, [&](const Team& t) {
       for (std::uint64_t call = 0; call < 200; ++call) {
         const int root = static_cast<int>(call % t.n_pes());
-        for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int64_t>(mix(call, t.my_pe(), i));
+        for (std::size_t i = 0; i < kN; ++i)
+          src[i] = static_cast<std::int64_t>(mix(call, t.my_pe(), i));
         for (std::size_t i = 0; i < kN; ++i) dst[i] = -1;  // poison
         rt.broadcast(t, dst, src, kN, root);
         for (std::size_t i = 0; i < kN; ++i)
-          ASSERT_EQ(dst[i], static_cast<std::int64_t>(mix(call, root, i))) << "call " << call << " i " << i;
+          ASSERT_EQ(dst[i], static_cast<std::int64_t>(mix(call, root, i)))
+              << "call " << call << " i " << i;
       }
     });
   });
@@ -51,7 +53,8 @@ TEST_P(CollTest, FcollectPushPullRingAndCollect) {
         // collect: member r contributes 1 + (r + call) % kN elements
         const bool varied = call % 4 == 2;
         const std::size_t mine = varied ? 1 + (t.my_pe() + call) % kN : kN;
-        for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::uint32_t>(mix(call, t.my_pe(), i));
+        for (std::size_t i = 0; i < kN; ++i)
+          src[i] = static_cast<std::uint32_t>(mix(call, t.my_pe(), i));
         for (std::size_t i = 0; i < kN * n; ++i) dst[i] = 0xDEADBEEF;
         if (call % 4 == 0) rt.fcollect(t, dst, src, kN);
         if (call % 4 == 1) rt.fcollect_read(t, dst, src, kN);
@@ -61,9 +64,11 @@ TEST_P(CollTest, FcollectPushPullRingAndCollect) {
         for (int r = 0; r < m; ++r) {
           const std::size_t len = varied ? 1 + (r + call) % kN : kN;
           for (std::size_t i = 0; i < len; ++i, ++at)
-            ASSERT_EQ(dst[at], static_cast<std::uint32_t>(mix(call, r, i))) << "call " << call << " member " << r;
+            ASSERT_EQ(dst[at], static_cast<std::uint32_t>(mix(call, r, i)))
+                << "call " << call << " member " << r;
         }
-        ASSERT_EQ(dst[at < kN * n ? at : 0], at < kN * n ? 0xDEADBEEFu : dst[0]);  // nothing past the end
+        ASSERT_EQ(dst[at < kN * n ? at : 0],
+                  at < kN * n ? 0xDEADBEEFu : dst[0]);  // nothing past the end
       }
     });
   });
@@ -79,13 +84,16 @@ TEST_P(CollTest, AlltoallAndStrided) {
       const int m = t.n_pes(), me = t.my_pe();
       for (std::uint64_t call = 0; call < 100; ++call) {
         // element i of the block for member k, from member r
-        auto v = [&](int r, int k, std::size_t i) { return static_cast<double>(mix(call, r, k * kN + i) % 1000003) * 0.25; };
+        auto v = [&](int r, int k, std::size_t i) {
+          return static_cast<double>(mix(call, r, k * kN + i) % 1000003) * 0.25;
+        };
         for (int k = 0; k < m; ++k)
           for (std::size_t i = 0; i < kN; ++i) src[k * kN + i] = v(me, k, i);
         for (std::size_t i = 0; i < kN * n * 3; ++i) dst[i] = -1;
         rt.alltoall(t, dst, src, kN);
         for (int r = 0; r < m; ++r)
-          for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(dst[r * kN + i], v(r, me, i)) << "alltoall from " << r;
+          for (std::size_t i = 0; i < kN; ++i)
+            ASSERT_EQ(dst[r * kN + i], v(r, me, i)) << "alltoall from " << r;
         // strided: source stride 2, dest stride 3
         for (int k = 0; k < m; ++k)
           for (std::size_t i = 0; i < kN; ++i) src[2 * (k * kN + i)] = v(me, k, i) + 0.5;
@@ -125,8 +133,11 @@ TEST_P(CollTest, NoMemberWrittenBeforeItEnters) {
         if (me == slow) std::this_thread::sleep_for(std::chrono::milliseconds(2));
         for (int r = 0; r < (kind == 0 ? 1 : m); ++r)
           for (std::size_t i = 0; i < kN; ++i) {
-            const std::uint64_t want = kind == 0 ? v(root, i) : kind == 1 ? v(r, i) : v(r, me * kN + i);
-            ASSERT_EQ(dst[r * kN + i], want) << "kind " << kind << " call " << call << " block " << r << " i " << i;
+            const std::uint64_t want = kind == 0   ? v(root, i)
+                                       : kind == 1 ? v(r, i)
+                                                   : v(r, me * kN + i);
+            ASSERT_EQ(dst[r * kN + i], want)
+                << "kind " << kind << " call " << call << " block " << r << " i " << i;
           }
       }
       rt.barrier(t);
@@ -153,35 +164,57 @@ TEST_P(CollTest, DestReadyByProgramSkipsCredits) {
     for_each_team(rt, [&](const Team& t) {
       const int m = t.n_pes(), me = t.my_pe();
       // The value of element i of the block member `from` sends to member `to` in call `call`.
-      auto v = [](std::uint64_t call, int from, int to, std::size_t i) { return mix(call, from, to * 1000 + i, 11); };
+      auto v = [](std::uint64_t call, int from, int to, std::size_t i) {
+        return mix(call, from, to * 1000 + i, 11);
+      };
       for (std::uint64_t call = 0; call < 120; ++call) {
         const int kind = static_cast<int>(call % 6), slow = static_cast<int>((call / 5) % m);
         const int root = static_cast<int>((call / 2) % m);
         std::uint64_t* d = dst[call % kDests];
         for (int to = 0; to < m; ++to)
-          for (std::size_t i = 0; i < kN; ++i) src[to * kN + i] = v(call, me, kind == 0 || kind == 1 || kind == 4 ? 0 : to, i);
-        if (me == slow && call % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(500));
+          for (std::size_t i = 0; i < kN; ++i)
+            src[to * kN + i] = v(call, me, kind == 0 || kind == 1 || kind == 4 ? 0 : to, i);
+        if (me == slow && call % 3 == 0)
+          std::this_thread::sleep_for(std::chrono::microseconds(500));
         const int next = (me + 1) % m, prev = (me + m - 1) % m;
         switch (kind) {
-          case 0: rt.broadcast(t, d, src, kN, root); break;
-          case 1: rt.fcollect(t, d, src, kN); break;
-          case 2: rt.alltoall(t, d, src, kN); break;
-          case 3: rt.alltoalls(t, d, src, 1, 1, kN); break;
-          case 4: rt.fcollect_ring(t, d, src, kN); break;
-          case 5: rt.permute(t, d, src + next * kN, kN, next, prev, 16); break;
+          case 0:
+            rt.broadcast(t, d, src, kN, root);
+            break;
+          case 1:
+            rt.fcollect(t, d, src, kN);
+            break;
+          case 2:
+            rt.alltoall(t, d, src, kN);
+            break;
+          case 3:
+            rt.alltoalls(t, d, src, 1, 1, kN);
+            break;
+          case 4:
+            rt.fcollect_ring(t, d, src, kN);
+            break;
+          case 5:
+            rt.permute(t, d, src + next * kN, kN, next, prev, 16);
+            break;
         }
         auto want = [&](int block, std::size_t i) -> std::uint64_t {
           switch (kind) {
-            case 0: return v(call, root, 0, i);
-            case 1: case 4: return v(call, block, 0, i);
-            case 5: return v(call, prev, me, i);
-            default: return v(call, block, me, i);
+            case 0:
+              return v(call, root, 0, i);
+            case 1:
+            case 4:
+              return v(call, block, 0, i);
+            case 5:
+              return v(call, prev, me, i);
+            default:
+              return v(call, block, me, i);
           }
         };
         const int blocks = kind == 0 || kind == 5 ? 1 : m;
         for (int b = 0; b < blocks; ++b)
           for (std::size_t i = 0; i < kN; ++i)
-            ASSERT_EQ(d[b * kN + i], want(b, i)) << "kind " << kind << " call " << call << " block " << b << " i " << i;
+            ASSERT_EQ(d[b * kN + i], want(b, i))
+                << "kind " << kind << " call " << call << " block " << b << " i " << i;
         if (call % kDests == kDests - 1) rt.barrier(t);
       }
       rt.barrier(t);
@@ -192,10 +225,12 @@ TEST_P(CollTest, DestReadyByProgramSkipsCredits) {
 // --- reductions -------------------------------------------------------------------------------
 
 template <class T>
-void check_reductions(Runtime& rt, const Team& t, T* src, T* dst, std::size_t kN, std::uint64_t calls) {
+void check_reductions(Runtime& rt, const Team& t, T* src, T* dst, std::size_t kN,
+                      std::uint64_t calls) {
   const int m = t.n_pes(), me = t.my_pe();
   std::vector<ReduceOp> ops = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax};
-  if constexpr (std::is_integral_v<T>) ops.insert(ops.end(), {ReduceOp::kAnd, ReduceOp::kOr, ReduceOp::kXor});
+  if constexpr (std::is_integral_v<T>)
+    ops.insert(ops.end(), {ReduceOp::kAnd, ReduceOp::kOr, ReduceOp::kXor});
   for (std::uint64_t call = 0; call < calls; ++call) {
     const ReduceOp op = ops[call % ops.size()];
     const bool scatter = call % 3 == 1, in_place = call % 3 == 2;
@@ -216,13 +251,15 @@ void check_reductions(Runtime& rt, const Team& t, T* src, T* dst, std::size_t kN
       std::uint64_t exact = 0;
       const double ref = reference(op, vals, &exact);
       if constexpr (std::is_integral_v<T>) {
-        ASSERT_EQ(out[i], static_cast<T>(exact)) << "op " << static_cast<int>(op) << " call " << call << " i " << i;
+        ASSERT_EQ(out[i], static_cast<T>(exact))
+            << "op " << static_cast<int>(op) << " call " << call << " i " << i;
       } else {
         ASSERT_NEAR(as_double(out[i]), ref, tolerance<T>(ref, m))
             << "op " << static_cast<int>(op) << " call " << call << " i " << i;
       }
     }
-    rt.barrier(t);  // in place: nobody rewrites src before every member checked (it reads only its own)
+    rt.barrier(
+        t);  // in place: nobody rewrites src before every member checked (it reads only its own)
   }
 }
 
@@ -282,10 +319,12 @@ TEST_P(CollTest, PermuteRingShiftChunksBackToBack) {
         const std::size_t len = call % 2 ? kN : 1 + call % kN;  // sizes vary between calls
         for (std::size_t i = 0; i < len; ++i) src[i] = mix(call, me, i);
         std::size_t seen_chunks = 0, bad = 0;
-        rt.permute(t, dst, src, len, to, from, kChunk, [&](std::size_t c, const std::uint64_t* p, std::size_t count) {
-          bad += c != seen_chunks++;  // chunks arrive in order
-          for (std::size_t i = 0; i < count; ++i) bad += p[i] != mix(call, from, c * kChunk + i);
-        });
+        rt.permute(t, dst, src, len, to, from, kChunk,
+                   [&](std::size_t c, const std::uint64_t* p, std::size_t count) {
+                     bad += c != seen_chunks++;  // chunks arrive in order
+                     for (std::size_t i = 0; i < count; ++i)
+                       bad += p[i] != mix(call, from, c * kChunk + i);
+                   });
         ASSERT_EQ(bad, 0u) << "call " << call;
         ASSERT_EQ(seen_chunks, (len + kChunk - 1) / kChunk);
       }
@@ -306,9 +345,11 @@ TEST_P(CollTest, PermuteChangingPairsBackToBack) {
       const int to = (me + shift) % m, from = (me + m - shift) % m;
       for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::uint32_t>(mix(call, me, i));
       std::size_t bad = 0;
-      rt.permute(rt.team_world(), dst, src, kN, to, from, 100, [&](std::size_t c, const std::uint32_t* p, std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i) bad += p[i] != static_cast<std::uint32_t>(mix(call, from, c * 100 + i));
-      });
+      rt.permute(rt.team_world(), dst, src, kN, to, from, 100,
+                 [&](std::size_t c, const std::uint32_t* p, std::size_t count) {
+                   for (std::size_t i = 0; i < count; ++i)
+                     bad += p[i] != static_cast<std::uint32_t>(mix(call, from, c * 100 + i));
+                 });
       ASSERT_EQ(bad, 0u) << "call " << call << " shift " << shift;
       for (std::size_t i = 0; i < kN; ++i)
         ASSERT_EQ(dst[i], static_cast<std::uint32_t>(mix(call, from, i))) << "call " << call;
@@ -330,7 +371,8 @@ TEST_P(CollTest, PermutePartialPairs) {
       const int from = to;
       rt.permute(rt.team_world(), dst, src, kN, to, from, 64);
       for (std::size_t i = 0; i < kN; ++i)
-        ASSERT_EQ(dst[i], from < 0 ? -7 : static_cast<std::int32_t>(mix(call, from, i))) << "call " << call;
+        ASSERT_EQ(dst[i], from < 0 ? -7 : static_cast<std::int32_t>(mix(call, from, i)))
+            << "call " << call;
       rt.barrier_all();  // dst is reset above: keep calls apart for the untouched PEs' check
     }
   });

@@ -28,7 +28,8 @@ using symmetra::testing::spawn;
 
 std::string all_output(const std::vector<PeRun>& runs) {
   std::string s;
-  for (std::size_t r = 0; r < runs.size(); ++r) s += "--- PE " + std::to_string(r) + ":\n" + runs[r].output;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    s += "--- PE " + std::to_string(r) + ":\n" + runs[r].output;
   return s;
 }
 
@@ -39,8 +40,10 @@ long stopped_after_ms(const PeRun& r) {
 }
 
 std::map<std::string, std::string> slurm_env(int r, int n, const std::string& job) {
-  return {{"SLURM_PROCID", std::to_string(r)}, {"SLURM_NTASKS", std::to_string(n)},
-          {"SLURM_JOB_ID", job},              {"SLURM_STEP_ID", "7"},
+  return {{"SLURM_PROCID", std::to_string(r)},
+          {"SLURM_NTASKS", std::to_string(n)},
+          {"SLURM_JOB_ID", job},
+          {"SLURM_STEP_ID", "7"},
           {"SLURM_LOCALID", std::to_string(r)}};
 }
 
@@ -51,7 +54,8 @@ void expect_waiters_stopped(const std::vector<PeRun>& runs, int victim) {
     const long ms = stopped_after_ms(runs[r]);
     EXPECT_GE(ms, 0) << "PE " << r << " did not stop with an error\n" << all_output(runs);
     EXPECT_LT(ms, 2000) << "PE " << r << "\n" << all_output(runs);
-    EXPECT_TRUE(runs[r].has("stopping: PE " + std::to_string(victim) + " ")) << "PE " << r << "\n" << all_output(runs);
+    EXPECT_TRUE(runs[r].has("stopping: PE " + std::to_string(victim) + " ")) << "PE " << r << "\n"
+                                                                             << all_output(runs);
   }
 }
 
@@ -68,7 +72,9 @@ TEST(FailurePaths, ThreadsStopWithinTwoSecondsNamingTheFailedPe) {
       try {
         rt.wait_until(word, symmetra::Cmp::kGe, 1L);
       } catch (const symmetra::Error& e) {
-        const long ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        const long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - t0)
+                            .count();
         std::lock_guard<std::mutex> lock(m);
         stopped[rt.my_pe()] = {ms, e.what()};
       }
@@ -81,7 +87,8 @@ TEST(FailurePaths, ThreadsStopWithinTwoSecondsNamingTheFailedPe) {
   ASSERT_EQ(stopped.size(), 3u);
   for (const auto& [pe, s] : stopped) {
     EXPECT_LT(s.first, 2000) << "PE " << pe << ": " << s.second;
-    EXPECT_NE(s.second.find("stopping: PE 2 failed"), std::string::npos) << "PE " << pe << ": " << s.second;
+    EXPECT_NE(s.second.find("stopping: PE 2 failed"), std::string::npos)
+        << "PE " << pe << ": " << s.second;
   }
 }
 
@@ -112,10 +119,13 @@ TEST(FailurePaths, SlurmLikeProcessesStopWhenAPeExitsWithoutFinalize) {
   expect_waiters_stopped(runs, 1);
 }
 
-bool have_mpirun() { return std::system("command -v mpirun >/dev/null 2>&1") == 0; }
+bool have_mpirun() {
+  return std::system("command -v mpirun >/dev/null 2>&1") == 0;
+}
 // mpirun that leaves a PE's non-zero exit to the job (it would end the others itself).
-const std::string kMpirun = "mpirun --allow-run-as-root --oversubscribe --mca orte_abort_on_non_zero_status 0 "
-                            "-x SYMMETRA_TIMEOUT_S=60 ";
+const std::string kMpirun =
+    "mpirun --allow-run-as-root --oversubscribe --mca orte_abort_on_non_zero_status 0 "
+    "-x SYMMETRA_TIMEOUT_S=60 ";
 
 TEST(FailurePaths, MpirunProcessesStopWhenAPeExitsEarly) {
   if (!have_mpirun()) GTEST_SKIP() << "mpirun is not installed (tools/setup installs Open MPI)";
@@ -138,10 +148,12 @@ void expect_nobody_passed(const std::string& output) {
 TEST(EarlyExit, SymrunReturnsTheStatusOfThePeThatLeft) {
   for (const char* how : {"c_exit_early", "c_return_early"}) {
     for (int n : {2, 4}) {
-      const auto r = run_command("SYMMETRA_TIMEOUT_S=60 " SYMRUN_PATH " -n " + std::to_string(n) + " " EXIT_PROG_PATH " " + how);
+      const auto r = run_command("SYMMETRA_TIMEOUT_S=60 " SYMRUN_PATH " -n " + std::to_string(n) +
+                                 " " EXIT_PROG_PATH " " + how);
       EXPECT_EQ(r.status, 3) << how << " " << n << " PEs\n" << r.output;
       EXPECT_TRUE(r.has("PE 1 exited with status 3")) << r.output;
-      EXPECT_LT(r.seconds, 2.0) << how << " " << n << " PEs: the job did not end at once\n" << r.output;
+      EXPECT_LT(r.seconds, 2.0) << how << " " << n << " PEs: the job did not end at once\n"
+                                << r.output;
       expect_nobody_passed(r.output);
     }
   }
@@ -149,12 +161,14 @@ TEST(EarlyExit, SymrunReturnsTheStatusOfThePeThatLeft) {
 
 TEST(EarlyExit, SlurmLikeOthersStopNamingIt) {
   const std::string job = "ee" + std::to_string(getpid());
-  const auto runs = spawn(3, [&](int r) { return slurm_env(r, 3, job); }, {EXIT_PROG_PATH, "c_exit_early"});
+  const auto runs =
+      spawn(3, [&](int r) { return slurm_env(r, 3, job); }, {EXIT_PROG_PATH, "c_exit_early"});
   EXPECT_EQ(runs[1].status, 3) << all_output(runs);
   for (int pe : {0, 2}) {
     EXPECT_NE(runs[pe].status, 0) << all_output(runs);
     EXPECT_LT(runs[pe].seconds, 2.0) << all_output(runs);
-    EXPECT_TRUE(runs[pe].has("[pe " + std::to_string(pe) + "] shmem_barrier_all: ")) << all_output(runs);
+    EXPECT_TRUE(runs[pe].has("[pe " + std::to_string(pe) + "] shmem_barrier_all: "))
+        << all_output(runs);
     EXPECT_TRUE(runs[pe].has("stopping: PE 1 left the job without finalize")) << all_output(runs);
   }
   expect_nobody_passed(all_output(runs));
@@ -180,7 +194,8 @@ TEST(EarlyExit, ThreadsExitAtOnceWithTheStatus) {
 
 // One PE of a job its launcher places on two hosts: it fails at once, saying so.
 void expect_fails_at_once(const std::map<std::string, std::string>& env, const std::string& from) {
-  const auto runs = spawn(1, [&](int) { return env; }, {FAULT_PROG_PATH, "idle", "0"}, 20);
+  const auto runs = spawn(
+      1, [&](int) { return env; }, {FAULT_PROG_PATH, "idle", "0"}, 20);
   EXPECT_NE(runs[0].status, 0) << runs[0].output;
   EXPECT_LT(runs[0].seconds, 2.0) << runs[0].output;
   EXPECT_TRUE(runs[0].has("spans more than one host (" + from + ")")) << runs[0].output;
@@ -188,8 +203,10 @@ void expect_fails_at_once(const std::map<std::string, std::string>& env, const s
 }
 
 TEST(MultiHost, OpenMpiJobOnTwoHostsFailsAtOnce) {
-  expect_fails_at_once({{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"},
-                        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "0"},
+  expect_fails_at_once({{"OMPI_COMM_WORLD_RANK", "2"},
+                        {"OMPI_COMM_WORLD_SIZE", "4"},
+                        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+                        {"OMPI_COMM_WORLD_LOCAL_RANK", "0"},
                         {"OMPI_MCA_ess_base_jobid", "mh" + std::to_string(getpid())}},
                        "OMPI_COMM_WORLD_LOCAL_SIZE=2");
 }
@@ -201,8 +218,12 @@ TEST(MultiHost, SlurmJobOnTwoNodesFailsAtOnce) {
 }
 
 TEST(MultiHost, TorchrunOnTwoNodesFailsAtOnce) {
-  expect_fails_at_once({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"},
-                        {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}},
+  expect_fails_at_once({{"RANK", "3"},
+                        {"WORLD_SIZE", "4"},
+                        {"LOCAL_WORLD_SIZE", "2"},
+                        {"LOCAL_RANK", "1"},
+                        {"MASTER_ADDR", "127.0.0.1"},
+                        {"MASTER_PORT", "29500"}},
                        "LOCAL_WORLD_SIZE=2");
 }
 

@@ -65,7 +65,9 @@ int main(int argc, char** argv) {
       rt->wait_until(buf, symmetra::Cmp::kGe, 1L);
       std::printf("pe %d: the wait returned\n", me);
     } catch (const symmetra::Error& e) {
-      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - t0)
+                          .count();
       std::printf("pe %d stopped after %lld ms: %s\n", me, static_cast<long long>(ms), e.what());
     }
     std::fflush(stdout);

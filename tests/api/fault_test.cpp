@@ -17,11 +17,14 @@ Outcome run(const std::string& args, const std::string& env = "") {
   return symmetra::testing::run_command(env + " SYMMETRA_CHECK=1 " SYMRUN_PATH " " + args);
 }
 
-Outcome fault(const std::string& which, int n = 2, const std::string& env = "SYMMETRA_TIMEOUT_S=30") {
+Outcome fault(const std::string& which, int n = 2,
+              const std::string& env = "SYMMETRA_TIMEOUT_S=30") {
   return run("-n " + std::to_string(n) + " " FAULT_PROG_PATH " " + which, env);
 }
 
-bool has(const Outcome& o, const std::string& text) { return o.has(text); }
+bool has(const Outcome& o, const std::string& text) {
+  return o.has(text);
+}
 
 TEST(SymrunFault, PeExitingEarlyEndsTheJobWithItsName) {
   const Outcome o = fault("exit_early", 4);
@@ -40,7 +43,8 @@ TEST(SymrunFault, PeKilledBySignalIsNamed) {
 TEST(SymrunFault, AllPesSucceedingReturnsZero) {
   const Outcome o = run("-n 3 --tag-output sh -c 'echo hello'");
   EXPECT_EQ(o.status, 0) << o.output;
-  for (int pe = 0; pe < 3; ++pe) EXPECT_TRUE(has(o, "[pe " + std::to_string(pe) + "] hello")) << o.output;
+  for (int pe = 0; pe < 3; ++pe)
+    EXPECT_TRUE(has(o, "[pe " + std::to_string(pe) + "] hello")) << o.output;
   EXPECT_EQ(run("-np 2 true").status, 0);
   EXPECT_EQ(run("-n 2 sh -c 'exit 5'").status, 5);
   EXPECT_NE(run("-n 0 true").status, 0);  // usage error
@@ -48,9 +52,10 @@ TEST(SymrunFault, AllPesSucceedingReturnsZero) {
 
 // SIGTERM (or SIGINT) to symrun ends every PE and the job with 128 + the signal.
 TEST(SymrunFault, TerminationReachesEveryPe) {
-  const Outcome o = symmetra::testing::run_command(
-      "(SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 3 " FAULT_PROG_PATH " idle 60 & p=$!; sleep 1; kill -TERM $p; "
-      "wait $p; echo \"symrun status $?\")");
+  const Outcome o =
+      symmetra::testing::run_command("(SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 3 " FAULT_PROG_PATH
+                                     " idle 60 & p=$!; sleep 1; kill -TERM $p; "
+                                     "wait $p; echo \"symrun status $?\")");
   EXPECT_TRUE(o.has("symrun: signal 15, ending the PEs")) << o.output;
   EXPECT_TRUE(o.has("symrun status 143")) << o.output;
   EXPECT_LT(o.seconds, 15.0) << "the PEs outlived symrun's SIGTERM";
@@ -62,7 +67,8 @@ TEST(SymrunFault, SecondInterruptKillsAtOnce) {
   // Both PEs announce that they ignore SIGTERM (bounded: 20 s); then two SIGINTs 0.3 s apart,
   // timed from the first.
   const Outcome o = symmetra::testing::run_command(
-      "(f=$(mktemp); SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 2 " FAULT_PROG_PATH " stubborn 60 >$f & p=$!; "
+      "(f=$(mktemp); SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 2 " FAULT_PROG_PATH
+      " stubborn 60 >$f & p=$!; "
       "for i in $(seq 400); do [ $(grep -c ignores $f) -ge 2 ] && break; sleep 0.05; done; "
       "t0=$(date +%s%N); kill -INT $p; sleep 0.3; kill -INT $p; wait $p; s=$?; t1=$(date +%s%N); "
       "cat $f; rm -f $f; echo \"symrun status $s after $(( (t1 - t0) / 1000000 )) ms\")");
@@ -81,8 +87,10 @@ TEST(SymrunFault, SecondInterruptKillsAtOnce) {
 TEST(SymrunIdle, LauncherSleepsWhileThePesRun) {
   const char* count = "cat /proc/$p/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'";
   const Outcome o = symmetra::testing::run_command(
-      std::string("(SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 2 " FAULT_PROG_PATH " idle 4 & p=$!; sleep 1.5; a=$(") +
-      count + "); sleep 1; b=$(" + count + "); wait $p; echo \"symrun status $? wakeups $((b - a))\")");
+      std::string("(SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 2 " FAULT_PROG_PATH
+                  " idle 4 & p=$!; sleep 1.5; a=$(") +
+      count + "); sleep 1; b=$(" + count +
+      "); wait $p; echo \"symrun status $? wakeups $((b - a))\")");
   ASSERT_TRUE(o.has("symrun status 0 wakeups ")) << o.output;
   const int wakeups = std::atoi(o.output.substr(o.output.find("wakeups ") + 8).c_str());
   EXPECT_LT(wakeups, 50) << o.output;
@@ -120,8 +128,9 @@ TEST(ArgumentChecks, HostChecksNeedNoSymmetraCheck) {
       {"not_symmetric_signal", "[pe 0] put_signal: address 0x"},
       {"past_end", "runs past the end of the symmetric heap"}};
   for (const auto& [which, text] : cases) {
-    const Outcome o = symmetra::testing::run_command("SYMMETRA_CHECK=0 SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH
-                                                     " -n 2 " FAULT_PROG_PATH " " + std::string(which));
+    const Outcome o = symmetra::testing::run_command(
+        "SYMMETRA_CHECK=0 SYMMETRA_TIMEOUT_S=30 " SYMRUN_PATH " -n 2 " FAULT_PROG_PATH " " +
+        std::string(which));
     EXPECT_NE(o.status, 0) << which;
     EXPECT_NE(o.status, 128 + 11) << which << ": a segfault, not a message\n" << o.output;
     EXPECT_TRUE(has(o, text)) << which << "\n" << o.output;

@@ -45,32 +45,38 @@ int run_with_env(int n, const std::function<std::map<std::string, std::string>(i
 TEST(Launchers, OpenMpiEnvironment) {
   const int n = 4;
   const std::string job = "test-" + std::to_string(getpid());
-  EXPECT_EQ(run_with_env(n, [&](int r) {
-              return std::map<std::string, std::string>{
-                  {"OMPI_COMM_WORLD_RANK", std::to_string(r)}, {"OMPI_COMM_WORLD_SIZE", std::to_string(n)},
-                  {"OMPI_MCA_ess_base_jobid", job}};
-            }),
+  EXPECT_EQ(run_with_env(n,
+                         [&](int r) {
+                           return std::map<std::string, std::string>{
+                               {"OMPI_COMM_WORLD_RANK", std::to_string(r)},
+                               {"OMPI_COMM_WORLD_SIZE", std::to_string(n)},
+                               {"OMPI_MCA_ess_base_jobid", job}};
+                         }),
             n);
 }
 
 TEST(Launchers, PmiEnvironment) {
   const int n = 3;
   // PMI_RANK without a job id: the PEs meet by their common parent's pid (this test).
-  EXPECT_EQ(run_with_env(n, [&](int r) {
-              return std::map<std::string, std::string>{{"PMI_RANK", std::to_string(r)},
-                                                        {"PMI_SIZE", std::to_string(n)}};
-            }),
+  EXPECT_EQ(run_with_env(n,
+                         [&](int r) {
+                           return std::map<std::string, std::string>{
+                               {"PMI_RANK", std::to_string(r)}, {"PMI_SIZE", std::to_string(n)}};
+                         }),
             n);
 }
 
 TEST(Launchers, SlurmEnvironment) {
   const int n = 3;
   const std::string job = std::to_string(getpid());
-  EXPECT_EQ(run_with_env(n, [&](int r) {
-              return std::map<std::string, std::string>{
-                  {"SLURM_PROCID", std::to_string(r)}, {"SLURM_NTASKS", std::to_string(n)},
-                  {"SLURM_JOB_ID", job}, {"SLURM_STEP_ID", "0"}};
-            }),
+  EXPECT_EQ(run_with_env(n,
+                         [&](int r) {
+                           return std::map<std::string, std::string>{
+                               {"SLURM_PROCID", std::to_string(r)},
+                               {"SLURM_NTASKS", std::to_string(n)},
+                               {"SLURM_JOB_ID", job},
+                               {"SLURM_STEP_ID", "0"}};
+                         }),
             n);
 }
 
@@ -78,13 +84,15 @@ TEST(Launchers, SlurmEnvironment) {
 TEST(Launchers, TorchrunEnvironmentOverTcp) {
   const int n = 4;
   const int port = 20000 + getpid() % 20000;
-  EXPECT_EQ(run_with_env(n, [&](int r) {
-              return std::map<std::string, std::string>{
-                  {"RANK", std::to_string(r)}, {"WORLD_SIZE", std::to_string(n)},
-                  {"LOCAL_RANK", std::to_string(r)}, {"MASTER_ADDR", "127.0.0.1"},
-                  {"MASTER_PORT", std::to_string(port)}, {"SYMMETRA_SECRET", "s3cret"}};
-            }),
-            n);
+  EXPECT_EQ(
+      run_with_env(n,
+                   [&](int r) {
+                     return std::map<std::string, std::string>{
+                         {"RANK", std::to_string(r)},           {"WORLD_SIZE", std::to_string(n)},
+                         {"LOCAL_RANK", std::to_string(r)},     {"MASTER_ADDR", "127.0.0.1"},
+                         {"MASTER_PORT", std::to_string(port)}, {"SYMMETRA_SECRET", "s3cret"}};
+                   }),
+      n);
 }
 
 // torchrun on one host (LOCAL_WORLD_SIZE == WORLD_SIZE, as torchrun sets it): a Unix socket,
@@ -92,24 +100,28 @@ TEST(Launchers, TorchrunEnvironmentOverTcp) {
 TEST(Launchers, TorchrunOnOneHost) {
   const int n = 3;
   const int port = 20000 + (getpid() + 7) % 20000;
-  EXPECT_EQ(run_with_env(n, [&](int r) {
-              return std::map<std::string, std::string>{
-                  {"RANK", std::to_string(r)}, {"WORLD_SIZE", std::to_string(n)},
-                  {"LOCAL_RANK", std::to_string(r)}, {"LOCAL_WORLD_SIZE", std::to_string(n)},
-                  {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)}};
-            }),
-            n);
+  EXPECT_EQ(
+      run_with_env(n,
+                   [&](int r) {
+                     return std::map<std::string, std::string>{
+                         {"RANK", std::to_string(r)},       {"WORLD_SIZE", std::to_string(n)},
+                         {"LOCAL_RANK", std::to_string(r)}, {"LOCAL_WORLD_SIZE", std::to_string(n)},
+                         {"MASTER_ADDR", "127.0.0.1"},      {"MASTER_PORT", std::to_string(port)}};
+                   }),
+      n);
 }
 
 // Every PE of an n-PE run printed its "ring ok" line and the run succeeded.
 void expect_ring_ok(const symmetra::testing::CommandResult& r, int n) {
   EXPECT_EQ(r.status, 0) << r.output;
   for (int pe = 0; pe < n; ++pe)
-    EXPECT_TRUE(r.has("pe " + std::to_string(pe) + " of " + std::to_string(n) + ": ring ok")) << r.output;
+    EXPECT_TRUE(r.has("pe " + std::to_string(pe) + " of " + std::to_string(n) + ": ring ok"))
+        << r.output;
 }
 
 TEST(Launchers, Symrun) {
-  expect_ring_ok(symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n 5 " LAUNCH_PROG_PATH), 5);
+  expect_ring_ok(
+      symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n 5 " LAUNCH_PROG_PATH), 5);
 }
 
 // symrun binds PE i to the CPUs bind_cpus gives it out of symrun's own (here: this test's)
@@ -127,16 +139,22 @@ TEST(Launchers, SymrunBindsPesToCpus) {
   };
   const int many = static_cast<int>(allowed.size()) + 1;  // more PEs than CPUs
   for (int n : {1, 2, many}) {
-    const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n " + std::to_string(n) + " " LAUNCH_PROG_PATH);
+    const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n " +
+                                                  std::to_string(n) + " " LAUNCH_PROG_PATH);
     expect_ring_ok(r, n);
     for (int pe = 0; pe < n; ++pe)
-      EXPECT_TRUE(r.has("pe " + std::to_string(pe) + ": cpus " + list(symmetra::launcher::bind_cpus(pe, n, allowed))))
-          << n << " PEs:\n" << r.output;
+      EXPECT_TRUE(r.has("pe " + std::to_string(pe) + ": cpus " +
+                        list(symmetra::launcher::bind_cpus(pe, n, allowed))))
+          << n << " PEs:\n"
+          << r.output;
   }
-  const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " --bind-to none -n 2 " LAUNCH_PROG_PATH);
+  const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) +
+                                                " --bind-to none -n 2 " LAUNCH_PROG_PATH);
   expect_ring_ok(r, 2);
-  for (int pe = 0; pe < 2; ++pe) EXPECT_TRUE(r.has("pe " + std::to_string(pe) + ": cpus " + list(allowed))) << r.output;
-  const auto bad = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " --bind-to socket -n 2 " LAUNCH_PROG_PATH);
+  for (int pe = 0; pe < 2; ++pe)
+    EXPECT_TRUE(r.has("pe " + std::to_string(pe) + ": cpus " + list(allowed))) << r.output;
+  const auto bad = symmetra::testing::run_command(std::string(SYMRUN_PATH) +
+                                                  " --bind-to socket -n 2 " LAUNCH_PROG_PATH);
   EXPECT_NE(bad.status, 0);
   EXPECT_TRUE(bad.has("--bind-to takes core or none")) << bad.output;
 }
@@ -144,10 +162,13 @@ TEST(Launchers, SymrunBindsPesToCpus) {
 // symrun --hosts 2: the PEs see two hosts of two (SYMMETRA_HOST_ID) on this one machine, and
 // the selector's pick for small messages becomes the hierarchy, whose result is checked.
 TEST(Launchers, SymrunForcedHostsGiveTheHierarchy) {
-  const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) + " --hosts 2 -n 4 " LAUNCH_PROG_PATH);
+  const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) +
+                                                " --hosts 2 -n 4 " LAUNCH_PROG_PATH);
   expect_ring_ok(r, 4);
   for (int pe = 0; pe < 4; ++pe)
-    EXPECT_TRUE(r.has("pe " + std::to_string(pe) + ": 2 per host, small all-reduce hierarchical: sum ok")) << r.output;
+    EXPECT_TRUE(
+        r.has("pe " + std::to_string(pe) + ": 2 per host, small all-reduce hierarchical: sum ok"))
+        << r.output;
 }
 
 TEST(Launchers, RealMpirun) {

@@ -37,7 +37,8 @@ TEST_P(MemoryTest, OffsetsAreSymmetricAndAligned) {
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % align, 0u);
       }
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 16, 0u);
-      if (i % 3 != 0 && bytes >= 256 && !rt.on_gpu())  // malloc-like: where large malloc'd buffers start
+      if (i % 3 != 0 && bytes >= 256 &&
+          !rt.on_gpu())  // malloc-like: where large malloc'd buffers start
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 16u) << bytes << " bytes";
       EXPECT_TRUE(rt.is_symmetric(p));
       // The block's first and last byte are reachable on every PE.
@@ -56,7 +57,8 @@ TEST_P(MemoryTest, OffsetsAreSymmetricAndAligned) {
     auto* offs = rt.allocate_array<std::uint64_t>(blocks.size() * n);
     const auto base = reinterpret_cast<std::uintptr_t>(offs);
     for (std::size_t i = 0; i < blocks.size(); ++i)
-      rt.p(&offs[rt.my_pe() * blocks.size() + i], base - reinterpret_cast<std::uintptr_t>(blocks[i]), 0);
+      rt.p(&offs[rt.my_pe() * blocks.size() + i],
+           base - reinterpret_cast<std::uintptr_t>(blocks[i]), 0);
     rt.barrier_all();
     if (rt.my_pe() == 0) {
       for (int pe = 1; pe < n; ++pe) {
@@ -104,7 +106,8 @@ TEST_P(MemoryTest, HeapGrowsPastInitialSize) {
       for (std::size_t i = 0; i < kWords; i += 4096) p[i] = 0;
       rt.barrier_all();
       // Write into the neighbour's new block, read it back after a barrier.
-      for (std::size_t i = 0; i < kWords; i += 4096) rt.p(&p[i], (std::uint64_t(me) << 32) | i, (me + 1) % n);
+      for (std::size_t i = 0; i < kWords; i += 4096)
+        rt.p(&p[i], (std::uint64_t(me) << 32) | i, (me + 1) % n);
       rt.barrier_all();
       const std::uint64_t from = static_cast<std::uint64_t>((me + n - 1) % n);
       for (std::size_t i = 0; i < kWords; i += 4096) ASSERT_EQ(p[i], (from << 32) | i);
@@ -128,7 +131,9 @@ TEST_P(MemoryTest, MismatchedSizesNameBothPes) {
     } catch (const Error& e) {
       const std::string what = e.what();
       EXPECT_NE(what.find("[pe " + std::to_string(rt.my_pe()) + "]"), std::string::npos) << what;
-      EXPECT_NE(what.find(rt.my_pe() == 1 ? "PE 0 asked for 64" : "PE 1 asked for 72"), std::string::npos) << what;
+      EXPECT_NE(what.find(rt.my_pe() == 1 ? "PE 0 asked for 64" : "PE 1 asked for 72"),
+                std::string::npos)
+          << what;
     }
     // The job goes on: a matching allocation works.
     void* p = rt.allocate(128);
@@ -147,7 +152,8 @@ TEST_P(MemoryTest, ExhaustionNamesTheSetting) {
       rt.allocate(16u << 20);
       ADD_FAILURE() << "allocation beyond the maximum did not throw";
     } catch (const OutOfMemory& e) {
-      EXPECT_NE(std::string(e.what()).find("SYMMETRA_MAX_SYMMETRIC_SIZE"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("SYMMETRA_MAX_SYMMETRIC_SIZE"), std::string::npos)
+          << e.what();
     }
     rt.free(fits);
   });
@@ -157,7 +163,8 @@ TEST_P(MemoryTest, ExhaustionNamesTheSetting) {
 // 4a): one mapping of the host's heap memfd and at most one descriptor of it, however many
 // peers. With a memfd per PE, every process held and mapped n of them.
 TEST_P(MemoryTest, JoiningCostsOneMappingAndOneFdPerProcess) {
-  if (GetParam().mode != Mode::kProcesses || GetParam().backend != Backend::kCpu) GTEST_SKIP() << "processes, CPU";
+  if (GetParam().mode != Mode::kProcesses || GetParam().backend != Backend::kCpu)
+    GTEST_SKIP() << "processes, CPU";
   run_pes(GetParam(), [](Runtime& rt) {
     // Growth must not add any either.
     void* big = rt.allocate(rt.heap_size());
@@ -166,13 +173,16 @@ TEST_P(MemoryTest, JoiningCostsOneMappingAndOneFdPerProcess) {
     ASSERT_NE(maps, nullptr);
     int mappings = 0;
     char line[512];
-    while (std::fgets(line, sizeof(line), maps)) mappings += std::strstr(line, "memfd:symmetra-heap") != nullptr;
+    while (std::fgets(line, sizeof(line), maps))
+      mappings += std::strstr(line, "memfd:symmetra-heap") != nullptr;
     std::fclose(maps);
     int fds = 0;
     for (int fd = 0; fd < 4096; ++fd) {
       char link[64], target[256] = {};
       std::snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-      if (readlink(link, target, sizeof(target) - 1) > 0 && std::strstr(target, "memfd:symmetra-heap")) ++fds;
+      if (readlink(link, target, sizeof(target) - 1) > 0 &&
+          std::strstr(target, "memfd:symmetra-heap"))
+        ++fds;
     }
     EXPECT_EQ(mappings, 1) << "mappings of the heap memfd with " << rt.n_pes() << " PEs";
     EXPECT_LE(fds, 1) << "heap memfd descriptors with " << rt.n_pes() << " PEs";

@@ -17,9 +17,9 @@
 namespace symmetra::testing {
 namespace {
 
-constexpr int kSlice = 48;       // data words per writer per half
-constexpr int kCounters = 8;     // add-only and xor-only words
-constexpr int kOwned = 4;        // words per owner
+constexpr int kSlice = 48;    // data words per writer per half
+constexpr int kCounters = 8;  // add-only and xor-only words
+constexpr int kOwned = 4;     // words per owner
 constexpr int kEpochs = 30;
 constexpr int kOpsPerEpoch = 40;
 
@@ -34,14 +34,43 @@ struct Layout {
   int words() const { return sig_owned(n); }
 };
 
-enum class Kind { kPut, kP, kIput, kGet, kG, kIget, kAdd, kXor, kOwnedAmo, kPutSignalAdd, kPutSignalSet, kQuiet, kCount };
-enum class OwnedOp { kSwap, kCswap, kSet, kFetch, kFetchInc, kFetchAdd, kFetchAnd, kFetchOr, kFetchXor, kAnd, kOr, kXor, kInc, kCount };
+enum class Kind {
+  kPut,
+  kP,
+  kIput,
+  kGet,
+  kG,
+  kIget,
+  kAdd,
+  kXor,
+  kOwnedAmo,
+  kPutSignalAdd,
+  kPutSignalSet,
+  kQuiet,
+  kCount
+};
+enum class OwnedOp {
+  kSwap,
+  kCswap,
+  kSet,
+  kFetch,
+  kFetchInc,
+  kFetchAdd,
+  kFetchAnd,
+  kFetchOr,
+  kFetchXor,
+  kAnd,
+  kOr,
+  kXor,
+  kInc,
+  kCount
+};
 
 struct Op {
   Kind kind;
-  int pe;        // target
-  int half;      // for reads: the stable half
-  int slice;     // for reads: whose slice
+  int pe;     // target
+  int half;   // for reads: the stable half
+  int slice;  // for reads: whose slice
   int offset;
   int len;
   int stride;
@@ -77,13 +106,15 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
     auto* mem = rt.allocate_array<std::uint64_t>(L.words());
     std::vector<std::vector<std::uint64_t>> model(n, std::vector<std::uint64_t>(L.words()));
     for (int p = 0; p < n; ++p)
-      for (int w = 0; w < L.words(); ++w) model[p][w] = (static_cast<std::uint64_t>(p) << 48) + w * 3 + 1;
+      for (int w = 0; w < L.words(); ++w)
+        model[p][w] = (static_cast<std::uint64_t>(p) << 48) + w * 3 + 1;
     // Through the host API on this PE, so the same test runs on either backend.
     rt.put(mem, model[me].data(), L.words(), me);
     rt.barrier_all();
     std::vector<std::uint64_t> image(L.words());  // this PE's memory, read back each epoch
     std::vector<std::mt19937_64> streams;
-    for (int p = 0; p < n; ++p) streams.emplace_back(run_seed() * 31 + static_cast<std::uint64_t>(p));
+    for (int p = 0; p < n; ++p)
+      streams.emplace_back(run_seed() * 31 + static_cast<std::uint64_t>(p));
     std::uint64_t ops_done = 0;
     for (int epoch = 0; epoch < kEpochs; ++epoch) {
       const int wh = epoch % 2;  // the half written this epoch
@@ -110,7 +141,8 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
               break;
             case Kind::kIput: {
               const int count = (kSlice - op.offset + op.stride - 1) / op.stride;
-              for (int j = 0; j < count; ++j) tm[L.data(wh, p, op.offset + j * op.stride)] = op.values[j];
+              for (int j = 0; j < count; ++j)
+                tm[L.data(wh, p, op.offset + j * op.stride)] = op.values[j];
               if (mine) {
                 rt.iput(&mem[L.data(wh, p, op.offset)], op.values, op.stride, 1, count, op.pe);
                 rt.fence();
@@ -122,22 +154,26 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
                 std::uint64_t got[kSlice];
                 rt.get(got, &mem[L.data(op.half, op.slice, op.offset)], op.len, op.pe);
                 for (int j = 0; j < op.len; ++j)
-                  ASSERT_EQ(got[j], tm[L.data(op.half, op.slice, op.offset + j)]) << "get, epoch " << epoch;
+                  ASSERT_EQ(got[j], tm[L.data(op.half, op.slice, op.offset + j)])
+                      << "get, epoch " << epoch;
               }
               break;
             case Kind::kG:
               if (mine) {
                 ASSERT_EQ(rt.g(&mem[L.data(op.half, op.slice, op.offset)], op.pe),
-                          tm[L.data(op.half, op.slice, op.offset)]) << "g, epoch " << epoch;
+                          tm[L.data(op.half, op.slice, op.offset)])
+                    << "g, epoch " << epoch;
               }
               break;
             case Kind::kIget:
               if (mine) {
                 std::uint64_t got[2 * kSlice];
                 const int count = (kSlice - op.offset + op.stride - 1) / op.stride;
-                rt.iget(got, &mem[L.data(op.half, op.slice, op.offset)], 2, op.stride, count, op.pe);
+                rt.iget(got, &mem[L.data(op.half, op.slice, op.offset)], 2, op.stride, count,
+                        op.pe);
                 for (int j = 0; j < count; ++j)
-                  ASSERT_EQ(got[2 * j], tm[L.data(op.half, op.slice, op.offset + j * op.stride)]) << "iget";
+                  ASSERT_EQ(got[2 * j], tm[L.data(op.half, op.slice, op.offset + j * op.stride)])
+                      << "iget";
               }
               break;
             case Kind::kAdd:
@@ -160,28 +196,65 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
               const std::uint64_t old = w, v = op.value;
               std::uint64_t got = old;
               switch (op.owned_op) {
-                case OwnedOp::kSwap: w = v; if (mine) got = rt.atomic_swap(addr, v, op.pe); break;
+                case OwnedOp::kSwap:
+                  w = v;
+                  if (mine) got = rt.atomic_swap(addr, v, op.pe);
+                  break;
                 case OwnedOp::kCswap: {
                   const std::uint64_t cond = op.cond ? old : old + 1;
                   if (old == cond) w = v;
                   if (mine) got = rt.atomic_compare_swap(addr, cond, v, op.pe);
                   break;
                 }
-                case OwnedOp::kSet: w = v; if (mine) rt.atomic_set(addr, v, op.pe); break;
-                case OwnedOp::kFetch: if (mine) got = rt.atomic_fetch(addr, op.pe); break;
-                case OwnedOp::kFetchInc: w = old + 1; if (mine) got = rt.atomic_fetch_inc(addr, op.pe); break;
-                case OwnedOp::kFetchAdd: w = old + v; if (mine) got = rt.atomic_fetch_add(addr, v, op.pe); break;
-                case OwnedOp::kFetchAnd: w = old & v; if (mine) got = rt.atomic_fetch_and(addr, v, op.pe); break;
-                case OwnedOp::kFetchOr: w = old | v; if (mine) got = rt.atomic_fetch_or(addr, v, op.pe); break;
-                case OwnedOp::kFetchXor: w = old ^ v; if (mine) got = rt.atomic_fetch_xor(addr, v, op.pe); break;
-                case OwnedOp::kAnd: w = old & v; if (mine) rt.atomic_and(addr, v, op.pe); break;
-                case OwnedOp::kOr: w = old | v; if (mine) rt.atomic_or(addr, v, op.pe); break;
-                case OwnedOp::kXor: w = old ^ v; if (mine) rt.atomic_xor(addr, v, op.pe); break;
-                case OwnedOp::kInc: w = old + 1; if (mine) rt.atomic_inc(addr, op.pe); break;
-                case OwnedOp::kCount: break;
+                case OwnedOp::kSet:
+                  w = v;
+                  if (mine) rt.atomic_set(addr, v, op.pe);
+                  break;
+                case OwnedOp::kFetch:
+                  if (mine) got = rt.atomic_fetch(addr, op.pe);
+                  break;
+                case OwnedOp::kFetchInc:
+                  w = old + 1;
+                  if (mine) got = rt.atomic_fetch_inc(addr, op.pe);
+                  break;
+                case OwnedOp::kFetchAdd:
+                  w = old + v;
+                  if (mine) got = rt.atomic_fetch_add(addr, v, op.pe);
+                  break;
+                case OwnedOp::kFetchAnd:
+                  w = old & v;
+                  if (mine) got = rt.atomic_fetch_and(addr, v, op.pe);
+                  break;
+                case OwnedOp::kFetchOr:
+                  w = old | v;
+                  if (mine) got = rt.atomic_fetch_or(addr, v, op.pe);
+                  break;
+                case OwnedOp::kFetchXor:
+                  w = old ^ v;
+                  if (mine) got = rt.atomic_fetch_xor(addr, v, op.pe);
+                  break;
+                case OwnedOp::kAnd:
+                  w = old & v;
+                  if (mine) rt.atomic_and(addr, v, op.pe);
+                  break;
+                case OwnedOp::kOr:
+                  w = old | v;
+                  if (mine) rt.atomic_or(addr, v, op.pe);
+                  break;
+                case OwnedOp::kXor:
+                  w = old ^ v;
+                  if (mine) rt.atomic_xor(addr, v, op.pe);
+                  break;
+                case OwnedOp::kInc:
+                  w = old + 1;
+                  if (mine) rt.atomic_inc(addr, op.pe);
+                  break;
+                case OwnedOp::kCount:
+                  break;
               }
               if (mine) {
-                ASSERT_EQ(got, old) << "owned atomic " << static_cast<int>(op.owned_op) << ", epoch " << epoch;
+                ASSERT_EQ(got, old)
+                    << "owned atomic " << static_cast<int>(op.owned_op) << ", epoch " << epoch;
               }
               break;
             }
@@ -214,8 +287,8 @@ TEST_P(ModelTest, RandomOperationsMatchSequentialModel) {
       rt.barrier_all();
       rt.get(image.data(), mem, L.words(), me);
       for (int w = 0; w < L.words(); ++w)
-        ASSERT_EQ(image[w], model[me][w]) << "word " << w << " after epoch " << epoch << " (seed "
-                                         << run_seed() << ")";
+        ASSERT_EQ(image[w], model[me][w])
+            << "word " << w << " after epoch " << epoch << " (seed " << run_seed() << ")";
       rt.barrier_all();  // nobody starts the next epoch's writes before everyone checked
     }
     EXPECT_EQ(ops_done, static_cast<std::uint64_t>(kEpochs) * kOpsPerEpoch);

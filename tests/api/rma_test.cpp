@@ -15,7 +15,8 @@ class RmaTest : public ::testing::TestWithParam<PeConfig> {};
 
 // Value i of the block PE `pe` sends in round `round`: recomputable by anyone.
 std::uint64_t pattern(std::uint64_t seed, int pe, int round, std::size_t i) {
-  std::uint64_t x = seed ^ (static_cast<std::uint64_t>(pe) << 40) ^ (static_cast<std::uint64_t>(round) << 32) ^ i;
+  std::uint64_t x =
+      seed ^ (static_cast<std::uint64_t>(pe) << 40) ^ (static_cast<std::uint64_t>(round) << 32) ^ i;
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
   x ^= x >> 33;
@@ -30,7 +31,8 @@ TEST_P(RmaTest, PutmemRingEverySize) {
       auto* dst = static_cast<unsigned char*>(rt.allocate(bytes));
       fill(rt, dst, bytes, static_cast<unsigned char>(0xEE));  // poison
       std::vector<unsigned char> src(bytes);
-      for (std::size_t i = 0; i < bytes; ++i) src[i] = static_cast<unsigned char>(pattern(seed, me, 0, i));
+      for (std::size_t i = 0; i < bytes; ++i)
+        src[i] = static_cast<unsigned char>(pattern(seed, me, 0, i));
       rt.barrier_all();
       rt.putmem(dst, src.data(), bytes, (me + 1) % n);
       rt.barrier_all();
@@ -53,7 +55,8 @@ TEST_P(RmaTest, TypedPutGetAllPairs) {
     auto* slots = rt.allocate_array<double>(kN * n);  // slot k receives from PE k
     auto* mine = rt.allocate_array<double>(kN);
     std::vector<double> host_mine(kN);
-    for (std::size_t i = 0; i < kN; ++i) host_mine[i] = static_cast<double>(pattern(seed, me, 1, i) % 1000003) * 0.5;
+    for (std::size_t i = 0; i < kN; ++i)
+      host_mine[i] = static_cast<double>(pattern(seed, me, 1, i) % 1000003) * 0.5;
     st(rt, mine, host_mine);
     fill(rt, slots, kN * n, -1.0);
     rt.barrier_all();
@@ -62,7 +65,8 @@ TEST_P(RmaTest, TypedPutGetAllPairs) {
     const auto got_slots = ld(rt, slots, kN * n);
     for (int k = 0; k < n; ++k)
       for (std::size_t i = 0; i < kN; ++i)
-        ASSERT_EQ(got_slots[kN * k + i], static_cast<double>(pattern(seed, k, 1, i) % 1000003) * 0.5)
+        ASSERT_EQ(got_slots[kN * k + i],
+                  static_cast<double>(pattern(seed, k, 1, i) % 1000003) * 0.5)
             << "from PE " << k << " element " << i;
     // get: read every PE's `mine` and check it.
     std::vector<double> got(kN, -2);
@@ -130,7 +134,8 @@ TEST_P(RmaTest, StridedIputIget) {
     auto* src = rt.allocate_array<std::int64_t>(kN * 2);
     fill(rt, dst, kN * 3, std::int64_t{-7});
     std::vector<std::int64_t> host_src(kN * 2);
-    for (std::size_t i = 0; i < kN * 2; ++i) host_src[i] = static_cast<std::int64_t>(pattern(seed, me, 2, i) >> 2);
+    for (std::size_t i = 0; i < kN * 2; ++i)
+      host_src[i] = static_cast<std::int64_t>(pattern(seed, me, 2, i) >> 2);
     st(rt, src, host_src);
     rt.barrier_all();
     const int to = (me + 1) % n, from = (me + n - 1) % n;
@@ -138,13 +143,15 @@ TEST_P(RmaTest, StridedIputIget) {
     rt.barrier_all();
     const auto got_dst = ld(rt, dst, kN * 3);
     for (std::size_t i = 0; i < kN * 3; ++i) {
-      const std::int64_t want = i % 3 == 0 ? static_cast<std::int64_t>(pattern(seed, from, 2, (i / 3) * 2) >> 2) : -7;
+      const std::int64_t want =
+          i % 3 == 0 ? static_cast<std::int64_t>(pattern(seed, from, 2, (i / 3) * 2) >> 2) : -7;
       ASSERT_EQ(got_dst[i], want) << "element " << i;
     }
     std::vector<std::int64_t> got(kN * 2, -9);
     rt.iget(got.data(), src, 2, 1, kN, to);  // got[2i] = src[i] on `to`
     for (std::size_t i = 0; i < kN * 2; ++i)
-      ASSERT_EQ(got[i], i % 2 == 0 ? static_cast<std::int64_t>(pattern(seed, to, 2, i / 2) >> 2) : -9);
+      ASSERT_EQ(got[i],
+                i % 2 == 0 ? static_cast<std::int64_t>(pattern(seed, to, 2, i / 2) >> 2) : -9);
     rt.barrier_all();
     rt.free(src);
     rt.free(dst);
@@ -162,7 +169,8 @@ TEST_P(RmaTest, FenceOrdersPutBeforeFlag) {
     const int to = (me + 1) % n, from = (me + n - 1) % n;
     std::vector<std::uint32_t> src(kN);
     for (int round = 1; round <= 50; ++round) {
-      for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::uint32_t>(round * 1000003u + i + me);
+      for (std::size_t i = 0; i < kN; ++i)
+        src[i] = static_cast<std::uint32_t>(round * 1000003u + i + me);
       rt.put_nbi(data, src.data(), kN, to);
       rt.fence();
       rt.p(flag, static_cast<std::uint32_t>(round), to);
@@ -188,18 +196,22 @@ TEST_P(RmaTest, GetmemAtEveryRelativeAlignment) {
     constexpr std::size_t kMax = (1u << 19) + 1;
     auto* src = static_cast<unsigned char*>(rt.align(4096, kMax));
     std::vector<unsigned char> mine(kMax);
-    for (std::size_t i = 0; i < kMax; ++i) mine[i] = static_cast<unsigned char>(pattern(seed, me, 5, i));
+    for (std::size_t i = 0; i < kMax; ++i)
+      mine[i] = static_cast<unsigned char>(pattern(seed, me, 5, i));
     st(rt, src, mine);
     rt.barrier_all();
     std::vector<unsigned char> page(kMax + 3 * 4096);
-    unsigned char* base = page.data() + (4096 - reinterpret_cast<std::uintptr_t>(page.data()) % 4096);
-    for (std::size_t bytes : {2047ul, 2048ul, 4095ul, 4096ul, 5000ul, 16385ul, 65537ul, kMax - 1, kMax}) {
+    unsigned char* base =
+        page.data() + (4096 - reinterpret_cast<std::uintptr_t>(page.data()) % 4096);
+    for (std::size_t bytes :
+         {2047ul, 2048ul, 4095ul, 4096ul, 5000ul, 16385ul, 65537ul, kMax - 1, kMax}) {
       for (std::size_t off : {0ul, 8ul, 16ul, 63ul, 64ul, 2048ul, 4032ul, 4040ul, 4088ul}) {
         unsigned char* dst = base + off;
         std::memset(base, 0xEE, kMax + 4096);
         rt.getmem(dst, src, bytes, from);
         std::size_t bad = 0;
-        for (std::size_t i = 0; i < bytes; ++i) bad += dst[i] != static_cast<unsigned char>(pattern(seed, from, 5, i));
+        for (std::size_t i = 0; i < bytes; ++i)
+          bad += dst[i] != static_cast<unsigned char>(pattern(seed, from, 5, i));
         EXPECT_EQ(bad, 0u) << bytes << " bytes at offset " << off;
         if (off > 0) EXPECT_EQ(dst[-1], 0xEE) << "byte before, offset " << off;
         EXPECT_EQ(dst[bytes], 0xEE) << "byte after, " << bytes << " bytes at offset " << off;

@@ -27,13 +27,17 @@ namespace detail = symmetra::detail;
 constexpr unsigned kNobody = 65534;
 
 std::map<std::string, std::string> slurm_env(int r, int n, const std::string& job) {
-  return {{"SLURM_PROCID", std::to_string(r)}, {"SLURM_NTASKS", std::to_string(n)},
-          {"SLURM_JOB_ID", job}, {"SLURM_STEP_ID", "0"}, {"SYMMETRA_TIMEOUT_S", "20"}};
+  return {{"SLURM_PROCID", std::to_string(r)},
+          {"SLURM_NTASKS", std::to_string(n)},
+          {"SLURM_JOB_ID", job},
+          {"SLURM_STEP_ID", "0"},
+          {"SYMMETRA_TIMEOUT_S", "20"}};
 }
 
 std::string all_output(const std::vector<PeRun>& runs) {
   std::string s;
-  for (std::size_t r = 0; r < runs.size(); ++r) s += "--- PE " + std::to_string(r) + ":\n" + runs[r].output;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    s += "--- PE " + std::to_string(r) + ":\n" + runs[r].output;
   return s;
 }
 
@@ -41,7 +45,8 @@ void expect_ring_ok(const std::vector<PeRun>& runs) {
   const int n = static_cast<int>(runs.size());
   for (int r = 0; r < n; ++r) {
     EXPECT_EQ(runs[r].status, 0) << all_output(runs);
-    EXPECT_TRUE(runs[r].has("pe " + std::to_string(r) + " of " + std::to_string(n) + ": ring ok")) << all_output(runs);
+    EXPECT_TRUE(runs[r].has("pe " + std::to_string(r) + " of " + std::to_string(n) + ": ring ok"))
+        << all_output(runs);
   }
 }
 
@@ -112,7 +117,8 @@ TEST(Join, SquatterOfAnotherUidGetsNothing) {
   });
   char x;
   ASSERT_EQ(read(ready[0], &x, 1), 1);
-  const auto runs = spawn(3, [&](int r) { return slurm_env(r, 3, job); }, {LAUNCH_PROG_PATH}, 20);
+  const auto runs = spawn(
+      3, [&](int r) { return slurm_env(r, 3, job); }, {LAUNCH_PROG_PATH}, 20);
   long bytes = -1;
   ASSERT_EQ(read(got[0], &bytes, sizeof(bytes)), static_cast<ssize_t>(sizeof(bytes)));
   EXPECT_EQ(reap(squatter), 0);
@@ -122,7 +128,8 @@ TEST(Join, SquatterOfAnotherUidGetsNothing) {
     EXPECT_LT(runs[r].seconds, 5.0) << all_output(runs);
   }
   EXPECT_TRUE(runs[0].has("cannot host the rendezvous")) << all_output(runs);
-  EXPECT_TRUE(runs[1].has("of uid 65534, not by this user (uid 0): refusing to join")) << all_output(runs);
+  EXPECT_TRUE(runs[1].has("of uid 65534, not by this user (uid 0): refusing to join"))
+      << all_output(runs);
 }
 
 // During the join, a process of another uid connects claiming rank 1, and strays of our own uid
@@ -134,11 +141,16 @@ TEST(Join, ForeignAndStrayConnectionsAreRefusedAndTheJobGoesOn) {
   // PE 0 hosts the rendezvous; the others start after the intruders have come and gone.
   std::vector<PeRun> runs;
   std::thread pes([&] {
-    runs = spawn(3, [&](int r) {
-      auto env = slurm_env(r, 3, job);
-      if (r > 0) env["SYMMETRA_TEST_DELAY_MS"] = "800";
-      return env;
-    }, {"/bin/sh", "-c", "[ -n \"$SYMMETRA_TEST_DELAY_MS\" ] && sleep 0.8; exec " LAUNCH_PROG_PATH}, 20);
+    runs = spawn(
+        3,
+        [&](int r) {
+          auto env = slurm_env(r, 3, job);
+          if (r > 0) env["SYMMETRA_TEST_DELAY_MS"] = "800";
+          return env;
+        },
+        {"/bin/sh", "-c",
+         "[ -n \"$SYMMETRA_TEST_DELAY_MS\" ] && sleep 0.8; exec " LAUNCH_PROG_PATH},
+        20);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PE 0 is listening
   const pid_t foreign = stray(true, address, hello(1), 300);
@@ -150,7 +162,8 @@ TEST(Join, ForeignAndStrayConnectionsAreRefusedAndTheJobGoesOn) {
   EXPECT_EQ(reap(silent), 0);
   expect_ring_ok(runs);
   EXPECT_TRUE(runs[0].has("rendezvous refused a connection from pid")) << all_output(runs);
-  EXPECT_TRUE(runs[0].has("(uid 65534): uid 65534 is not this job's user (uid 0)")) << all_output(runs);
+  EXPECT_TRUE(runs[0].has("(uid 65534): uid 65534 is not this job's user (uid 0)"))
+      << all_output(runs);
   EXPECT_TRUE(runs[0].has("not a Symmetra hello")) << all_output(runs);
 }
 
@@ -161,12 +174,15 @@ TEST(Join, TcpAdmitsOnlyTheJobsSecret) {
   const std::string address = "tcp:127.0.0.1:" + std::to_string(port);
   std::vector<PeRun> runs;
   std::thread pes([&] {
-    runs = spawn(3, [&](int r) {
-      auto env = slurm_env(r, 3, "tcp" + std::to_string(getpid()));
-      env["SYMMETRA_BOOTSTRAP"] = address;
-      env["SYMMETRA_SECRET"] = "the job's secret";
-      return env;
-    }, {"/bin/sh", "-c", "[ \"$SLURM_PROCID\" != 0 ] && sleep 0.8; exec " LAUNCH_PROG_PATH}, 20);
+    runs = spawn(
+        3,
+        [&](int r) {
+          auto env = slurm_env(r, 3, "tcp" + std::to_string(getpid()));
+          env["SYMMETRA_BOOTSTRAP"] = address;
+          env["SYMMETRA_SECRET"] = "the job's secret";
+          return env;
+        },
+        {"/bin/sh", "-c", "[ \"$SLURM_PROCID\" != 0 ] && sleep 0.8; exec " LAUNCH_PROG_PATH}, 20);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const pid_t wrong = child(false, [&] {
@@ -174,21 +190,27 @@ TEST(Join, TcpAdmitsOnlyTheJobsSecret) {
     if (!fd.ok()) return 1;
     const auto st = detail::join_as_client(fd.value(), address, 1, "a guess", 5000);
     std::fprintf(stderr, "wrong secret: %s\n", st.ok() ? "admitted" : st.message().c_str());
-    return st.ok() ? 2 : st.message().find("did not prove the job's secret") != std::string::npos ? 0 : 3;
+    return st.ok()                                                                    ? 2
+           : st.message().find("did not prove the job's secret") != std::string::npos ? 0
+                                                                                      : 3;
   });
   EXPECT_EQ(reap(wrong), 0);
   pes.join();
   expect_ring_ok(runs);
   EXPECT_TRUE(runs[0].has("claimed rank 1 but did not prove the job's secret")) << all_output(runs);
 
-  const auto none = spawn(1, [&](int) {
-    auto env = slurm_env(1, 2, "tcp-none");
-    env["SYMMETRA_BOOTSTRAP"] = address;
-    return env;
-  }, {LAUNCH_PROG_PATH}, 20);
+  const auto none = spawn(
+      1,
+      [&](int) {
+        auto env = slurm_env(1, 2, "tcp-none");
+        env["SYMMETRA_BOOTSTRAP"] = address;
+        return env;
+      },
+      {LAUNCH_PROG_PATH}, 20);
   EXPECT_NE(none[0].status, 0);
   EXPECT_LT(none[0].seconds, 2.0);
-  EXPECT_TRUE(none[0].has("admits only PEs that prove the job's secret: set SYMMETRA_SECRET")) << none[0].output;
+  EXPECT_TRUE(none[0].has("admits only PEs that prove the job's secret: set SYMMETRA_SECRET"))
+      << none[0].output;
 }
 
 TEST(Join, PeRefusesATcpServerWithoutTheSecret) {
@@ -220,7 +242,9 @@ TEST(Join, PeRefusesATcpServerWithoutTheSecret) {
   close(fd.value());
   close(lfd.value());
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("does not know the job's secret: refusing to join"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("does not know the job's secret: refusing to join"),
+            std::string::npos)
+      << st.message();
 }
 
 }  // namespace

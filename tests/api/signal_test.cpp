@@ -35,7 +35,8 @@ TEST_P(SignalTest, RingWithSetSignal) {
       std::mt19937_64 theirs(run_seed() ^ (round * 131 + static_cast<std::uint64_t>(from)));
       const auto got = ld(rt, buf, kN);
       for (std::size_t i = 0; i < kN; ++i)
-        ASSERT_EQ(got[i], static_cast<std::int32_t>(theirs() | 1)) << "round " << round << " element " << i;
+        ASSERT_EQ(got[i], static_cast<std::int32_t>(theirs() | 1))
+            << "round " << round << " element " << i;
       rt.atomic_set(ack, round, from);
     }
     (void)rng;

@@ -122,15 +122,20 @@ TEST_P(TeamTest, BarrierOrdersPutsInBothSyncAlgorithms) {
       auto* words = rt.allocate_array<std::uint64_t>(static_cast<std::size_t>(n));
       for (int round = 1; round <= 60; ++round) {
         const int start = round % 3 == 0 ? 0 : (round % n);
-        Team t = round % 3 == 0 ? rt.team_world() : rt.split_strided(rt.team_world(), start, 1, n - start);
+        Team t = round % 3 == 0 ? rt.team_world()
+                                : rt.split_strided(rt.team_world(), start, 1, n - start);
         if (t.valid()) {
-          const std::uint64_t v = static_cast<std::uint64_t>(round) * 1000 + static_cast<std::uint64_t>(rt.my_pe());
-          for (int r = 0; r < t.n_pes(); ++r) rt.p(&words[rt.my_pe()], v, t.translate_pe(r, rt.team_world()));
+          const std::uint64_t v =
+              static_cast<std::uint64_t>(round) * 1000 + static_cast<std::uint64_t>(rt.my_pe());
+          for (int r = 0; r < t.n_pes(); ++r)
+            rt.p(&words[rt.my_pe()], v, t.translate_pe(r, rt.team_world()));
           rt.barrier(t);
           for (int r = 0; r < t.n_pes(); ++r) {
             const int pe = t.translate_pe(r, rt.team_world());
-            ASSERT_EQ(ld(rt, &words[pe]), static_cast<std::uint64_t>(round) * 1000 + static_cast<std::uint64_t>(pe))
-                << mode << " round " << round << ": PE " << pe << "'s put was not there after the barrier";
+            ASSERT_EQ(ld(rt, &words[pe]),
+                      static_cast<std::uint64_t>(round) * 1000 + static_cast<std::uint64_t>(pe))
+                << mode << " round " << round << ": PE " << pe
+                << "'s put was not there after the barrier";
           }
           rt.barrier(t);  // nobody overwrites a word another member still checks
           if (round % 3 != 0) rt.destroy(t);

@@ -36,30 +36,38 @@ TEST_P(WaitTest, AllAnySomeWithStatus) {
       EXPECT_GE(any, 1u);
       EXPECT_EQ(ld(rt, &words[any]), static_cast<std::int64_t>(10 + any));
       std::vector<std::size_t> idx(n);
-      const std::size_t some = rt.wait_until_some(words, n, idx.data(), status.data(), Cmp::kGe, std::int64_t{10});
+      const std::size_t some =
+          rt.wait_until_some(words, n, idx.data(), status.data(), Cmp::kGe, std::int64_t{10});
       EXPECT_GE(some, 1u);
-      for (std::size_t k = 0; k < some; ++k) EXPECT_EQ(ld(rt, &words[idx[k]]), static_cast<std::int64_t>(10 + idx[k]));
+      for (std::size_t k = 0; k < some; ++k)
+        EXPECT_EQ(ld(rt, &words[idx[k]]), static_cast<std::int64_t>(10 + idx[k]));
       rt.wait_until_all(words, n, status.data(), Cmp::kNe, std::int64_t{0});
       const auto got = ld(rt, words, static_cast<std::size_t>(n));
       for (int k = 1; k < n; ++k) EXPECT_EQ(got[k], 10 + k);
       std::vector<std::int64_t> values(n);
       for (int k = 0; k < n; ++k) values[k] = 10 + k;
       rt.wait_until_all_vector(words, n, status.data(), Cmp::kEq, values.data());
-      EXPECT_NE(rt.wait_until_any_vector(words, n, status.data(), Cmp::kEq, values.data()), device::kNoIndex);
-      EXPECT_EQ(rt.wait_until_some_vector(words, n, idx.data(), status.data(), Cmp::kEq, values.data()),
-                static_cast<std::size_t>(n - 1));
+      EXPECT_NE(rt.wait_until_any_vector(words, n, status.data(), Cmp::kEq, values.data()),
+                device::kNoIndex);
+      EXPECT_EQ(
+          rt.wait_until_some_vector(words, n, idx.data(), status.data(), Cmp::kEq, values.data()),
+          static_cast<std::size_t>(n - 1));
       // Everything excluded: _any returns SIZE_MAX and _some 0 without waiting.
       std::vector<int> none(n, 1);
-      EXPECT_EQ(rt.wait_until_any(words, n, none.data(), Cmp::kEq, std::int64_t{-5}), device::kNoIndex);
-      EXPECT_EQ(rt.wait_until_some(words, n, idx.data(), none.data(), Cmp::kEq, std::int64_t{-5}), 0u);
+      EXPECT_EQ(rt.wait_until_any(words, n, none.data(), Cmp::kEq, std::int64_t{-5}),
+                device::kNoIndex);
+      EXPECT_EQ(rt.wait_until_some(words, n, idx.data(), none.data(), Cmp::kEq, std::int64_t{-5}),
+                0u);
       // test family
       EXPECT_TRUE(rt.test_all(words, n, status.data(), Cmp::kGe, std::int64_t{11}));
       EXPECT_FALSE(rt.test_all(words, n, nullptr, Cmp::kGe, std::int64_t{11}));  // words[0] == 0
       EXPECT_EQ(rt.test_any(words, n, nullptr, Cmp::kEq, std::int64_t{0}), 0u);
       EXPECT_EQ(rt.test_any(words, n, nullptr, Cmp::kEq, std::int64_t{-1}), device::kNoIndex);
-      EXPECT_EQ(rt.test_some(words, n, idx.data(), nullptr, Cmp::kLt, std::int64_t{12}), 2u);  // words 0 and 1
+      EXPECT_EQ(rt.test_some(words, n, idx.data(), nullptr, Cmp::kLt, std::int64_t{12}),
+                2u);  // words 0 and 1
       EXPECT_TRUE(rt.test_all_vector(words, n, status.data(), Cmp::kLe, values.data()));
-      EXPECT_EQ(rt.test_any_vector(words, n, status.data(), Cmp::kLt, values.data()), device::kNoIndex);
+      EXPECT_EQ(rt.test_any_vector(words, n, status.data(), Cmp::kLt, values.data()),
+                device::kNoIndex);
       EXPECT_EQ(rt.test_some_vector(words, n, idx.data(), status.data(), Cmp::kGe, values.data()),
                 static_cast<std::size_t>(n - 1));
       EXPECT_TRUE(rt.test(&words[n - 1], Cmp::kEq, std::int64_t(10 + n - 1)));
@@ -80,7 +88,11 @@ TEST_P(WaitTest, EveryComparison) {
     st(rt, ack, 0u);
     rt.barrier_all();
     const int to = (me + 1) % n, from = (me + n - 1) % n;
-    struct Step { Cmp cmp; std::uint32_t arg; std::uint32_t store; };
+    struct Step {
+      Cmp cmp;
+      std::uint32_t arg;
+      std::uint32_t store;
+    };
     const Step steps[] = {{Cmp::kNe, 100, 101}, {Cmp::kEq, 102, 102}, {Cmp::kGt, 102, 103},
                           {Cmp::kGe, 104, 104}, {Cmp::kLt, 50, 7},    {Cmp::kLe, 6, 6}};
     std::uint32_t k = 0;
@@ -89,7 +101,7 @@ TEST_P(WaitTest, EveryComparison) {
       rt.p(w, s.store, to);  // the next PE's word goes to s.store
       rt.wait_until(w, s.cmp, s.arg);
       EXPECT_EQ(ld(rt, w), s.store);
-      rt.atomic_set(ack, k, from);   // tell the writer we saw it
+      rt.atomic_set(ack, k, from);      // tell the writer we saw it
       rt.wait_until(ack, Cmp::kGe, k);  // and wait until our reader saw ours
     }
     rt.barrier_all();
@@ -104,8 +116,12 @@ SYMMETRA_INSTANTIATE_PES(WaitTest);
 using device::detail::HeapHeader;
 using device::detail::HostWaiter;
 
-std::uint32_t load32(const std::uint32_t& w) { return std::atomic_ref<const std::uint32_t>(w).load(); }
-std::uint64_t load64(const std::uint64_t& w) { return std::atomic_ref<const std::uint64_t>(w).load(); }
+std::uint32_t load32(const std::uint32_t& w) {
+  return std::atomic_ref<const std::uint32_t>(w).load();
+}
+std::uint64_t load64(const std::uint64_t& w) {
+  return std::atomic_ref<const std::uint64_t>(w).load();
+}
 
 // Steps `w` until it counts itself among the header's sleepers (after its spin and yield phases).
 // False if the wait's deadline passed first.
@@ -193,7 +209,8 @@ TEST(HostWaiterTest, QuietWakesWhoSleepsOnPutNbiWords) {
       auto* words = rt.allocate_array<std::int64_t>(1024);
       fill(rt, words, 1024, std::int64_t{0});
       rt.barrier_all();
-      const std::int64_t other = 1000 + static_cast<std::int64_t>(run_seed() % 1000), value = other + 1;
+      const std::int64_t other = 1000 + static_cast<std::int64_t>(run_seed() % 1000),
+                         value = other + 1;
       if (rt.my_pe() == 1) {
         device::Context five_s = ctx;
         five_s.timeout_ns = 5'000'000'000;
@@ -211,9 +228,11 @@ TEST(HostWaiterTest, QuietWakesWhoSleepsOnPutNbiWords) {
       } else {
         const HeapHeader* h1 = device::detail::peer_header(ctx, 1);
         // Asleep on words[0]: counted, and that word's range published.
-        const auto off = static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(&words[0]) - ctx.heap_base);
+        const auto off = static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(&words[0]) -
+                                                    ctx.heap_base);
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-        while (load32(h1->waiters) == 0 || load64(h1->watch_lo) != off || load64(h1->watch_hi) != off + 8) {
+        while (load32(h1->waiters) == 0 || load64(h1->watch_lo) != off ||
+               load64(h1->watch_hi) != off + 8) {
           ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "PE 1 never went to sleep";
           std::this_thread::sleep_for(std::chrono::microseconds(200));
         }

@@ -10,7 +10,8 @@ using symmetra::Cmp;
 using symmetra::SignalOp;
 
 template <class Group>
-__device__ void every_group_call(Group g, const sd::Context& ctx, int* data, std::uint64_t* sig, int pe) {
+__device__ void every_group_call(Group g, const sd::Context& ctx, int* data, std::uint64_t* sig,
+                                 int pe) {
   sd::putmem(g, ctx, data, data + 64, 64 * sizeof(int), pe);
   sd::getmem(g, ctx, data + 64, data, 64 * sizeof(int), pe);
   sd::put(g, ctx, data, data + 64, 64, pe);
@@ -69,7 +70,8 @@ __global__ void device_api_kernel(sd::Context ctx, int* data, std::uint64_t* sig
   sd::wait_until_all_vector(ctx, u32, 4, status, Cmp::kGe, vals);
   idx[2] = sd::wait_until_any_vector(ctx, u32, 4, status, Cmp::kGe, vals);
   idx[3] = sd::wait_until_some_vector(ctx, u32, 4, idx, status, Cmp::kGe, vals);
-  bool t = sd::test(ctx, u64, Cmp::kGt, std::uint64_t{2}) && sd::test_all(ctx, u32, 4, status, Cmp::kLe, 5u);
+  bool t = sd::test(ctx, u64, Cmp::kGt, std::uint64_t{2}) &&
+           sd::test_all(ctx, u32, 4, status, Cmp::kLe, 5u);
   t = t || sd::test_any(ctx, u32, 4, status, Cmp::kEq, 1u) != sd::kNoIndex;
   t = t || sd::test_some(ctx, u32, 4, idx, status, Cmp::kEq, 1u) != 0;
   t = t || sd::test_all_vector(ctx, u32, 4, status, Cmp::kEq, vals);
@@ -108,8 +110,11 @@ __global__ void collectives_kernel(sd::Context ctx, T* dst, const T* src) {
 }
 
 template __global__ void collectives_kernel<int>(sd::Context, int*, const int*);
-template __global__ void collectives_kernel<unsigned long long>(sd::Context, unsigned long long*, const unsigned long long*);
+template __global__ void collectives_kernel<unsigned long long>(sd::Context, unsigned long long*,
+                                                                const unsigned long long*);
 template __global__ void collectives_kernel<float>(sd::Context, float*, const float*);
 template __global__ void collectives_kernel<double>(sd::Context, double*, const double*);
-template __global__ void collectives_kernel<symmetra::half>(sd::Context, symmetra::half*, const symmetra::half*);
-template __global__ void collectives_kernel<symmetra::bfloat16>(sd::Context, symmetra::bfloat16*, const symmetra::bfloat16*);
+template __global__ void collectives_kernel<symmetra::half>(sd::Context, symmetra::half*,
+                                                            const symmetra::half*);
+template __global__ void collectives_kernel<symmetra::bfloat16>(sd::Context, symmetra::bfloat16*,
+                                                                const symmetra::bfloat16*);

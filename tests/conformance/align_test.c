@@ -16,9 +16,10 @@ int main(void) {
     const size_t al = (size_t)1 << lg;
     uint64_t* p = (uint64_t*)shmem_align(al, 24 + (size_t)lg * 8);
     CHECK(p != NULL, "shmem_align(%zu) returned NULL", al);
-    CHECK((uintptr_t)p % al == 0, "shmem_align(%zu) gave %p, %zu bytes past a multiple", al, (void*)p,
-          (size_t)((uintptr_t)p % al));
-    CHECK(shmem_addr_accessible(p, next), "block of alignment %zu not accessible on PE %d", al, next);
+    CHECK((uintptr_t)p % al == 0, "shmem_align(%zu) gave %p, %zu bytes past a multiple", al,
+          (void*)p, (size_t)((uintptr_t)p % al));
+    CHECK(shmem_addr_accessible(p, next), "block of alignment %zu not accessible on PE %d", al,
+          next);
     blocks[lg] = p;
     /* A small malloc between, so the next aligned block cannot simply follow. */
     shmem_free(shmem_malloc(24));
@@ -26,7 +27,8 @@ int main(void) {
   for (int lg = 4; lg <= kMaxLog; ++lg) shmem_uint64_p(blocks[lg], val(seed, me, lg, 0), next);
   shmem_barrier_all();
   for (int lg = 4; lg <= kMaxLog; ++lg)
-    CHECK(sym_u64(blocks[lg]) == val(seed, prev, lg, 0), "block of alignment 2^%d: PE %d's put is not there", lg, prev);
+    CHECK(sym_u64(blocks[lg]) == val(seed, prev, lg, 0),
+          "block of alignment 2^%d: PE %d's put is not there", lg, prev);
   shmem_barrier_all();
   for (int lg = kMaxLog; lg >= 4; --lg) shmem_free(blocks[lg]);
   if (me == 0) printf("PASS align %d PEs\n", n);

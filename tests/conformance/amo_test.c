@@ -25,7 +25,7 @@ int main(void) {
     const int pe = i % n;
     shmem_long_atomic_add(&counters[0], add, pe);
     (void)shmem_long_atomic_fetch_inc(&counters[1], pe);
-    shmem_atomic_inc(&counters[2], pe);                   /* generic */
+    shmem_atomic_inc(&counters[2], pe); /* generic */
     long f = 0;
     shmem_long_atomic_fetch_add_nbi(&f, &counters[3], 1, pe);
     shmem_quiet();
@@ -62,7 +62,8 @@ int main(void) {
   if (me == 0) {
     CHECK(sym_int(tickets) == n * ITERS, "tickets %d", sym_int(tickets));
     int* vc = (int*)sym_copy(claimed, (size_t)n * ITERS * sizeof(int));
-    for (int t = 0; t < n * ITERS; ++t) CHECK(vc[t] != 0, "ticket %d never claimed (a duplicate elsewhere)", t);
+    for (int t = 0; t < n * ITERS; ++t)
+      CHECK(vc[t] != 0, "ticket %d never claimed (a duplicate elsewhere)", t);
     free(vc);
     unsigned long long b[3];
     sym_read(b, bits, sizeof(b));

@@ -2,7 +2,8 @@
  * a loop that calls shmem_test_any (status NULL or all zeros) until every index that satisfies
  * the test has come back once, must end. Each scan must start after the index it returned last;
  * scanning from 0 every time returns index 0 forever. Also wait_until_any and the _vector forms,
- * on words that other PEs set. Every loop is bounded, so an unfair scan fails instead of hanging. */
+ * on words that other PEs set. Every loop is bounded, so an unfair scan fails instead of hanging.
+ */
 #include "check.h"
 
 #define ROUNDS 100000
@@ -28,15 +29,24 @@ int main(void) {
     for (; done < k && rounds < ROUNDS; ++rounds) {
       size_t idx = SIZE_MAX;
       switch (form) {
-        case 0: idx = shmem_int_test_any(flags, (size_t)k, NULL, SHMEM_CMP_NE, 0); break;
-        case 1: idx = shmem_test_any(flags, (size_t)k, status, SHMEM_CMP_GT, 0); break;
-        case 2: idx = shmem_int_wait_until_any(flags, (size_t)k, NULL, SHMEM_CMP_NE, 0); break;
-        case 3: idx = shmem_int_test_any_vector(flags, (size_t)k, NULL, SHMEM_CMP_EQ, cmp_values); break;
+        case 0:
+          idx = shmem_int_test_any(flags, (size_t)k, NULL, SHMEM_CMP_NE, 0);
+          break;
+        case 1:
+          idx = shmem_test_any(flags, (size_t)k, status, SHMEM_CMP_GT, 0);
+          break;
+        case 2:
+          idx = shmem_int_wait_until_any(flags, (size_t)k, NULL, SHMEM_CMP_NE, 0);
+          break;
+        case 3:
+          idx = shmem_int_test_any_vector(flags, (size_t)k, NULL, SHMEM_CMP_EQ, cmp_values);
+          break;
       }
       CHECK(idx < (size_t)k, "form %d returned %zu of %d flags, all set", form, idx, k);
       if (!processed[idx]) processed[idx] = 1, ++done;
     }
-    CHECK(done == k, "form %d: %d of %d satisfied flags came back in %d calls: the scan is not fair", form,
+    CHECK(done == k,
+          "form %d: %d of %d satisfied flags came back in %d calls: the scan is not fair", form,
           done, k, rounds);
     /* Fair means round robin: k calls return k distinct indices. */
     CHECK(rounds == k, "form %d took %d calls for %d flags", form, rounds, k);
@@ -45,7 +55,8 @@ int main(void) {
   for (int i = 0; i < k; ++i) processed[i] = 0;
   int done = 0;
   for (int r = 0; r < ROUNDS && done < k; ++r) {
-    const size_t idx = shmem_int_wait_until_any_vector(flags, (size_t)k, status, SHMEM_CMP_EQ, cmp_values);
+    const size_t idx =
+        shmem_int_wait_until_any_vector(flags, (size_t)k, status, SHMEM_CMP_EQ, cmp_values);
     CHECK(idx < (size_t)k, "wait_until_any_vector returned %zu", idx);
     if (!processed[idx]) processed[idx] = 1, ++done;
   }

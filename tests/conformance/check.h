@@ -11,11 +11,12 @@
 #include <string.h>
 #include <time.h>
 
-
 /* Symmetric memory may be device memory (SYMMETRA_BACKEND=cuda, as under NVSHMEM's host API):
  * the tests read and write their own PE's copy through the API, never by dereference, so that one
  * source runs on both backends. */
-static inline void sym_read(void* dst, const void* sym, size_t bytes) { shmem_getmem(dst, sym, bytes, shmem_my_pe()); }
+static inline void sym_read(void* dst, const void* sym, size_t bytes) {
+  shmem_getmem(dst, sym, bytes, shmem_my_pe());
+}
 static inline void sym_write(void* sym, const void* src, size_t bytes) {
   shmem_putmem(sym, src, bytes, shmem_my_pe());
   shmem_quiet();
@@ -34,13 +35,15 @@ static inline void sym_fill(void* sym, int byte, size_t bytes) {
   free(p);
 }
 /* One element of this PE's symmetric array. */
-#define SYM_DEFINE_LOAD(T, N)                     \
-  static inline T sym_##N(const T* p) {           \
-    T v;                                          \
-    sym_read(&v, p, sizeof(T));                   \
-    return v;                                     \
-  }                                               \
-  static inline void sym_set_##N(T* p, T v) { sym_write(p, &v, sizeof(T)); }
+#define SYM_DEFINE_LOAD(T, N)                 \
+  static inline T sym_##N(const T* p) {       \
+    T v;                                      \
+    sym_read(&v, p, sizeof(T));               \
+    return v;                                 \
+  }                                           \
+  static inline void sym_set_##N(T* p, T v) { \
+    sym_write(p, &v, sizeof(T));              \
+  }
 SYM_DEFINE_LOAD(int, int)
 SYM_DEFINE_LOAD(long, long)
 SYM_DEFINE_LOAD(float, float)
@@ -56,15 +59,16 @@ static inline int on_gpu(void) {
 }
 
 /* Reports a failed check with the PE and the place, and ends the job with status 1. */
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "[pe %d] %s:%d: check failed: %s: ", shmem_my_pe(), __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-      fflush(stderr);                                                           \
-      shmem_global_exit(1);                                                     \
-    }                                                                           \
+#define CHECK(cond, ...)                                                                      \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      fprintf(stderr, "[pe %d] %s:%d: check failed: %s: ", shmem_my_pe(), __FILE__, __LINE__, \
+              #cond);                                                                         \
+      fprintf(stderr, __VA_ARGS__);                                                           \
+      fprintf(stderr, "\n");                                                                  \
+      fflush(stderr);                                                                         \
+      shmem_global_exit(1);                                                                   \
+    }                                                                                         \
   } while (0)
 
 static inline uint64_t mix64(uint64_t x) {
@@ -86,8 +90,10 @@ static inline uint64_t agreed_seed(void) {
   uint64_t* s = (uint64_t*)shmem_malloc(sizeof(uint64_t));
   if (shmem_my_pe() == 0) {
     const char* env = getenv("SYMMETRA_TEST_SEED");
-    uint64_t v = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + (uint64_t)clock();
-    printf("test seed %llu (SYMMETRA_TEST_SEED=%llu replays it)\n", (unsigned long long)v, (unsigned long long)v);
+    uint64_t v =
+        env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + (uint64_t)clock();
+    printf("test seed %llu (SYMMETRA_TEST_SEED=%llu replays it)\n", (unsigned long long)v,
+           (unsigned long long)v);
     fflush(stdout);
     for (int pe = 0; pe < shmem_n_pes(); ++pe) shmem_uint64_p(s, v, pe);
   }

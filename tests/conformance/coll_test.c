@@ -10,7 +10,9 @@
 #define M 97
 
 /* Long values with headroom: a sum over a few PEs must not overflow (signed overflow is UB). */
-static long lv(uint64_t seed, int pe, int r, uint64_t i) { return (long)(val(seed, pe, r, i) >> 4); }
+static long lv(uint64_t seed, int pe, int r, uint64_t i) {
+  return (long)(val(seed, pe, r, i) >> 4);
+}
 
 struct bufs {
   long *src, *dst;
@@ -57,16 +59,20 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
   const int root = (int)(seed % (uint64_t)tn);
   CHECK(shmem_long_broadcast(t, b.dst, b.src, M, root) == 0, "broadcast");
   sym_read(dst, b.dst, M * sizeof(long));
-  for (int i = 0; i < M; ++i) CHECK(dst[i] == lv(seed, root, round, (uint64_t)i), "broadcast %d", i);
+  for (int i = 0; i < M; ++i)
+    CHECK(dst[i] == lv(seed, root, round, (uint64_t)i), "broadcast %d", i);
   CHECK(shmem_fcollect(t, b.dst, b.src, M) == 0, "fcollect");
   sym_read(dst, b.dst, nl * sizeof(long));
-  for (size_t i = 0; i < nl; ++i) CHECK(dst[i] == lv(seed, (int)(i / M), round, i % M), "fcollect %zu", i);
+  for (size_t i = 0; i < nl; ++i)
+    CHECK(dst[i] == lv(seed, (int)(i / M), round, i % M), "fcollect %zu", i);
   /* collect: member r contributes r + 1 elements */
   CHECK(shmem_long_collect(t, b.dst, b.src, (size_t)tme + 1) == 0, "collect");
   sym_read(dst, b.dst, nl * sizeof(long));
   for (int r = 0, at = 0; r < tn; at += r + 1, ++r)
-    for (int i = 0; i <= r; ++i) CHECK(dst[at + i] == lv(seed, r, round, (uint64_t)i), "collect block %d elem %d", r, i);
-  shmem_team_sync(t); /* dest was just read: the standard asks the program to ready it for alltoall */
+    for (int i = 0; i <= r; ++i)
+      CHECK(dst[at + i] == lv(seed, r, round, (uint64_t)i), "collect block %d elem %d", r, i);
+  shmem_team_sync(
+      t); /* dest was just read: the standard asks the program to ready it for alltoall */
   CHECK(shmem_long_alltoall(t, b.dst, b.src, M) == 0, "alltoall");
   sym_read(dst, b.dst, nl * sizeof(long));
   for (size_t i = 0; i < nl; ++i)
@@ -75,14 +81,16 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
   shmem_team_sync(t);
   CHECK(shmem_alltoalls(t, b.dst, b.src, 1, 1, 10) == 0, "alltoalls, unit strides");
   sym_read(dst, b.dst, nl * sizeof(long));
-  for (int i = 0; i < 10 * tn; ++i) CHECK(dst[i] == lv(seed, i / 10, round, (uint64_t)(tme * 10 + i % 10)), "alltoalls unit %d", i);
+  for (int i = 0; i < 10 * tn; ++i)
+    CHECK(dst[i] == lv(seed, i / 10, round, (uint64_t)(tme * 10 + i % 10)), "alltoalls unit %d", i);
   sym_fill(b.dst, 0, nl * sizeof(long));
   shmem_team_sync(t);
   CHECK(shmem_alltoalls(t, b.dst, b.src, 2, 3, 10) == 0, "alltoalls");
   sym_read(dst, b.dst, nl * sizeof(long));
   for (int r = 0; r < tn; ++r)
     for (int i = 0; i < 10; ++i)
-      CHECK(dst[2 * (r * 10 + i)] == lv(seed, r, round, (uint64_t)(3 * (tme * 10 + i))), "alltoalls %d %d", r, i);
+      CHECK(dst[2 * (r * 10 + i)] == lv(seed, r, round, (uint64_t)(3 * (tme * 10 + i))),
+            "alltoalls %d %d", r, i);
   /* reductions against references */
   CHECK(shmem_double_sum_reduce(t, b.fd, b.fs, M) == 0, "sum_reduce");
   CHECK(shmem_int_max_reduce(t, b.id, b.is, M) == 0, "max_reduce");
@@ -119,7 +127,8 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
   double _Complex cs_[M], cd_[M];
   for (int i = 0; i < M; ++i) {
     ls_[i] = (long double)(val(seed, tme, round + 3, (uint64_t)i) % 1000) / 4.0L;
-    cs_[i] = (double)(val(seed, tme, round + 4, (uint64_t)i) % 64) + (double)(val(seed, tme, round + 5, (uint64_t)i) % 64) * I;
+    cs_[i] = (double)(val(seed, tme, round + 4, (uint64_t)i) % 64) +
+             (double)(val(seed, tme, round + 5, (uint64_t)i) % 64) * I;
   }
   sym_write(b.ls, ls_, sizeof(ls_));
   sym_write(b.cs, cs_, sizeof(cs_));
@@ -133,7 +142,8 @@ static void team_check(shmem_team_t t, uint64_t seed, int round, struct bufs b) 
     double _Complex cs = 0;
     for (int r = 0; r < tn; ++r) {
       ls += (long double)(val(seed, r, round + 3, (uint64_t)i) % 1000) / 4.0L;
-      cs += (double)(val(seed, r, round + 4, (uint64_t)i) % 64) + (double)(val(seed, r, round + 5, (uint64_t)i) % 64) * I;
+      cs += (double)(val(seed, r, round + 4, (uint64_t)i) % 64) +
+            (double)(val(seed, r, round + 5, (uint64_t)i) % 64) * I;
     }
     CHECK(ld_[i] == ls, "longdouble sum %d", i);
     CHECK(creal(cd_[i]) == creal(cs) && cimag(cd_[i]) == cimag(cs), "complex sum %d", i);
@@ -162,11 +172,14 @@ int main(void) {
 
   /* the even PEs, as a team; a context on it addresses them by team number */
   shmem_team_t evens;
-  CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &evens) == 0, "split_strided");
+  CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &evens) == 0,
+        "split_strided");
   CHECK((me % 2 == 0) == (evens != SHMEM_TEAM_INVALID), "membership");
   if (evens != SHMEM_TEAM_INVALID) {
-    CHECK(shmem_team_my_pe(evens) == me / 2 && shmem_team_n_pes(evens) == (n + 1) / 2, "team numbers");
-    CHECK(shmem_team_translate_pe(evens, shmem_team_my_pe(evens), SHMEM_TEAM_WORLD) == me, "translate");
+    CHECK(shmem_team_my_pe(evens) == me / 2 && shmem_team_n_pes(evens) == (n + 1) / 2,
+          "team numbers");
+    CHECK(shmem_team_translate_pe(evens, shmem_team_my_pe(evens), SHMEM_TEAM_WORLD) == me,
+          "translate");
     team_check(evens, seed, 20, bufs);
     shmem_ctx_t ctx;
     CHECK(shmem_team_create_ctx(evens, 0, &ctx) == 0, "team_create_ctx");
@@ -184,7 +197,8 @@ int main(void) {
     shmem_ctx_quiet(ctx);
     shmem_team_sync(evens);
     const int from_world = 2 * ((tr + tn - 1) % tn);
-    CHECK(sym_int(word) == 1000 + from_world, "ctx put by team number: %d, want %d", sym_int(word), 1000 + from_world);
+    CHECK(sym_int(word) == 1000 + from_world, "ctx put by team number: %d, want %d", sym_int(word),
+          1000 + from_world);
     shmem_ctx_destroy(ctx);
   }
   shmem_barrier_all();
@@ -193,7 +207,8 @@ int main(void) {
   /* split_2d: x teams of 2 */
   shmem_team_t xt, yt;
   CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &xt, NULL, 0, &yt) == 0, "split_2d");
-  CHECK(shmem_team_my_pe(xt) == me % 2 && shmem_team_my_pe(yt) == me / 2, "2d ranks %d %d", shmem_team_my_pe(xt), shmem_team_my_pe(yt));
+  CHECK(shmem_team_my_pe(xt) == me % 2 && shmem_team_my_pe(yt) == me / 2, "2d ranks %d %d",
+        shmem_team_my_pe(xt), shmem_team_my_pe(yt));
   shmem_team_destroy(xt);
   shmem_team_destroy(yt);
 
@@ -228,7 +243,8 @@ int main(void) {
     sym_read(va, a, ab);
     for (int i = 0; i < M; ++i) {
       long mx = lv(seed, 0, 40 + set, (uint64_t)i);
-      for (int r = 1; r < size; ++r) mx = lv(seed, r, 40 + set, (uint64_t)i) > mx ? lv(seed, r, 40 + set, (uint64_t)i) : mx;
+      for (int r = 1; r < size; ++r)
+        mx = lv(seed, r, 40 + set, (uint64_t)i) > mx ? lv(seed, r, 40 + set, (uint64_t)i) : mx;
       CHECK(va[i] == mx, "set %d max_to_all %d", set, i);
     }
     for (int i = 0; i < M * n; ++i) va[i] = lv(seed, rank, 50 + set, (uint64_t)i);
@@ -241,36 +257,46 @@ int main(void) {
     shmem_broadcast64(b, a, M, size - 1, start, log_stride, size, psync);
     sym_read(vb, b, ab);
     for (int i = 0; i < M; ++i)
-      CHECK(vb[i] == lv(seed, size - 1, (rank != size - 1 ? 50 : 60) + set, (uint64_t)i), "set %d broadcast64 %d", set, i);
+      CHECK(vb[i] == lv(seed, size - 1, (rank != size - 1 ? 50 : 60) + set, (uint64_t)i),
+            "set %d broadcast64 %d", set, i);
     shmem_fcollect64(b, a, M, start, log_stride, size, psync);
     sym_read(vb, b, ab);
-    for (int i = 0; i < M * size; ++i) CHECK(vb[i] == lv(seed, i / M, 50 + set, (uint64_t)(i % M)), "set %d fcollect64 %d", set, i);
+    for (int i = 0; i < M * size; ++i)
+      CHECK(vb[i] == lv(seed, i / M, 50 + set, (uint64_t)(i % M)), "set %d fcollect64 %d", set, i);
     shmem_collect64(b, a, (size_t)rank + 1, start, log_stride, size, psync);
     sym_read(vb, b, ab);
     for (int r = 0, at = 0; r < size; at += r + 1, ++r)
-      for (int i = 0; i <= r; ++i) CHECK(vb[at + i] == lv(seed, r, 50 + set, (uint64_t)i), "set %d collect64 %d %d", set, r, i);
-    shmem_barrier(start, log_stride, size, psync); /* b was just read: alltoall's dest must be ready */
+      for (int i = 0; i <= r; ++i)
+        CHECK(vb[at + i] == lv(seed, r, 50 + set, (uint64_t)i), "set %d collect64 %d %d", set, r,
+              i);
+    shmem_barrier(start, log_stride, size,
+                  psync); /* b was just read: alltoall's dest must be ready */
     shmem_alltoall64(b, a, 3, start, log_stride, size, psync);
     sym_read(vb, b, ab);
     for (int i = 0; i < 3 * size; ++i)
-      CHECK(vb[i] == lv(seed, i / 3, 50 + set, (uint64_t)(rank * 3 + i % 3)), "set %d alltoall64 %d", set, i);
+      CHECK(vb[i] == lv(seed, i / 3, 50 + set, (uint64_t)(rank * 3 + i % 3)),
+            "set %d alltoall64 %d", set, i);
     shmem_barrier(start, log_stride, size, psync);
     shmem_alltoalls64(b, a, 1, 1, 4, start, log_stride, size, psync);
     sym_read(vb, b, ab);
     for (int i = 0; i < 4 * size; ++i)
-      CHECK(vb[i] == lv(seed, i / 4, 50 + set, (uint64_t)(rank * 4 + i % 4)), "set %d alltoalls64 unit %d", set, i);
+      CHECK(vb[i] == lv(seed, i / 4, 50 + set, (uint64_t)(rank * 4 + i % 4)),
+            "set %d alltoalls64 unit %d", set, i);
     sym_fill(b, 0, ab);
-    shmem_barrier(start, log_stride, size, psync); /* b cleared on every member: ready for alltoalls */
+    shmem_barrier(start, log_stride, size,
+                  psync); /* b cleared on every member: ready for alltoalls */
     shmem_alltoalls64(b, a, 2, 3, 4, start, log_stride, size, psync);
     sym_read(vb, b, ab);
     for (int r = 0; r < size; ++r)
       for (int i = 0; i < 4; ++i)
-        CHECK(vb[2 * (r * 4 + i)] == lv(seed, r, 50 + set, (uint64_t)(3 * (rank * 4 + i))), "set %d alltoalls64 %d %d", set, r, i);
+        CHECK(vb[2 * (r * 4 + i)] == lv(seed, r, 50 + set, (uint64_t)(3 * (rank * 4 + i))),
+              "set %d alltoalls64 %d %d", set, r, i);
     shmem_barrier(start, log_stride, size, psync);
   }
   shmem_barrier_all();
   sym_read(init_sync, psync, sizeof(init_sync));
-  for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) CHECK(init_sync[i] == SHMEM_SYNC_VALUE, "pSync[%d] not restored", i);
+  for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i)
+    CHECK(init_sync[i] == SHMEM_SYNC_VALUE, "pSync[%d] not restored", i);
   free(vb);
   free(va);
   shmem_free(b);

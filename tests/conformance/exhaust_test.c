@@ -10,7 +10,8 @@ int main(void) {
   const uint64_t seed = agreed_seed();
   const size_t huge = (size_t)1 << 40; /* 1 TiB: more than any heap here may grow to */
   CHECK(shmem_malloc(huge) == NULL, "malloc(1 TiB) did not return NULL");
-  CHECK(shmem_calloc((size_t)1 << 20, (size_t)1 << 20) == NULL, "calloc(2^20, 2^20) did not return NULL");
+  CHECK(shmem_calloc((size_t)1 << 20, (size_t)1 << 20) == NULL,
+        "calloc(2^20, 2^20) did not return NULL");
   CHECK(shmem_calloc(SIZE_MAX / 2, 4) == NULL, "calloc whose size overflows did not return NULL");
   CHECK(shmem_align(4096, huge) == NULL, "align(4096, 1 TiB) did not return NULL");
   uint64_t* p = (uint64_t*)shmem_malloc(1000 * sizeof(uint64_t));
@@ -20,13 +21,15 @@ int main(void) {
   sym_write(p, lp, sizeof(lp));
   CHECK(shmem_realloc(p, huge) == NULL, "realloc to 1 TiB did not return NULL");
   sym_read(lp, p, sizeof(lp));
-  for (int i = 0; i < 1000; ++i) CHECK(lp[i] == val(seed, me, 0, (uint64_t)i), "realloc's failure changed element %d", i);
+  for (int i = 0; i < 1000; ++i)
+    CHECK(lp[i] == val(seed, me, 0, (uint64_t)i), "realloc's failure changed element %d", i);
   /* The block is still symmetric and whole: every PE reads its neighbour's. */
   shmem_barrier_all();
   const int next = (me + 1) % n;
   uint64_t got[1000];
   shmem_uint64_get(got, p, 1000, next);
-  for (int i = 0; i < 1000; ++i) CHECK(got[i] == val(seed, next, 0, (uint64_t)i), "element %d of PE %d", i, next);
+  for (int i = 0; i < 1000; ++i)
+    CHECK(got[i] == val(seed, next, 0, (uint64_t)i), "element %d of PE %d", i, next);
   shmem_barrier_all();
   shmem_free(p);
   void* q = shmem_malloc(1 << 20);

@@ -74,11 +74,15 @@ int main(void) {
     long double* vq = (long double*)sym_copy(dq, 8 * sizeof(long double));
     for (size_t i = 0; i < cnt; ++i) {
       CHECK(vl[i + 1] == (long)val(seed, prev, round, i), "round %d long %zu", round, i);
-      CHECK(vd[i + 1] == (double)(val(seed, prev, round, i) >> 11), "round %d double %zu", round, i);
+      CHECK(vd[i + 1] == (double)(val(seed, prev, round, i) >> 11), "round %d double %zu", round,
+            i);
       CHECK(vc[i + 1] == (char)val(seed, prev, round, i), "round %d char %zu", round, i);
     }
-    for (int i = 0; i < 8; ++i) CHECK(vq[i] == (long double)val(seed, prev, round, (uint64_t)i) / 3.0L, "round %d long double %d", round, i);
-    CHECK(vl[0] == -1 && vl[cnt + 1] == -1 && vc[0] == 'x' && vc[cnt + 1] == 'x', "round %d wrote outside the block", round);
+    for (int i = 0; i < 8; ++i)
+      CHECK(vq[i] == (long double)val(seed, prev, round, (uint64_t)i) / 3.0L,
+            "round %d long double %d", round, i);
+    CHECK(vl[0] == -1 && vl[cnt + 1] == -1 && vc[0] == 'x' && vc[cnt + 1] == 'x',
+          "round %d wrote outside the block", round);
     free(vl);
     free(vd);
     free(vc);
@@ -116,10 +120,12 @@ int main(void) {
   shmem_p(pf, (float)me + 0.5f, next);
   shmem_barrier_all();
   int* vi = (int*)sym_copy(pi, (size_t)n * sizeof(int));
-  for (int pe = 0; pe < n; ++pe) CHECK(vi[pe] == (int)val(seed, pe, 7, (uint64_t)me), "p from PE %d", pe);
+  for (int pe = 0; pe < n; ++pe)
+    CHECK(vi[pe] == (int)val(seed, pe, 7, (uint64_t)me), "p from PE %d", pe);
   free(vi);
   CHECK(sym_float(pf) == (float)prev + 0.5f, "generic p of float");
-  for (int k = 0; k < n; ++k) CHECK(shmem_int_g(&pi[k], next) == (int)val(seed, k, 7, (uint64_t)next), "g %d", k);
+  for (int k = 0; k < n; ++k)
+    CHECK(shmem_int_g(&pi[k], next) == (int)val(seed, k, 7, (uint64_t)next), "g %d", k);
   CHECK(shmem_g(pf, next) == (float)me + 0.5f, "generic g");
 
   /* strided: every third element of mine into every second of the next PE's */
@@ -136,7 +142,8 @@ int main(void) {
   shmem_barrier_all();
   int64_t* vs = (int64_t*)sym_copy(is, sizeof(minus7));
   for (int i = 0; i < 300; ++i) {
-    const int64_t want = (i % 2 == 0 && i / 2 < 100) ? (int64_t)val(seed, prev, 8, (uint64_t)(3 * (i / 2))) : -7;
+    const int64_t want =
+        (i % 2 == 0 && i / 2 < 100) ? (int64_t)val(seed, prev, 8, (uint64_t)(3 * (i / 2))) : -7;
     CHECK(vs[i] == want, "iput element %d", i);
   }
   free(vs);

@@ -35,7 +35,8 @@ int main(void) {
   const double t0 = shmemx_wtime();
   CHECK(shmemx_runtime() != NULL, "shmemx_runtime is NULL after shmem_init");
   shmem_barrier_all();
-  CHECK(shmemx_wtime() >= t0 && t0 > 0, "shmemx_wtime not monotonic: %f then %f", t0, shmemx_wtime());
+  CHECK(shmemx_wtime() >= t0 && t0 > 0, "shmemx_wtime not monotonic: %f then %f", t0,
+        shmemx_wtime());
 
   /* malloc: symmetric, reachable, distinct */
   size_t bytes = 1000 + (size_t)(seed % 5000);
@@ -49,7 +50,8 @@ int main(void) {
     /* Device memory is not for the host's loads and stores: shmem_ptr is NULL there. */
     CHECK((shmem_ptr(a, pe) != NULL) == !on_gpu(), "shmem_ptr for PE %d on one host", pe);
   }
-  if (!on_gpu()) CHECK(shmem_ptr(a, me) == (void*)a, "shmem_ptr to myself is not the address itself");
+  if (!on_gpu())
+    CHECK(shmem_ptr(a, me) == (void*)a, "shmem_ptr to myself is not the address itself");
   CHECK(!shmem_pe_accessible(n) && !shmem_pe_accessible(-1), "out-of-range PEs accessible");
   uint64_t* la = (uint64_t*)malloc(bytes * sizeof(uint64_t));
   for (size_t i = 0; i < bytes; ++i) la[i] = val(seed, me, 0, i);
@@ -62,7 +64,8 @@ int main(void) {
     shmem_getmem(la, a, bytes * sizeof(uint64_t), next);
     peer = la;
   }
-  for (size_t i = 0; i < bytes; ++i) CHECK(peer[i] == val(seed, next, 0, i), "element %zu of the next PE", i);
+  for (size_t i = 0; i < bytes; ++i)
+    CHECK(peer[i] == val(seed, next, 0, i), "element %zu of the next PE", i);
   free(la);
   shmem_barrier_all();
 
@@ -80,7 +83,8 @@ int main(void) {
   sym_write(z, lz, sizeof(lz));
   z = (uint32_t*)shmem_realloc(z, 5000 * sizeof(uint32_t));
   sym_read(lz, z, sizeof(lz));
-  for (int i = 0; i < 777; ++i) CHECK(lz[i] == (uint32_t)val(seed, me, 1, (uint64_t)i), "realloc lost element %d", i);
+  for (int i = 0; i < 777; ++i)
+    CHECK(lz[i] == (uint32_t)val(seed, me, 1, (uint64_t)i), "realloc lost element %d", i);
   void* h = shmem_malloc_with_hints(64, SHMEM_MALLOC_ATOMICS_REMOTE);
   CHECK(h != NULL, "malloc_with_hints");
   shmem_free(h);

@@ -31,8 +31,10 @@ int main(void) {
     shmem_long_p(&initialized[0], 1, next);
     CHECK(0, "a put to static data on the GPU backend did not stop the job");
   }
-  CHECK(initialized[0] == 11 && initialized[3] == 44, "initial values lost: %ld %ld", initialized[0], initialized[3]);
-  CHECK(shmem_addr_accessible(bss_block, next) && shmem_addr_accessible(&counter, next), "static data not accessible");
+  CHECK(initialized[0] == 11 && initialized[3] == 44, "initial values lost: %ld %ld",
+        initialized[0], initialized[3]);
+  CHECK(shmem_addr_accessible(bss_block, next) && shmem_addr_accessible(&counter, next),
+        "static data not accessible");
   CHECK(shmem_ptr(bss_block, next) != NULL, "shmem_ptr of static data");
   const uint64_t seed = agreed_seed();
 
@@ -43,7 +45,8 @@ int main(void) {
   shmem_barrier_all();
   shmem_uint64_put(bss_block + 1, src, N, next);
   shmem_barrier_all();
-  for (int i = 0; i < N; ++i) CHECK(bss_block[i + 1] == val(seed, prev, 1, (uint64_t)i), "bss element %d", i);
+  for (int i = 0; i < N; ++i)
+    CHECK(bss_block[i + 1] == val(seed, prev, 1, (uint64_t)i), "bss element %d", i);
   CHECK(bss_block[0] == 7 && bss_block[N + 1] == 7, "put wrote outside the block");
   /* get it back from the next PE: what I sent */
   uint64_t back[N];
@@ -70,9 +73,11 @@ int main(void) {
   CHECK(bss_block[0] == val(seed, prev, 1, 0), "put_signal data into static data");
   shmem_barrier_all();
   /* collectives into and out of static data */
-  for (int i = 0; i < 64; ++i) contribution[i] = (double)(val(seed, me, 2, (uint64_t)i) % 4096) / 4.0;
+  for (int i = 0; i < 64; ++i)
+    contribution[i] = (double)(val(seed, me, 2, (uint64_t)i) % 4096) / 4.0;
   shmem_barrier_all();
-  CHECK(shmem_double_sum_reduce(SHMEM_TEAM_WORLD, reduced, contribution, 64) == 0, "sum_reduce on globals");
+  CHECK(shmem_double_sum_reduce(SHMEM_TEAM_WORLD, reduced, contribution, 64) == 0,
+        "sum_reduce on globals");
   for (int i = 0; i < 64; ++i) {
     double s = 0;
     for (int r = 0; r < n; ++r) s += (double)(val(seed, r, 2, (uint64_t)i) % 4096) / 4.0;
@@ -82,7 +87,8 @@ int main(void) {
   shmem_barrier_all();
   shmem_broadcast64(reduced, contribution, 64, 0, 0, 0, n, psync);
   if (me != 0)
-    for (int i = 0; i < 64; ++i) CHECK(reduced[i] == (double)(val(seed, 0, 2, (uint64_t)i) % 4096) / 4.0, "broadcast64 %d", i);
+    for (int i = 0; i < 64; ++i)
+      CHECK(reduced[i] == (double)(val(seed, 0, 2, (uint64_t)i) % 4096) / 4.0, "broadcast64 %d", i);
   shmem_barrier_all();
   if (me == 0) printf("PASS static %d PEs\n", n);
   shmem_finalize();

@@ -22,13 +22,18 @@ int main(void) {
   /* 1. put_signal around the ring, 20 rounds, signal counts up */
   for (uint64_t r = 1; r <= 20; ++r) {
     for (int i = 0; i < W; ++i) src[i] = val(seed, me, (int)r, (uint64_t)i);
-    if (r % 2) shmem_uint64_put_signal(buf, src, W, sig, r, SHMEM_SIGNAL_SET, next);
-    else shmem_put_signal_nbi(buf, src, W, sig, 1, SHMEM_SIGNAL_ADD, next); /* generic, add */
+    if (r % 2)
+      shmem_uint64_put_signal(buf, src, W, sig, r, SHMEM_SIGNAL_SET, next);
+    else
+      shmem_put_signal_nbi(buf, src, W, sig, 1, SHMEM_SIGNAL_ADD, next); /* generic, add */
     CHECK(shmem_signal_wait_until(sig, SHMEM_CMP_GE, r) >= r, "signal_wait_until");
     uint64_t got[W];
     sym_read(got, buf, sizeof(got));
-    for (int i = 0; i < W; ++i) CHECK(got[i] == val(seed, prev, (int)r, (uint64_t)i), "round %llu element %d", (unsigned long long)r, i);
-    CHECK(shmem_signal_fetch(sig) == r, "signal_fetch %llu", (unsigned long long)shmem_signal_fetch(sig));
+    for (int i = 0; i < W; ++i)
+      CHECK(got[i] == val(seed, prev, (int)r, (uint64_t)i), "round %llu element %d",
+            (unsigned long long)r, i);
+    CHECK(shmem_signal_fetch(sig) == r, "signal_fetch %llu",
+          (unsigned long long)shmem_signal_fetch(sig));
     shmem_barrier_all(); /* nobody overwrites buf before its owner checked it */
   }
 
@@ -45,7 +50,8 @@ int main(void) {
   CHECK(some == (size_t)n, "wait_until_some found %zu of %d", some, n);
   int status[64] = {0};
   status[0] = 1; /* skip index 0 */
-  CHECK(shmem_int_test_any(flags, (size_t)n, status, SHMEM_CMP_EQ, 1) == SIZE_MAX, "test_any saw the skipped flag");
+  CHECK(shmem_int_test_any(flags, (size_t)n, status, SHMEM_CMP_EQ, 1) == SIZE_MAX,
+        "test_any saw the skipped flag");
   CHECK(shmem_int_test_all(flags, (size_t)n, NULL, SHMEM_CMP_GT, 0) == 1, "test_all");
   int want[64];
   for (int pe = 0; pe < n; ++pe) want[pe] = pe + 1;
@@ -72,7 +78,9 @@ int main(void) {
     shmem_clear_lock(lock);
   }
   shmem_barrier_all();
-  if (me == 0) CHECK(sym_long(counter) == 50L * n, "counter %ld under the lock, want %ld", sym_long(counter), 50L * n);
+  if (me == 0)
+    CHECK(sym_long(counter) == 50L * n, "counter %ld under the lock, want %ld", sym_long(counter),
+          50L * n);
   if (me == 0) {
     CHECK(shmem_test_lock(lock) == 0, "test_lock on a free lock");
     CHECK(shmem_test_lock(lock) == 1, "test_lock on a held lock");

@@ -41,8 +41,9 @@ static void* worker(void* arg) {
 
 int main(void) {
   int provided = -1;
-  CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0 && provided == SHMEM_THREAD_MULTIPLE,
-        "SHMEM_THREAD_MULTIPLE not provided (%d)", provided);
+  CHECK(
+      shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0 && provided == SHMEM_THREAD_MULTIPLE,
+      "SHMEM_THREAD_MULTIPLE not provided (%d)", provided);
   const int me = shmem_my_pe(), n = shmem_n_pes();
   const int prev = (me + n - 1) % n;
   seed = agreed_seed();
@@ -50,7 +51,8 @@ int main(void) {
   counter = (long*)shmem_calloc(1, sizeof(long));
   shmem_barrier_all();
   pthread_t th[WORKERS];
-  for (int t = 0; t < WORKERS; ++t) CHECK(pthread_create(&th[t], NULL, worker, (void*)(intptr_t)t) == 0, "pthread_create");
+  for (int t = 0; t < WORKERS; ++t)
+    CHECK(pthread_create(&th[t], NULL, worker, (void*)(intptr_t)t) == 0, "pthread_create");
   /* Collective calls from this thread meanwhile: allocations that grow the heap, then frees. */
   void* blocks[8];
   for (int i = 0; i < 8; ++i) {
@@ -63,8 +65,11 @@ int main(void) {
   shmem_barrier_all();
   for (int t = 0; t < WORKERS; ++t)
     for (int i = 0; i < ELEMS; ++i)
-      CHECK(data[t * ELEMS + i] == val(seed, prev, ROUNDS * WORKERS + t, (uint64_t)i), "thread %d element %d", t, i);
-  if (me == 0) CHECK(*counter == (long)n * WORKERS * ROUNDS, "counter %ld, want %ld", *counter, (long)n * WORKERS * ROUNDS);
+      CHECK(data[t * ELEMS + i] == val(seed, prev, ROUNDS * WORKERS + t, (uint64_t)i),
+            "thread %d element %d", t, i);
+  if (me == 0)
+    CHECK(*counter == (long)n * WORKERS * ROUNDS, "counter %ld, want %ld", *counter,
+          (long)n * WORKERS * ROUNDS);
   shmem_barrier_all();
   shmem_free(counter);
   shmem_free(data);

@@ -31,9 +31,11 @@ __global__ void coll_suite(sd::Context ctx, int calls, std::uint64_t seed, std::
     sc::broadcast(g, ctx, team, dst, src, kN, root);
     for (int i = t; i < kN; i += blockDim.x) expect(dst[i] == gpattern(seed, root, c, i));
     sc::fcollect(g, ctx, team, dst, src, kN);
-    for (int i = t; i < kN * n; i += blockDim.x) expect(dst[i] == gpattern(seed, i / kN, c, i % kN));
+    for (int i = t; i < kN * n; i += blockDim.x)
+      expect(dst[i] == gpattern(seed, i / kN, c, i % kN));
     sc::alltoall(g, ctx, team, dst, src, kN);  // block k of src (elements k*kN..) goes to PE k
-    for (int i = t; i < kN * n; i += blockDim.x) expect(dst[i] == gpattern(seed, i / kN, c, me * kN + i % kN));
+    for (int i = t; i < kN * n; i += blockDim.x)
+      expect(dst[i] == gpattern(seed, i / kN, c, me * kN + i % kN));
     for (int i = t; i < kN * n; i += blockDim.x) {
       fsrc[i] = static_cast<float>(gpattern(seed, me, c, i) % 1000) / 8.0f;  // exact in float
       isrc[i] = static_cast<int>(gpattern(seed, me, c, i) % 100000) - 50000;
@@ -55,11 +57,13 @@ __global__ void coll_suite(sd::Context ctx, int calls, std::uint64_t seed, std::
     sc::reduce_scatter(g, ctx, team, idst, isrc, kN, sc::ReduceOp::kSum);
     for (int i = t; i < kN; i += blockDim.x) {
       int s = 0;
-      for (int r = 0; r < n; ++r) s += static_cast<int>(gpattern(seed, r, c, me * kN + i) % 100000) - 50000;
+      for (int r = 0; r < n; ++r)
+        s += static_cast<int>(gpattern(seed, r, c, me * kN + i) % 100000) - 50000;
       expect(idst[i] == s);
     }
     sc::permute(g, ctx, team, dst, src, kN * n, (me + 1) % n, (me + n - 1) % n, 96);
-    for (int i = t; i < kN * n; i += blockDim.x) expect(dst[i] == gpattern(seed, (me + n - 1) % n, c, i));
+    for (int i = t; i < kN * n; i += blockDim.x)
+      expect(dst[i] == gpattern(seed, (me + n - 1) % n, c, i));
     sd::barrier_all(g, ctx);  // the next call's fills must not race the checks above
   }
 }
@@ -78,7 +82,8 @@ TEST_P(CollDeviceTest, BackToBackCallsInKernels) {
     auto* idst = rt.allocate_array<int>(kN);
     DeviceArray<unsigned long long> bad;
     rt.barrier_all();
-    coll_suite<<<1, 256, 0, s>>>(rt.device_context(), 1000, run_seed(), src, dst, fsrc, fdst, isrc, idst, bad);
+    coll_suite<<<1, 256, 0, s>>>(rt.device_context(), 1000, run_seed(), src, dst, fsrc, fdst, isrc,
+                                 idst, bad);
     CK(cudaGetLastError());
     CK(cudaStreamSynchronize(s));
     EXPECT_EQ(bad.read(), 0u);
@@ -86,8 +91,8 @@ TEST_P(CollDeviceTest, BackToBackCallsInKernels) {
   });
 }
 
-__global__ void team_fcollect(sd::Context ctx, int team, int calls, std::uint64_t seed, std::uint64_t* src,
-                              std::uint64_t* dst, unsigned long long* bad) {
+__global__ void team_fcollect(sd::Context ctx, int team, int calls, std::uint64_t seed,
+                              std::uint64_t* src, std::uint64_t* dst, unsigned long long* bad) {
   sd::BlockGroup g;
   const sd::TeamDesc t = ctx.teams[team];
   for (int c = 1; c <= calls; ++c) {
@@ -113,9 +118,10 @@ TEST_P(CollDeviceTest, SplitTeamsInKernelsAcrossSlotReuse) {
       bad.zero();
       // rounds 0 and 2: the even PEs; round 1: everybody but PE 0 (one PE: the even ones again)
       Team t = round == 1 && n > 1 ? rt.split_strided(rt.team_world(), 1, 1, n - 1)
-                          : rt.split_strided(rt.team_world(), 0, 2, (n + 1) / 2);
+                                   : rt.split_strided(rt.team_world(), 0, 2, (n + 1) / 2);
       if (t.valid()) {
-        team_fcollect<<<1, 256, 0, s>>>(rt.device_context(), t.handle(), 50 + round, run_seed() + round, src, dst, bad);
+        team_fcollect<<<1, 256, 0, s>>>(rt.device_context(), t.handle(), 50 + round,
+                                        run_seed() + round, src, dst, bad);
         CK(cudaGetLastError());
         CK(cudaStreamSynchronize(s));
         EXPECT_EQ(bad.read(), 0u) << "round " << round;

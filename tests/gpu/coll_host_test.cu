@@ -50,22 +50,40 @@ TEST_P(CollHostGpuTest, DataMovingCollectives) {
       const int m = t.n_pes(), me = t.my_pe();
       for (std::uint64_t call = 0; call < 24; ++call) {
         std::vector<std::uint32_t> s(kN * n * 2);
-        for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<std::uint32_t>(mix(call, me, i));
+        for (std::size_t i = 0; i < s.size(); ++i)
+          s[i] = static_cast<std::uint32_t>(mix(call, me, i));
         put(src, s);
         put(dst, std::vector<std::uint32_t>(kN * n * 2, 0xDEADBEEF));
         rt.barrier(t);
         auto v = [&](int r, std::size_t i) { return static_cast<std::uint32_t>(mix(call, r, i)); };
         const int kind = static_cast<int>(call % 8), root = static_cast<int>(call % m);
-        const char* names[] = {"broadcast", "fcollect", "fcollect_read", "fcollect_ring", "collect", "alltoall", "alltoalls", "permute"};
+        const char* names[] = {"broadcast", "fcollect", "fcollect_read", "fcollect_ring",
+                               "collect",   "alltoall", "alltoalls",     "permute"};
         switch (kind) {
-          case 0: rt.broadcast(t, dst, src, kN, root); break;
-          case 1: rt.fcollect(t, dst, src, kN); break;
-          case 2: rt.fcollect_read(t, dst, src, kN); break;
-          case 3: rt.fcollect_ring(t, dst, src, kN); break;
-          case 4: rt.collect(t, dst, src, 1 + (me * 7 + call) % kN); break;
-          case 5: rt.alltoall(t, dst, src, kN); break;
-          case 6: rt.alltoalls(t, dst, src, 2, 1, kN / 2); break;
-          case 7: rt.permute(t, dst, src, kN, (me + 1) % m, (me + m - 1) % m, 128); break;
+          case 0:
+            rt.broadcast(t, dst, src, kN, root);
+            break;
+          case 1:
+            rt.fcollect(t, dst, src, kN);
+            break;
+          case 2:
+            rt.fcollect_read(t, dst, src, kN);
+            break;
+          case 3:
+            rt.fcollect_ring(t, dst, src, kN);
+            break;
+          case 4:
+            rt.collect(t, dst, src, 1 + (me * 7 + call) % kN);
+            break;
+          case 5:
+            rt.alltoall(t, dst, src, kN);
+            break;
+          case 6:
+            rt.alltoalls(t, dst, src, 2, 1, kN / 2);
+            break;
+          case 7:
+            rt.permute(t, dst, src, kN, (me + 1) % m, (me + m - 1) % m, 128);
+            break;
         }
         const auto d = fetch(dst, kN * n * 2);
         std::size_t at = 0;
@@ -75,14 +93,39 @@ TEST_P(CollHostGpuTest, DataMovingCollectives) {
             bool check = true;
             std::size_t where = static_cast<std::size_t>(r) * kN + i;
             switch (kind) {
-              case 0: want = v(root, i); where = i; check = r == 0; break;
-              case 1: case 2: case 3: want = v(r, i); break;
-              case 4: check = i < 1 + (r * 7 + call) % kN; want = v(r, i); where = at; at += check; break;
-              case 5: want = v(r, static_cast<std::size_t>(me) * kN + i); break;
-              case 6: check = i < kN / 2; want = v(r, static_cast<std::size_t>(me) * (kN / 2) + i); where = 2 * (static_cast<std::size_t>(r) * (kN / 2) + i); break;
-              case 7: want = v((me + m - 1) % m, i); where = i; check = r == 0; break;
+              case 0:
+                want = v(root, i);
+                where = i;
+                check = r == 0;
+                break;
+              case 1:
+              case 2:
+              case 3:
+                want = v(r, i);
+                break;
+              case 4:
+                check = i < 1 + (r * 7 + call) % kN;
+                want = v(r, i);
+                where = at;
+                at += check;
+                break;
+              case 5:
+                want = v(r, static_cast<std::size_t>(me) * kN + i);
+                break;
+              case 6:
+                check = i < kN / 2;
+                want = v(r, static_cast<std::size_t>(me) * (kN / 2) + i);
+                where = 2 * (static_cast<std::size_t>(r) * (kN / 2) + i);
+                break;
+              case 7:
+                want = v((me + m - 1) % m, i);
+                where = i;
+                check = r == 0;
+                break;
             }
-            if (check) ASSERT_EQ(d[where], want) << names[kind] << " call " << call << " member " << r << " i " << i;
+            if (check)
+              ASSERT_EQ(d[where], want)
+                  << names[kind] << " call " << call << " member " << r << " i " << i;
           }
         rt.barrier(t);
       }
@@ -96,7 +139,8 @@ void allreduce_every_algorithm(Runtime& rt, std::uint64_t salt) {
   constexpr std::size_t kMax = 300000;
   auto* src = rt.allocate_array<T>(kMax);
   auto* dst = rt.allocate_array<T>(kMax);
-  std::vector<AllreduceAlgo> algos(std::begin(coll::kDeviceAllreduceAlgos), std::end(coll::kDeviceAllreduceAlgos));
+  std::vector<AllreduceAlgo> algos(std::begin(coll::kDeviceAllreduceAlgos),
+                                   std::end(coll::kDeviceAllreduceAlgos));
   algos.push_back(AllreduceAlgo::kAuto);
   for_each_team(rt, [&](const Team& t) {
     const int m = t.n_pes(), me = t.my_pe();
@@ -104,7 +148,9 @@ void allreduce_every_algorithm(Runtime& rt, std::uint64_t salt) {
     for (AllreduceAlgo algo : algos)
       for (std::size_t n : sizes)
         for (bool in_place : {false, true}) {
-          if (in_place && (algo == AllreduceAlgo::kOneShot || algo == AllreduceAlgo::kTwoShot || algo == AllreduceAlgo::kRing)) continue;
+          if (in_place && (algo == AllreduceAlgo::kOneShot || algo == AllreduceAlgo::kTwoShot ||
+                           algo == AllreduceAlgo::kRing))
+            continue;
           const ReduceOp op = std::array{ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin}[call % 3];
           ++call;
           std::vector<T> s(n);
@@ -119,9 +165,11 @@ void allreduce_every_algorithm(Runtime& rt, std::uint64_t salt) {
             std::uint64_t exact = 0;
             const double ref = reference(op, vals, &exact);
             if constexpr (std::is_integral_v<T>) {
-              ASSERT_EQ(d[i], static_cast<T>(exact)) << coll::algo_name(algo) << " n " << n << " i " << i;
+              ASSERT_EQ(d[i], static_cast<T>(exact))
+                  << coll::algo_name(algo) << " n " << n << " i " << i;
             } else {
-              ASSERT_NEAR(as_double(d[i]), ref, tolerance<T>(ref, m) * m) << coll::algo_name(algo) << " n " << n << " i " << i;
+              ASSERT_NEAR(as_double(d[i]), ref, tolerance<T>(ref, m) * m)
+                  << coll::algo_name(algo) << " n " << n << " i " << i;
             }
           }
           rt.barrier(t);
@@ -147,14 +195,14 @@ TEST_P(CollHostGpuTest, AllreduceEveryAlgorithmTypeAndSize) {
 __device__ float dvalue(std::uint64_t seed, int pe, std::uint64_t round, std::size_t i) {
   return static_cast<float>(gpattern(seed, pe, round, i) % 1024) / 8.0f;
 }
-__global__ void fill(float* src, std::size_t n, std::uint64_t seed, int me, const std::uint64_t* round,
-                     unsigned long long* progress) {
+__global__ void fill(float* src, std::size_t n, std::uint64_t seed, int me,
+                     const std::uint64_t* round, unsigned long long* progress) {
   if (threadIdx.x == 0) atomicAdd_system(progress, 1ull);
   for (std::size_t i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += blockDim.x * gridDim.x)
     src[i] = dvalue(seed, me, *round, i);
 }
-__global__ void check(const float* dst, std::size_t n, std::uint64_t seed, int m, std::uint64_t* round,
-                      unsigned long long* bad, unsigned long long* progress) {
+__global__ void check(const float* dst, std::size_t n, std::uint64_t seed, int m,
+                      std::uint64_t* round, unsigned long long* bad, unsigned long long* progress) {
   for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) {
     float want = 0;
     for (int r = 0; r < m; ++r) want += dvalue(seed, r, *round, i);
@@ -168,8 +216,8 @@ __global__ void check(const float* dst, std::size_t n, std::uint64_t seed, int m
 }
 
 // 10,000 back-to-back stream-ordered all-reduces cycling through the algorithms, then 1,000
-// replays of a captured graph (fill, all-reduce), each checked: nothing synchronizes the host between
-// calls; the device counts wrong elements.
+// replays of a captured graph (fill, all-reduce), each checked: nothing synchronizes the host
+// between calls; the device counts wrong elements.
 TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
   run_pes(GetParam(), [](Runtime& rt) {
     constexpr std::size_t kN = 3000;
@@ -183,8 +231,9 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
     unsigned long long* progress = ProgressBoard::get().pe(me);
     rt.barrier_all();
     const std::uint64_t seed = run_seed();
-    const AllreduceAlgo algos[] = {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
-                                   AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kRing, AllreduceAlgo::kAuto};
+    const AllreduceAlgo algos[] = {
+        AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
+        AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kRing,    AllreduceAlgo::kAuto};
     for (int call = 0; call < 10000; ++call) {
       fill<<<4, 256, 0, s>>>(src, kN, seed, me, round, progress);
       progress_mark<<<1, 1, 0, s>>>(progress + 1);
@@ -201,7 +250,8 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
     cudaGraphExec_t exec;
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     fill<<<4, 256, 0, s>>>(src, kN, seed, me, round, progress);
-    rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s, AllreduceAlgo::kLLTwoShot);
+    rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s,
+                           AllreduceAlgo::kLLTwoShot);
     CK(cudaStreamEndCapture(s, &graph));
     CK(cudaGraphInstantiate(&exec, graph, 0));
     for (int r = 0; r < 1000; ++r) {
@@ -217,19 +267,24 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
   });
 }
 
-__global__ void fill_u32(std::uint32_t* src, std::size_t n, std::uint64_t seed, int me, const std::uint64_t* round,
-                         unsigned long long* progress) {
+__global__ void fill_u32(std::uint32_t* src, std::size_t n, std::uint64_t seed, int me,
+                         const std::uint64_t* round, unsigned long long* progress) {
   if (threadIdx.x == 0) atomicAdd_system(progress, 1ull);
   for (std::size_t i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += blockDim.x * gridDim.x)
     src[i] = static_cast<std::uint32_t>(gpattern(seed, me, *round, i));
 }
 // mode 0 broadcast (root = round % m), 1 all-gather, 2 alltoall, 3 permute from me - 1,
 // 4 barrier (nothing to check), 5 reduce (sum), 6 reduce_scatter (sum). me, m: team rank, size.
-__global__ void check_u32(int mode, const std::uint32_t* dst, std::size_t n, std::uint64_t seed, int me, int m,
-                          std::uint64_t* round, unsigned long long* bad, unsigned long long* progress) {
+__global__ void check_u32(int mode, const std::uint32_t* dst, std::size_t n, std::uint64_t seed,
+                          int me, int m, std::uint64_t* round, unsigned long long* bad,
+                          unsigned long long* progress) {
   const std::uint64_t rd = *round;
-  auto v = [&](int pe, std::size_t i) { return static_cast<std::uint32_t>(gpattern(seed, pe, rd, i)); };
-  const std::size_t total = mode == 1 || mode == 2 ? n * static_cast<std::size_t>(m) : mode == 4 ? 0 : n;
+  auto v = [&](int pe, std::size_t i) {
+    return static_cast<std::uint32_t>(gpattern(seed, pe, rd, i));
+  };
+  const std::size_t total = mode == 1 || mode == 2 ? n * static_cast<std::size_t>(m)
+                            : mode == 4            ? 0
+                                                   : n;
   for (std::size_t i = threadIdx.x; i < total; i += blockDim.x) {
     std::uint32_t want = 0;
     if (mode == 0) want = v(static_cast<int>(rd % static_cast<std::uint64_t>(m)), i);
@@ -264,8 +319,9 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
     const std::uint64_t seed = run_seed();
     ProgressBoard::Watch watch;
     unsigned long long* progress = ProgressBoard::get().pe(rt.my_pe());
-    const char* names[] = {"broadcast", "fcollect", "fcollect_read", "fcollect_ring", "collect", "alltoall",
-                           "permute", "barrier", "reduce", "reduce_scatter"};
+    const char* names[] = {"broadcast", "fcollect",      "fcollect_read", "fcollect_ring",
+                           "collect",   "alltoall",      "permute",       "barrier",
+                           "reduce",    "reduce_scatter"};
     for (int which = 0; which < (n > 1 ? 2 : 1); ++which) {
       Team w = which == 0 ? rt.team_world() : rt.split_strided(rt.team_world(), 1, 1, n - 1);
       if (!w.valid()) {  // PE 0 is not in the second team
@@ -279,19 +335,41 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
         rt.barrier(w);
         const int mode = std::array{0, 1, 1, 1, 1, 2, 3, 4, 5, 6}[kind];
         for (int call = 0; call < 1000; ++call) {
-          fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round, progress);
+          fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round,
+                                     progress);
           progress_mark<<<1, 1, 0, s>>>(progress + 1);
           switch (kind) {
-            case 0: rt.broadcast_on_stream(w, dst, src, kN, call % m, s); break;
-            case 1: rt.fcollect_on_stream(w, dst, src, kN, s); break;
-            case 2: rt.fcollect_read_on_stream(w, dst, src, kN, s); break;
-            case 3: rt.fcollect_ring_on_stream(w, dst, src, kN, s); break;
-            case 4: rt.collect_on_stream(w, dst, src, kN, s); break;
-            case 5: rt.alltoall_on_stream(w, dst, src, kN, s); break;
-            case 6: rt.permute_on_stream(w, dst, src, kN, (me + 1) % m, (me + m - 1) % m, 100, s); break;
-            case 7: rt.barrier_on_stream(w, s); rt.sync_on_stream(w, s); break;
-            case 8: rt.reduce_on_stream(w, dst, src, kN, ReduceOp::kSum, s); break;
-            case 9: rt.reduce_scatter_on_stream(w, dst, src, kN, ReduceOp::kSum, s); break;
+            case 0:
+              rt.broadcast_on_stream(w, dst, src, kN, call % m, s);
+              break;
+            case 1:
+              rt.fcollect_on_stream(w, dst, src, kN, s);
+              break;
+            case 2:
+              rt.fcollect_read_on_stream(w, dst, src, kN, s);
+              break;
+            case 3:
+              rt.fcollect_ring_on_stream(w, dst, src, kN, s);
+              break;
+            case 4:
+              rt.collect_on_stream(w, dst, src, kN, s);
+              break;
+            case 5:
+              rt.alltoall_on_stream(w, dst, src, kN, s);
+              break;
+            case 6:
+              rt.permute_on_stream(w, dst, src, kN, (me + 1) % m, (me + m - 1) % m, 100, s);
+              break;
+            case 7:
+              rt.barrier_on_stream(w, s);
+              rt.sync_on_stream(w, s);
+              break;
+            case 8:
+              rt.reduce_on_stream(w, dst, src, kN, ReduceOp::kSum, s);
+              break;
+            case 9:
+              rt.reduce_scatter_on_stream(w, dst, src, kN, ReduceOp::kSum, s);
+              break;
           }
           check_u32<<<1, 256, 0, s>>>(mode, dst, kN, seed, me, m, round, bad, progress);
           ProgressBoard::get().host_call(rt.my_pe());
@@ -300,7 +378,8 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
           if (kind != 7) rt.sync_on_stream(w, s);
         }
         CK(cudaStreamSynchronize(s));
-        EXPECT_EQ(bad.read(), 0u) << names[kind] << " on " << (which == 0 ? "the world" : "all but PE 0")
+        EXPECT_EQ(bad.read(), 0u) << names[kind] << " on "
+                                  << (which == 0 ? "the world" : "all but PE 0")
                                   << ": wrong elements over 1,000 calls";
       }
       if (which == 1) rt.destroy(w);
@@ -339,7 +418,8 @@ TEST_P(CollHostGpuTest, StreamFormsWithoutCredits) {
       if (kind == 0) rt.broadcast_on_stream(w, d, src, kN, call % m, s);
       if (kind == 1) rt.alltoall_on_stream(w, d, src, kN, s);
       if (kind == 2) rt.permute_on_stream(w, d, src, kN, (me + 1) % m, (me + m - 1) % m, 100, s);
-      check_u32<<<1, 256, 0, s>>>(std::array{0, 2, 3}[kind], d, kN, seed, me, m, round, bad, progress);
+      check_u32<<<1, 256, 0, s>>>(std::array{0, 2, 3}[kind], d, kN, seed, me, m, round, bad,
+                                  progress);
       ProgressBoard::get().host_call(me);
       if (call % 2 == 1) rt.sync_on_stream(w, s);
     }
@@ -359,7 +439,8 @@ TEST_P(CollHostGpuTest, Allreduce64MiB) {
     std::vector<float> h(kN);
     for (std::size_t i = 0; i < kN; ++i) h[i] = exact_value(me, i);
     put(src, h);
-    std::vector<AllreduceAlgo> algos(std::begin(coll::kDeviceAllreduceAlgos), std::end(coll::kDeviceAllreduceAlgos));
+    std::vector<AllreduceAlgo> algos(std::begin(coll::kDeviceAllreduceAlgos),
+                                     std::end(coll::kDeviceAllreduceAlgos));
     algos.push_back(AllreduceAlgo::kAuto);
     for (AllreduceAlgo algo : algos) {
       clear_device(dst, kN * sizeof(float));
@@ -374,9 +455,9 @@ TEST_P(CollHostGpuTest, Allreduce64MiB) {
   });
 }
 
-// NCCL as the all-reduce's backend. It serves a team only where every member has its own GPU: refused with the reason when PEs
-// share one; on a machine with a GPU per PE (issue 7's), a real multi-rank communicator runs the
-// all-reduce, host and stream forms, checked element by element.
+// NCCL as the all-reduce's backend. It serves a team only where every member has its own GPU:
+// refused with the reason when PEs share one; on a machine with a GPU per PE (issue 7's), a real
+// multi-rank communicator runs the all-reduce, host and stream forms, checked element by element.
 TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
   int devices = 0;
   CK(cudaGetDeviceCount(&devices));
@@ -389,7 +470,8 @@ TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
     std::vector<float> h(kN);
     for (std::size_t i = 0; i < kN; ++i) h[i] = exact_value(me, i);
     put(src, h);
-    rt.allreduce(rt.team_world(), dst, src, 64, ReduceOp::kSum);  // the team's first: agrees on NCCL
+    rt.allreduce(rt.team_world(), dst, src, 64,
+                 ReduceOp::kSum);  // the team's first: agrees on NCCL
     if (shared) {
       EXPECT_FALSE(rt.nccl_ready(rt.team_world()));
       EXPECT_NE(rt.allreduce_algo(rt.team_world(), 512u << 10, true), AllreduceAlgo::kNccl);
@@ -398,12 +480,16 @@ TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
         ADD_FAILURE() << "nccl on a shared GPU did not fail";
       } catch (const Error& e) {
         const std::string what = e.what();
-        EXPECT_TRUE(what.find("share GPU") != std::string::npos || what.find("NCCL not found") != std::string::npos) << what;
+        EXPECT_TRUE(what.find("share GPU") != std::string::npos ||
+                    what.find("NCCL not found") != std::string::npos)
+            << what;
       }
     } else {
-      ASSERT_TRUE(rt.nccl_ready(rt.team_world())) << "every PE has its own GPU but NCCL did not load (SYMMETRA_NCCL_LIB="
-                                                    << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
-      EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 512u << 10, true), AllreduceAlgo::kNccl);  // the NCCL window
+      ASSERT_TRUE(rt.nccl_ready(rt.team_world()))
+          << "every PE has its own GPU but NCCL did not load (SYMMETRA_NCCL_LIB="
+          << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
+      EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 512u << 10, true),
+                AllreduceAlgo::kNccl);  // the NCCL window
       std::vector<float> want(kN);
       for (std::size_t i = 0; i < kN; ++i) want[i] = exact_sum(m, i);
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, AllreduceAlgo::kNccl);
@@ -411,7 +497,8 @@ TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
       PeStream s;
       clear_device(dst, kN * sizeof(float));
       rt.barrier_all();
-      rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s, AllreduceAlgo::kNccl);
+      rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s,
+                             AllreduceAlgo::kNccl);
       CK(cudaStreamSynchronize(s));
       EXPECT_EQ(fetch(dst, kN), want);
     }
@@ -431,8 +518,9 @@ TEST(NcclBackend, OnePeRunsNcclAllReduce) {
     for (std::size_t i = 0; i < kN; ++i) h[i] = static_cast<float>(mix(7, 0, i) % 1000) * 0.5f;
     put(src, h);
     rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum);  // the team's first call
-    ASSERT_TRUE(rt.nccl_ready(rt.team_world())) << "NCCL did not load (SYMMETRA_NCCL_LIB="
-                                                  << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
+    ASSERT_TRUE(rt.nccl_ready(rt.team_world()))
+        << "NCCL did not load (SYMMETRA_NCCL_LIB="
+        << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
     // The defaults hand sizes above 256 KiB up to 1 MiB to NCCL where it can serve
     // (Selector::kNcclAbove, kNcclUpTo).
     EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 512u << 10, true), AllreduceAlgo::kNccl);

@@ -19,17 +19,20 @@ namespace sd = symmetra::device;
 class DeviceApiTest : public ::testing::TestWithParam<PeConfig> {};
 
 template <class Group>
-__global__ void put_kernel(sd::Context ctx, unsigned char* dst, const unsigned char* src, size_t bytes, int to) {
+__global__ void put_kernel(sd::Context ctx, unsigned char* dst, const unsigned char* src,
+                           size_t bytes, int to) {
   sd::putmem(Group{}, ctx, dst, src, bytes, to);
   sd::quiet(ctx);
 }
 
 template <class Group>
-__global__ void get_kernel(sd::Context ctx, unsigned char* dst, const unsigned char* src, size_t bytes, int from) {
+__global__ void get_kernel(sd::Context ctx, unsigned char* dst, const unsigned char* src,
+                           size_t bytes, int from) {
   sd::getmem(Group{}, ctx, dst, src, bytes, from);
 }
 
-__global__ void fill_kernel(unsigned char* p, size_t bytes, std::uint64_t seed, int pe, std::uint64_t round) {
+__global__ void fill_kernel(unsigned char* p, size_t bytes, std::uint64_t seed, int pe,
+                            std::uint64_t round) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes; i += gridDim.x * blockDim.x)
     p[i] = static_cast<unsigned char>(gpattern(seed, pe, round, i));
 }
@@ -101,7 +104,8 @@ __global__ void atomic_storm(sd::Context ctx, unsigned long long* counters, int 
 }
 
 // Tickets from PE 0's counter by compare_swap loops: every ticket exactly once.
-__global__ void claim_tickets(sd::Context ctx, unsigned long long* next, unsigned long long* claimed, int per) {
+__global__ void claim_tickets(sd::Context ctx, unsigned long long* next,
+                              unsigned long long* claimed, int per) {
   const int slot = threadIdx.x;
   for (int k = 0; k < per; ++k) {
     for (;;) {
@@ -134,7 +138,8 @@ TEST_P(DeviceApiTest, AtomicsFromEveryPeAreExact) {
     rt.barrier_all();
     unsigned long long h[4];
     CK(cudaMemcpy(h, counters, sizeof(h), cudaMemcpyDeviceToHost));
-    const unsigned long long per_pe = static_cast<unsigned long long>(kBlocks) * kThreads * iters / n * n;
+    const unsigned long long per_pe =
+        static_cast<unsigned long long>(kBlocks) * kThreads * iters / n * n;
     EXPECT_EQ(h[0], per_pe);
     EXPECT_EQ(h[1], 2 * per_pe);
     EXPECT_EQ(h[2], per_pe);
@@ -156,8 +161,9 @@ TEST_P(DeviceApiTest, AtomicsFromEveryPeAreExact) {
 }
 
 // Rounds of put_signal around the ring inside one kernel per PE, a device barrier after each.
-__global__ void signal_ring(sd::Context ctx, std::uint64_t* buf, std::uint64_t* src, std::uint64_t* sig,
-                            int rounds, int words, std::uint64_t seed, unsigned long long* bad) {
+__global__ void signal_ring(sd::Context ctx, std::uint64_t* buf, std::uint64_t* src,
+                            std::uint64_t* sig, int rounds, int words, std::uint64_t seed,
+                            unsigned long long* bad) {
   sd::BlockGroup g;
   const int n = ctx.n_pes, me = ctx.my_pe;
   const int to = (me + 1) % n, from = (me + n - 1) % n;
@@ -165,7 +171,8 @@ __global__ void signal_ring(sd::Context ctx, std::uint64_t* buf, std::uint64_t* 
     for (int i = threadIdx.x; i < words; i += blockDim.x) src[i] = gpattern(seed, me, r, i);
     g.sync();
     sd::put_signal(g, ctx, buf, src, words, sig, static_cast<std::uint64_t>(r), SignalOp::kSet, to);
-    if (threadIdx.x == 0) (void)sd::signal_wait_until(ctx, sig, Cmp::kGe, static_cast<std::uint64_t>(r));
+    if (threadIdx.x == 0)
+      (void)sd::signal_wait_until(ctx, sig, Cmp::kGe, static_cast<std::uint64_t>(r));
     g.sync();
     for (int i = threadIdx.x; i < words; i += blockDim.x)
       if (buf[i] != gpattern(seed, from, r, i)) atomicAdd(bad, 1ull);
@@ -183,7 +190,8 @@ TEST_P(DeviceApiTest, PutSignalRingWithDeviceBarriers) {
     DeviceArray<unsigned long long> bad;
     clear_device(sig, sizeof(*sig));
     rt.barrier_all();
-    signal_ring<<<1, 256, 0, s>>>(rt.device_context(), buf, src, sig, kRounds, kWords, run_seed(), bad);
+    signal_ring<<<1, 256, 0, s>>>(rt.device_context(), buf, src, sig, kRounds, kWords, run_seed(),
+                                  bad);
     CK(cudaGetLastError());
     CK(cudaStreamSynchronize(s));
     std::uint64_t h_sig = 0;
@@ -197,7 +205,8 @@ TEST_P(DeviceApiTest, PutSignalRingWithDeviceBarriers) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Gpu, DeviceApiTest, ::testing::ValuesIn(gpu_thread_configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Gpu, DeviceApiTest, ::testing::ValuesIn(gpu_thread_configs()),
+                         PeConfigName());
 
 }  // namespace
 }  // namespace symmetra::testing
@@ -222,7 +231,8 @@ TEST(CollectiveLaunch, FittingGridRunsAndOversizedGridIsRefused) {
   CK(cudaMemset(words, 0, 2 * sizeof(unsigned)));
   const int fit = max_resident_blocks(grid_rendezvous, 256, 0);
   ASSERT_GT(fit, 0);
-  collective_launch(grid_rendezvous, dim3(fit), dim3(256), 0, nullptr, words, static_cast<unsigned>(fit), words + 1);
+  collective_launch(grid_rendezvous, dim3(fit), dim3(256), 0, nullptr, words,
+                    static_cast<unsigned>(fit), words + 1);
   CK(cudaDeviceSynchronize());
   unsigned done = 0;
   CK(cudaMemcpy(&done, words + 1, sizeof(done), cudaMemcpyDeviceToHost));
@@ -231,8 +241,10 @@ TEST(CollectiveLaunch, FittingGridRunsAndOversizedGridIsRefused) {
     collective_launch(grid_rendezvous, dim3(fit + 1), dim3(256), 0, nullptr, words, 0u, words + 1);
     ADD_FAILURE() << "an oversized grid was launched";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("does not fit on the GPU at once"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("at most " + std::to_string(fit)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not fit on the GPU at once"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("at most " + std::to_string(fit)), std::string::npos)
+        << e.what();
   }
   CK(cudaFree(words));
 }

@@ -21,8 +21,8 @@ namespace sc = symmetra::coll;
 class DeviceCoverageTest : public ::testing::TestWithParam<PeConfig> {};
 
 template <class Group>
-__global__ void strided_kernel(sd::Context ctx, std::uint64_t* sym, const std::uint64_t* src, std::uint64_t* got,
-                               int n, int to) {
+__global__ void strided_kernel(sd::Context ctx, std::uint64_t* sym, const std::uint64_t* src,
+                               std::uint64_t* got, int n, int to) {
   // Every third element of src into every second of `to`'s sym, then back: every fourth of sym on
   // `to` into consecutive got.
   sd::iput(Group{}, ctx, sym, src, 2, 3, static_cast<std::size_t>(n), to);
@@ -31,8 +31,8 @@ __global__ void strided_kernel(sd::Context ctx, std::uint64_t* sym, const std::u
 }
 
 template <class Group>
-__global__ void nbi_kernel(sd::Context ctx, std::uint64_t* sym, const std::uint64_t* src, std::uint64_t* got,
-                           std::uint64_t* gs, std::size_t n, int to) {
+__global__ void nbi_kernel(sd::Context ctx, std::uint64_t* sym, const std::uint64_t* src,
+                           std::uint64_t* got, std::uint64_t* gs, std::size_t n, int to) {
   sd::put_nbi(Group{}, ctx, sym, src, n, to);
   sd::quiet(ctx);
   sd::get_nbi(Group{}, ctx, got, sym, n, to);
@@ -58,9 +58,12 @@ TEST_P(DeviceCoverageTest, StridedNbiAndG) {
       CK(cudaStreamSynchronize(s));
       rt.barrier_all();
       const sd::Context ctx = rt.device_context();
-      if (group == 0) strided_kernel<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, sym, src, got, kElems, to);
-      if (group == 1) strided_kernel<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, sym, src, got, kElems, to);
-      if (group == 2) strided_kernel<sd::BlockGroup><<<1, 256, 0, s>>>(ctx, sym, src, got, kElems, to);
+      if (group == 0)
+        strided_kernel<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, sym, src, got, kElems, to);
+      if (group == 1)
+        strided_kernel<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, sym, src, got, kElems, to);
+      if (group == 2)
+        strided_kernel<sd::BlockGroup><<<1, 256, 0, s>>>(ctx, sym, src, got, kElems, to);
       CK(cudaGetLastError());
       CK(cudaStreamSynchronize(s));
       rt.barrier_all();
@@ -68,25 +71,31 @@ TEST_P(DeviceCoverageTest, StridedNbiAndG) {
       CK(cudaMemcpy(mine.data(), sym, mine.size() * 8, cudaMemcpyDeviceToHost));
       CK(cudaMemcpy(back.data(), got, back.size() * 8, cudaMemcpyDeviceToHost));
       for (int i = 0; i < 2 * kElems; ++i) {
-        const std::uint64_t want = i % 2 == 0 ? gpattern(run_seed(), from, 10 + group, 3 * (i / 2)) : 0xEEEEEEEEEEEEEEEEull;
+        const std::uint64_t want = i % 2 == 0 ? gpattern(run_seed(), from, 10 + group, 3 * (i / 2))
+                                              : 0xEEEEEEEEEEEEEEEEull;
         ASSERT_EQ(mine[i], want) << "iput group " << group << " element " << i;
       }
       for (int i = 0; i < kElems / 2; ++i)
-        ASSERT_EQ(back[i], gpattern(run_seed(), me, 10 + group, 3 * (2 * i))) << "iget group " << group << " element " << i;
+        ASSERT_EQ(back[i], gpattern(run_seed(), me, 10 + group, 3 * (2 * i)))
+            << "iget group " << group << " element " << i;
       rt.barrier_all();
       // The _nbi forms and g.
       CK(cudaMemsetAsync(got, 0, kElems * 8, s));
       CK(cudaStreamSynchronize(s));
       rt.barrier_all();
-      if (group == 0) nbi_kernel<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, sym, src, got, gs, kElems, to);
-      if (group == 1) nbi_kernel<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, sym, src, got, gs, kElems, to);
-      if (group == 2) nbi_kernel<sd::BlockGroup><<<1, 256, 0, s>>>(ctx, sym, src, got, gs, kElems, to);
+      if (group == 0)
+        nbi_kernel<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, sym, src, got, gs, kElems, to);
+      if (group == 1)
+        nbi_kernel<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, sym, src, got, gs, kElems, to);
+      if (group == 2)
+        nbi_kernel<sd::BlockGroup><<<1, 256, 0, s>>>(ctx, sym, src, got, gs, kElems, to);
       CK(cudaGetLastError());
       CK(cudaStreamSynchronize(s));
       std::vector<std::uint64_t> nb(kElems), g8(8);
       CK(cudaMemcpy(nb.data(), got, nb.size() * 8, cudaMemcpyDeviceToHost));
       CK(cudaMemcpy(g8.data(), gs, g8.size() * 8, cudaMemcpyDeviceToHost));
-      for (int i = 0; i < kElems; ++i) ASSERT_EQ(nb[i], h[i]) << "put_nbi/get_nbi group " << group << " element " << i;
+      for (int i = 0; i < kElems; ++i)
+        ASSERT_EQ(nb[i], h[i]) << "put_nbi/get_nbi group " << group << " element " << i;
       for (int i = 0; i < 8; ++i) ASSERT_EQ(g8[i], h[i * 97]) << "g " << i;
       rt.barrier_all();
     }
@@ -97,23 +106,29 @@ TEST_P(DeviceCoverageTest, StridedNbiAndG) {
 // The receiver's kernel runs every wait and test form on flags the other PEs set with p; results
 // go to out[] for the host: [0] wait_until value seen (test), [1] test_all, [2] wait_until_any
 // index, [3] test_any, [4] wait_until_some count, [5..] its indices, then the vector forms.
-__global__ void wait_forms(sd::Context ctx, int* flags, int n, const int* status, const int* values, long long* out) {
+__global__ void wait_forms(sd::Context ctx, int* flags, int n, const int* status, const int* values,
+                           long long* out) {
   sd::wait_until(ctx, &flags[0], Cmp::kGe, 1);
   out[0] = sd::test(ctx, &flags[0], Cmp::kGe, 1) ? 1 : 0;
   sd::wait_until_all(ctx, flags, n, nullptr, Cmp::kNe, 0);
   out[1] = sd::test_all(ctx, flags, n, nullptr, Cmp::kGt, 0) ? 1 : 0;
   out[2] = static_cast<long long>(sd::wait_until_any(ctx, flags, n, status, Cmp::kEq, 2));
-  out[3] = static_cast<long long>(sd::test_any(ctx, flags, n, status, Cmp::kGt, 1000));  // none: kNoIndex
+  out[3] = static_cast<long long>(
+      sd::test_any(ctx, flags, n, status, Cmp::kGt, 1000));  // none: kNoIndex
   std::size_t idx[64];
   const std::size_t some = sd::wait_until_some(ctx, flags, n, idx, nullptr, Cmp::kGe, 2);
   out[4] = static_cast<long long>(some);
   for (std::size_t i = 0; i < some; ++i) out[5 + i] = static_cast<long long>(idx[i]);
   sd::wait_until_all_vector(ctx, flags, n, nullptr, Cmp::kEq, values);
   out[70] = sd::test_all_vector(ctx, flags, n, nullptr, Cmp::kEq, values) ? 1 : 0;
-  out[71] = static_cast<long long>(sd::wait_until_any_vector(ctx, flags, n, status, Cmp::kEq, values));
-  out[72] = static_cast<long long>(sd::test_any_vector(ctx, flags, n, status, Cmp::kLt, values));  // none
-  out[73] = static_cast<long long>(sd::wait_until_some_vector(ctx, flags, n, idx, status, Cmp::kEq, values));
-  out[74] = static_cast<long long>(sd::test_some_vector(ctx, flags, n, idx, nullptr, Cmp::kLe, values));
+  out[71] =
+      static_cast<long long>(sd::wait_until_any_vector(ctx, flags, n, status, Cmp::kEq, values));
+  out[72] =
+      static_cast<long long>(sd::test_any_vector(ctx, flags, n, status, Cmp::kLt, values));  // none
+  out[73] = static_cast<long long>(
+      sd::wait_until_some_vector(ctx, flags, n, idx, status, Cmp::kEq, values));
+  out[74] =
+      static_cast<long long>(sd::test_some_vector(ctx, flags, n, idx, nullptr, Cmp::kLe, values));
   out[75] = static_cast<long long>(sd::test_some(ctx, flags, n, idx, status, Cmp::kNe, 0));
 }
 
@@ -143,7 +158,8 @@ TEST_P(DeviceCoverageTest, WaitAndTestFamiliesInKernels) {
     PeStream s2;
     for (int i = 0; i < k; ++i)
       if (i % n == me)
-        for (int pe = 0; pe < n; ++pe) set_flag<<<1, 1, 0, s2>>>(rt.device_context(), flags, i, i % 3 + 1, pe);
+        for (int pe = 0; pe < n; ++pe)
+          set_flag<<<1, 1, 0, s2>>>(rt.device_context(), flags, i, i % 3 + 1, pe);
     CK(cudaGetLastError());
     CK(cudaStreamSynchronize(s2));
     CK(cudaStreamSynchronize(s));
@@ -171,7 +187,8 @@ TEST_P(DeviceCoverageTest, WaitAndTestFamiliesInKernels) {
   });
 }
 
-__global__ void more_atomics(sd::Context ctx, unsigned long long* words, unsigned long long* tickets, int per) {
+__global__ void more_atomics(sd::Context ctx, unsigned long long* words,
+                             unsigned long long* tickets, int per) {
   const int n = ctx.n_pes;
   for (int i = 0; i < per; ++i) {
     const int pe = (threadIdx.x + i) % n;
@@ -200,7 +217,8 @@ TEST_P(DeviceCoverageTest, FetchIncAndNonFetchAndOr) {
     CK(cudaMemcpy(h, words, sizeof(h), cudaMemcpyDeviceToHost));
     // Every PE's counter got an equal share of the n * kThreads * kPer increments only when
     // kThreads * kPer is a multiple of n; the sum over PEs is exact either way.
-    const unsigned long long total = rt.team_world().n_pes() * static_cast<unsigned long long>(kThreads * kPer);
+    const unsigned long long total =
+        rt.team_world().n_pes() * static_cast<unsigned long long>(kThreads * kPer);
     unsigned long long sum = 0;
     for (int pe = 0; pe < n; ++pe) sum += rt.atomic_fetch(&words[0], pe);
     EXPECT_EQ(sum, total);
@@ -216,9 +234,9 @@ TEST_P(DeviceCoverageTest, FetchIncAndNonFetchAndOr) {
 // The world team's collectives with a group of any kind, and the reductions the block suite
 // leaves out: prod on small integers (exact), and, or, xor on unsigned words.
 template <class Group>
-__global__ void coll_groups(sd::Context ctx, int calls, std::uint64_t seed, std::uint64_t* src, std::uint64_t* dst,
-                            long long* lsrc, long long* ldst, unsigned* usrc, unsigned* udst, int elems,
-                            unsigned long long* bad) {
+__global__ void coll_groups(sd::Context ctx, int calls, std::uint64_t seed, std::uint64_t* src,
+                            std::uint64_t* dst, long long* lsrc, long long* ldst, unsigned* usrc,
+                            unsigned* udst, int elems, unsigned long long* bad) {
   Group g;
   const int n = ctx.n_pes, me = ctx.my_pe, t = threadIdx.x, step = blockDim.x;
   const int team = sd::kTeamWorld;
@@ -229,16 +247,19 @@ __global__ void coll_groups(sd::Context ctx, int calls, std::uint64_t seed, std:
     const int root = c % n;
     for (int i = t; i < elems * n; i += step) {
       src[i] = gpattern(seed, me, c, i);
-      lsrc[i] = static_cast<long long>(gpattern(seed, me, c, i) % 3) + 1;  // 1..3: products of 8 fit
+      lsrc[i] =
+          static_cast<long long>(gpattern(seed, me, c, i) % 3) + 1;  // 1..3: products of 8 fit
       usrc[i] = static_cast<unsigned>(gpattern(seed, me, c, i) >> 7);
     }
     g.sync();
     sc::broadcast(g, ctx, team, dst, src, elems, root);
     for (int i = t; i < elems; i += step) expect(dst[i] == gpattern(seed, root, c, i));
     sc::fcollect(g, ctx, team, dst, src, elems);
-    for (int i = t; i < elems * n; i += step) expect(dst[i] == gpattern(seed, i / elems, c, i % elems));
+    for (int i = t; i < elems * n; i += step)
+      expect(dst[i] == gpattern(seed, i / elems, c, i % elems));
     sc::alltoall(g, ctx, team, dst, src, elems);
-    for (int i = t; i < elems * n; i += step) expect(dst[i] == gpattern(seed, i / elems, c, me * elems + i % elems));
+    for (int i = t; i < elems * n; i += step)
+      expect(dst[i] == gpattern(seed, i / elems, c, me * elems + i % elems));
     sc::reduce(g, ctx, team, ldst, lsrc, elems, sc::ReduceOp::kProd);
     for (int i = t; i < elems; i += step) {
       long long p = 1;
@@ -259,11 +280,13 @@ __global__ void coll_groups(sd::Context ctx, int calls, std::uint64_t seed, std:
     sc::reduce_scatter(g, ctx, team, ldst, lsrc, elems, sc::ReduceOp::kSum);
     for (int i = t; i < elems; i += step) {
       long long s = 0;
-      for (int r = 0; r < n; ++r) s += static_cast<long long>(gpattern(seed, r, c, me * elems + i) % 3) + 1;
+      for (int r = 0; r < n; ++r)
+        s += static_cast<long long>(gpattern(seed, r, c, me * elems + i) % 3) + 1;
       expect(ldst[i] == s);
     }
     sc::permute(g, ctx, team, dst, src, elems * n, (me + 1) % n, (me + n - 1) % n, 40);
-    for (int i = t; i < elems * n; i += step) expect(dst[i] == gpattern(seed, (me + n - 1) % n, c, i));
+    for (int i = t; i < elems * n; i += step)
+      expect(dst[i] == gpattern(seed, (me + n - 1) % n, c, i));
     sd::barrier_all(g, ctx);
   }
 }
@@ -286,11 +309,14 @@ TEST_P(DeviceCoverageTest, CollectivesWithEveryGroupAndReduceOp) {
       const sd::Context ctx = rt.device_context();
       const std::uint64_t seed = run_seed() + group;
       if (group == 0)
-        coll_groups<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, 20, seed, src, dst, lsrc, ldst, usrc, udst, kElems, bad);
+        coll_groups<sd::ThreadGroup>
+            <<<1, 1, 0, s>>>(ctx, 20, seed, src, dst, lsrc, ldst, usrc, udst, kElems, bad);
       if (group == 1)
-        coll_groups<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, 40, seed, src, dst, lsrc, ldst, usrc, udst, kElems, bad);
+        coll_groups<sd::WarpGroup>
+            <<<1, 32, 0, s>>>(ctx, 40, seed, src, dst, lsrc, ldst, usrc, udst, kElems, bad);
       if (group == 2)
-        coll_groups<sd::BlockGroup><<<1, 256, 0, s>>>(ctx, 40, seed, src, dst, lsrc, ldst, usrc, udst, kElems, bad);
+        coll_groups<sd::BlockGroup>
+            <<<1, 256, 0, s>>>(ctx, 40, seed, src, dst, lsrc, ldst, usrc, udst, kElems, bad);
       CK(cudaGetLastError());
       CK(cudaStreamSynchronize(s));
       EXPECT_EQ(bad.read(), 0u) << "group " << group;
@@ -308,7 +334,8 @@ TEST_P(DeviceCoverageTest, GetmemOnStream) {
     auto* sym = rt.allocate_array<unsigned char>(kBytes);
     DeviceArray<unsigned char> got(kBytes);
     std::vector<unsigned char> h(kBytes);
-    for (std::size_t i = 0; i < kBytes; ++i) h[i] = static_cast<unsigned char>(gpattern(run_seed(), me, 33, i));
+    for (std::size_t i = 0; i < kBytes; ++i)
+      h[i] = static_cast<unsigned char>(gpattern(run_seed(), me, 33, i));
     CK(cudaMemcpy(sym, h.data(), kBytes, cudaMemcpyHostToDevice));
     rt.barrier_all();
     rt.getmem_on_stream(got, sym, kBytes, to, s);
@@ -316,13 +343,15 @@ TEST_P(DeviceCoverageTest, GetmemOnStream) {
     std::vector<unsigned char> back(kBytes);
     CK(cudaMemcpy(back.data(), got, kBytes, cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < kBytes; ++i)
-      ASSERT_EQ(back[i], static_cast<unsigned char>(gpattern(run_seed(), to, 33, i))) << "byte " << i;
+      ASSERT_EQ(back[i], static_cast<unsigned char>(gpattern(run_seed(), to, 33, i)))
+          << "byte " << i;
     rt.barrier_all();
     rt.free(sym);
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Gpu, DeviceCoverageTest, ::testing::ValuesIn(gpu_thread_configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Gpu, DeviceCoverageTest, ::testing::ValuesIn(gpu_thread_configs()),
+                         PeConfigName());
 
 }  // namespace
 }  // namespace symmetra::testing

@@ -25,7 +25,9 @@
 
 namespace sd = symmetra::device;
 
-__global__ void wait_forever(sd::Context ctx, long* word) { sd::wait_until(ctx, word, symmetra::Cmp::kGe, 1L); }
+__global__ void wait_forever(sd::Context ctx, long* word) {
+  sd::wait_until(ctx, word, symmetra::Cmp::kGe, 1L);
+}
 
 namespace {
 
@@ -42,8 +44,9 @@ int wait_in_kernel(symmetra::Runtime& rt, long* word) {
   const auto t0 = std::chrono::steady_clock::now();
   wait_forever<<<1, 1, 0, s>>>(rt.device_context(), word);
   const cudaError_t rc = cudaStreamSynchronize(s);
-  std::printf("pe %d: the kernel ended after %.3f s (launched at %.3f s): %s\n", rt.my_pe(), since(t0),
-              std::chrono::duration<double>(t0 - g_start).count(), cudaGetErrorString(rc));
+  std::printf("pe %d: the kernel ended after %.3f s (launched at %.3f s): %s\n", rt.my_pe(),
+              since(t0), std::chrono::duration<double>(t0 - g_start).count(),
+              cudaGetErrorString(rc));
   std::fflush(stdout);
   return rc == cudaSuccess ? 0 : 1;
 }

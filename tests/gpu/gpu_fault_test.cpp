@@ -46,17 +46,23 @@ TEST(GpuFaults, KernelWaitStopsWhenAPeerThreadFails) {
 
 TEST(GpuFaults, KernelWaitStopsWhenAPeerProcessIsKilled) {
   const std::string job = "gk" + std::to_string(getpid());
-  const auto runs = spawn(2, [&](int r) {
-    return std::map<std::string, std::string>{{"SLURM_PROCID", std::to_string(r)}, {"SLURM_NTASKS", "2"},
-                                              {"SLURM_JOB_ID", job}, {"SLURM_STEP_ID", "0"},
-                                              {"SLURM_LOCALID", std::to_string(r)}};
-  }, {prog(), "peer_killed"}, 60);
+  const auto runs = spawn(
+      2,
+      [&](int r) {
+        return std::map<std::string, std::string>{{"SLURM_PROCID", std::to_string(r)},
+                                                  {"SLURM_NTASKS", "2"},
+                                                  {"SLURM_JOB_ID", job},
+                                                  {"SLURM_STEP_ID", "0"},
+                                                  {"SLURM_LOCALID", std::to_string(r)}};
+      },
+      {prog(), "peer_killed"}, 60);
   EXPECT_TRUE(runs[1].has("[pe 1] wait_until: stopping: PE 0 is gone")) << runs[1].output;
   EXPECT_LT(seconds_after(runs[1].output, "the kernel ended after "), 1.5) << runs[1].output;
 }
 
 TEST(GpuFaults, BoundedStreamWaitStopsAtTheTimeout) {
-  const auto r = run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_STREAM_WAIT=kernel " + prog() + " stream_wait");
+  const auto r =
+      run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_STREAM_WAIT=kernel " + prog() + " stream_wait");
   EXPECT_NE(r.status, 0) << r.output;
   EXPECT_TRUE(r.has("signal_wait_until_on_stream: timed out after 1000 ms")) << r.output;
   EXPECT_LT(r.seconds, 20.0) << r.output;
@@ -69,8 +75,8 @@ TEST(GpuFaults, ChecksMakeStreamWaitsBounded) {  // SYMMETRA_CHECK=1 picks the k
 }
 
 TEST(GpuFaults, StreamMemoryWaitHoldsUntilTheSignal) {
-  const auto r = run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_CHECK=0 SYMMETRA_STREAM_WAIT=value " + prog() +
-                             " stream_wait");
+  const auto r = run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_CHECK=0 SYMMETRA_STREAM_WAIT=value " +
+                             prog() + " stream_wait");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(r.has("held after 1.5 s: yes")) << r.output;
   EXPECT_TRUE(r.has("the stream went on after")) << r.output;

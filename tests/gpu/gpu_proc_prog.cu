@@ -34,7 +34,8 @@ int main() {
     rt->barrier_all();
     rt->get(got.data(), block, got.size(), me);
     int bad = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) bad += got[i] != from * 100000L + static_cast<long>(i);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      bad += got[i] != from * 100000L + static_cast<long>(i);
     ring<<<1, 1>>>(rt->device_context(), slot, 50);
     if (cudaDeviceSynchronize() != cudaSuccess) ++bad;
     rt->barrier_all();
@@ -44,12 +45,15 @@ int main() {
     auto* asrc = rt->allocate_array<float>(kMax);
     auto* adst = rt->allocate_array<float>(kMax);
     std::vector<float> h(kMax), out(kMax);
-    for (std::size_t i = 0; i < kMax; ++i) h[i] = static_cast<float>((i * 7 + static_cast<std::size_t>(me) * 13) % 1024) / 8.0f;
+    for (std::size_t i = 0; i < kMax; ++i)
+      h[i] = static_cast<float>((i * 7 + static_cast<std::size_t>(me) * 13) % 1024) / 8.0f;
     rt->put(asrc, h.data(), kMax, me);
-    std::vector<symmetra::coll::AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
-                                                     std::end(symmetra::coll::kDeviceAllreduceAlgos));
+    std::vector<symmetra::coll::AllreduceAlgo> algos(
+        std::begin(symmetra::coll::kDeviceAllreduceAlgos),
+        std::end(symmetra::coll::kDeviceAllreduceAlgos));
     algos.push_back(symmetra::coll::AllreduceAlgo::kAuto);
-    rt->allreduce(rt->team_world(), adst, asrc, 1, symmetra::coll::ReduceOp::kSum);  // decides on NCCL
+    rt->allreduce(rt->team_world(), adst, asrc, 1,
+                  symmetra::coll::ReduceOp::kSum);  // decides on NCCL
     if (rt->nccl_ready(rt->team_world())) algos.push_back(symmetra::coll::AllreduceAlgo::kNccl);
     for (auto algo : algos)
       for (std::size_t count : {std::size_t{1}, std::size_t{5000}, std::size_t{kMax}}) {
@@ -58,16 +62,20 @@ int main() {
         int wrong = 0;
         for (std::size_t i = 0; i < count; ++i) {
           float want = 0;
-          for (int r = 0; r < n; ++r) want += static_cast<float>((i * 7 + static_cast<std::size_t>(r) * 13) % 1024) / 8.0f;
+          for (int r = 0; r < n; ++r)
+            want += static_cast<float>((i * 7 + static_cast<std::size_t>(r) * 13) % 1024) / 8.0f;
           wrong += out[i] != want;
         }
-        if (wrong) std::printf("pe %d: allreduce %s of %zu floats: %d wrong\n", me, symmetra::coll::algo_name(algo), count, wrong);
+        if (wrong)
+          std::printf("pe %d: allreduce %s of %zu floats: %d wrong\n", me,
+                      symmetra::coll::algo_name(algo), count, wrong);
         bad += wrong;
       }
     rt->free(adst);
     rt->free(asrc);
     std::printf("pe %d of %d on GPU %d: %s (all-reduce: %zu algorithms%s)\n", me, n, rt->device(),
-                bad == 0 ? "ok" : "WRONG", algos.size(), rt->nccl_ready(rt->team_world()) ? ", NCCL included" : "");
+                bad == 0 ? "ok" : "WRONG", algos.size(),
+                rt->nccl_ready(rt->team_world()) ? ", NCCL included" : "");
     rt->free(block);
     rt->free(slot);
     rt->finalize();

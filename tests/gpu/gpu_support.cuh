@@ -15,10 +15,10 @@
 
 #include "support/pe_runner.hpp"
 
-#define CK(call)                                                                        \
-  do {                                                                                  \
-    const cudaError_t ck_rc_ = (call);                                                  \
-    ASSERT_EQ(ck_rc_, cudaSuccess) << #call << ": " << cudaGetErrorString(ck_rc_);      \
+#define CK(call)                                                                   \
+  do {                                                                             \
+    const cudaError_t ck_rc_ = (call);                                             \
+    ASSERT_EQ(ck_rc_, cudaSuccess) << #call << ": " << cudaGetErrorString(ck_rc_); \
   } while (0)
 
 namespace symmetra::testing {
@@ -56,7 +56,9 @@ class ProgressBoard {
  private:
   ProgressBoard() {
     void* h = nullptr;
-    if (cudaHostAlloc(&h, sizeof(unsigned long long) * 4 * kMaxPes, cudaHostAllocMapped) != cudaSuccess) std::abort();
+    if (cudaHostAlloc(&h, sizeof(unsigned long long) * 4 * kMaxPes, cudaHostAllocMapped) !=
+        cudaSuccess)
+      std::abort();
     host_ = static_cast<unsigned long long*>(h);
     std::memset(host_, 0, sizeof(unsigned long long) * 4 * kMaxPes);
     void* d = nullptr;
@@ -81,11 +83,12 @@ class ProgressBoard {
       bool any = false;
       for (int i = 0; i < 4 * kMaxPes; ++i) any |= last[i] != 0;
       if (any) {
-        std::fprintf(stderr, "[progress] nothing moved for 3 s: pe fill-blocks marks checks host-calls\n");
+        std::fprintf(stderr,
+                     "[progress] nothing moved for 3 s: pe fill-blocks marks checks host-calls\n");
         for (int p = 0; p < kMaxPes; ++p)
           if (last[4 * p + 3] != 0)
-            std::fprintf(stderr, "[progress] pe %d: %llu %llu %llu %llu\n", p, last[4 * p], last[4 * p + 1],
-                         last[4 * p + 2], last[4 * p + 3]);
+            std::fprintf(stderr, "[progress] pe %d: %llu %llu %llu %llu\n", p, last[4 * p],
+                         last[4 * p + 1], last[4 * p + 2], last[4 * p + 3]);
       }
       still = now + std::chrono::seconds(7);  // at most one report per 10 s
     }
@@ -96,7 +99,9 @@ class ProgressBoard {
 };
 
 // Bumps one progress counter (one thread of one block).
-static __global__ void progress_mark(unsigned long long* counter) { atomicAdd_system(counter, 1ull); }
+static __global__ void progress_mark(unsigned long long* counter) {
+  atomicAdd_system(counter, 1ull);
+}
 
 // A non-blocking stream for one PE: PEs that are threads of one process must not meet on the
 // legacy default stream, which would serialize kernels that wait for each other.
@@ -154,7 +159,8 @@ class DeviceArray {
   void zero() const { clear_device(p_, bytes_); }
   T read(std::size_t i = 0) const {  // element i, copied to the host
     T v{};
-    cuda_or_die(cudaMemcpyAsync(&v, p_ + i, sizeof(T), cudaMemcpyDeviceToHost, s_), "cudaMemcpyAsync");
+    cuda_or_die(cudaMemcpyAsync(&v, p_ + i, sizeof(T), cudaMemcpyDeviceToHost, s_),
+                "cudaMemcpyAsync");
     cuda_or_die(cudaStreamSynchronize(s_), "cudaStreamSynchronize");
     return v;
   }

@@ -34,7 +34,8 @@ TEST_P(GpuHostTest, HostRmaAtomicsAndWaitsOnDeviceMemory) {
     clear_device(flag, sizeof(std::uint64_t));
     clear_device(strided, 3 * 64 * sizeof(std::int64_t), 0xFF);
     std::vector<std::int64_t> src(kN), got(kN, -1);
-    for (size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int64_t>(gpattern(run_seed(), me, 7, i) >> 1);
+    for (size_t i = 0; i < kN; ++i)
+      src[i] = static_cast<std::int64_t>(gpattern(run_seed(), me, 7, i) >> 1);
     rt.barrier_all();
     rt.put(data, src.data(), kN, to);
     rt.iput(strided, src.data(), 3, 2, 64, to);  // strided[3i] = src[2i]
@@ -93,17 +94,19 @@ TEST_P(GpuHostTest, StreamOrderedPutSignalWaitBarrier) {
     auto* sig = rt.allocate_array<std::uint64_t>(2);
     DeviceArray<unsigned char> src(kBytes);
     std::vector<unsigned char> h(kBytes);
-    for (size_t i = 0; i < kBytes; ++i) h[i] = static_cast<unsigned char>(gpattern(run_seed(), me, 3, i));
+    for (size_t i = 0; i < kBytes; ++i)
+      h[i] = static_cast<unsigned char>(gpattern(run_seed(), me, 3, i));
     copy_to_device(src, h.data(), kBytes);
     clear_device(sig, 2 * sizeof(std::uint64_t));
     rt.barrier_all();
     Stream st = reinterpret_cast<Stream>(static_cast<cudaStream_t>(s));
     for (std::uint64_t round = 1; round <= 20; ++round) {
-      rt.putmem_signal_on_stream(buf, src, kBytes, &sig[0], 1, SignalOp::kAdd, to, st);  // kernel add
-      rt.signal_wait_until_on_stream(&sig[0], Cmp::kGe, round, st);                      // stream wait
-      rt.signal_op_on_stream(&sig[1], round, SignalOp::kSet, to, st);                    // stream write
+      rt.putmem_signal_on_stream(buf, src, kBytes, &sig[0], 1, SignalOp::kAdd, to,
+                                 st);                                  // kernel add
+      rt.signal_wait_until_on_stream(&sig[0], Cmp::kGe, round, st);    // stream wait
+      rt.signal_op_on_stream(&sig[1], round, SignalOp::kSet, to, st);  // stream write
       rt.signal_wait_until_on_stream(&sig[1], Cmp::kEq, round, st);
-      rt.signal_wait_until_on_stream(&sig[1], Cmp::kNe, 0, st);                          // kernel wait
+      rt.signal_wait_until_on_stream(&sig[1], Cmp::kNe, 0, st);  // kernel wait
       rt.barrier_all_on_stream(st);
     }
     rt.quiet_on_stream(st);
@@ -111,7 +114,8 @@ TEST_P(GpuHostTest, StreamOrderedPutSignalWaitBarrier) {
     CK(cudaMemcpyAsync(got.data(), buf, kBytes, cudaMemcpyDeviceToHost, s));
     CK(cudaStreamSynchronize(s));
     size_t bad = 0;
-    for (size_t i = 0; i < kBytes; ++i) bad += got[i] != static_cast<unsigned char>(gpattern(run_seed(), from, 3, i));
+    for (size_t i = 0; i < kBytes; ++i)
+      bad += got[i] != static_cast<unsigned char>(gpattern(run_seed(), from, 3, i));
     EXPECT_EQ(bad, 0u);
     EXPECT_EQ(rt.signal_fetch(&sig[0]), 20u);
     rt.barrier_all();
@@ -121,7 +125,8 @@ TEST_P(GpuHostTest, StreamOrderedPutSignalWaitBarrier) {
 }
 
 // Writes round r's data into `src` from the replay counter kept in device memory.
-__global__ void next_round(std::uint64_t* src, int words, std::uint64_t seed, int pe, std::uint64_t* counter) {
+__global__ void next_round(std::uint64_t* src, int words, std::uint64_t seed, int pe,
+                           std::uint64_t* counter) {
   const std::uint64_t r = *counter + 1;
   for (int i = threadIdx.x; i < words; i += blockDim.x) src[i] = gpattern(seed, pe, r, i);
   __syncthreads();
@@ -158,7 +163,8 @@ TEST_P(GpuHostTest, GraphReplaysPutSignalWait1000Times) {
       CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
       if (me == 0) {
         next_round<<<1, 256, 0, s>>>(src, kWords, run_seed(), 0, counter);
-        rt.putmem_signal_on_stream(buf, src, kWords * sizeof(std::uint64_t), &sig[0], 1, SignalOp::kSet, 1, st);
+        rt.putmem_signal_on_stream(buf, src, kWords * sizeof(std::uint64_t), &sig[0], 1,
+                                   SignalOp::kSet, 1, st);
         rt.signal_wait_until_on_stream(&sig[1], Cmp::kEq, 1, st);
         rt.signal_op_on_stream(&sig[1], 0, SignalOp::kSet, 0, st);
       } else {
@@ -182,7 +188,8 @@ TEST_P(GpuHostTest, GraphReplaysPutSignalWait1000Times) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Gpu, GpuHostTest, ::testing::ValuesIn(gpu_thread_configs()), PeConfigName());
+INSTANTIATE_TEST_SUITE_P(Gpu, GpuHostTest, ::testing::ValuesIn(gpu_thread_configs()),
+                         PeConfigName());
 
 }  // namespace
 }  // namespace symmetra::testing

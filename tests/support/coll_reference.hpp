@@ -57,12 +57,23 @@ double reference(ReduceOp op, const std::vector<T>& vals, std::uint64_t* exact) 
     for (std::size_t k = 1; k < vals.size(); ++k) {
       const U x = static_cast<U>(vals[k]);
       switch (op) {
-        case ReduceOp::kSum: acc = static_cast<U>(acc + x); break;
-        case ReduceOp::kProd: acc = static_cast<U>(acc * x); break;
-        case ReduceOp::kAnd: acc &= x; break;
-        case ReduceOp::kOr: acc |= x; break;
-        case ReduceOp::kXor: acc ^= x; break;
-        default: break;
+        case ReduceOp::kSum:
+          acc = static_cast<U>(acc + x);
+          break;
+        case ReduceOp::kProd:
+          acc = static_cast<U>(acc * x);
+          break;
+        case ReduceOp::kAnd:
+          acc &= x;
+          break;
+        case ReduceOp::kOr:
+          acc |= x;
+          break;
+        case ReduceOp::kXor:
+          acc ^= x;
+          break;
+        default:
+          break;
       }
       lo = std::min(lo, vals[k]);
       hi = std::max(hi, vals[k]);
@@ -88,8 +99,8 @@ template <class T>
 double tolerance(double ref, int members) {
   double eps = 1e-15;
   if constexpr (std::is_same_v<T, float>) eps = 1.2e-7;
-  if constexpr (std::is_same_v<T, half>) eps = 1e-3;        // one rounding to half (2^-11) + float sums
-  if constexpr (std::is_same_v<T, bfloat16>) eps = 8e-3;    // 2^-8, one rounding
+  if constexpr (std::is_same_v<T, half>) eps = 1e-3;  // one rounding to half (2^-11) + float sums
+  if constexpr (std::is_same_v<T, bfloat16>) eps = 8e-3;          // 2^-8, one rounding
   const double scale = std::max(std::abs(ref), 100.0 * members);  // sums of values up to 100
   return eps * scale * (std::is_same_v<T, float> ? members : 1) + 1e-30;
 }

@@ -47,8 +47,9 @@ struct PeRun {
 
 // Starts n processes of `argv` with env(rank) added (as a launcher would set it: the tests play
 // the launcher), collects each one's output, and kills whatever still runs after limit_s.
-inline std::vector<PeRun> spawn(int n, const std::function<std::map<std::string, std::string>(int)>& env,
-                         const std::vector<std::string>& argv, double limit_s = 30) {
+inline std::vector<PeRun> spawn(int n,
+                                const std::function<std::map<std::string, std::string>(int)>& env,
+                                const std::vector<std::string>& argv, double limit_s = 30) {
   std::vector<PeRun> runs(static_cast<std::size_t>(n));
   std::vector<pid_t> pids;
   std::vector<int> outs;
@@ -62,7 +63,9 @@ inline std::vector<PeRun> spawn(int n, const std::function<std::map<std::string,
       dup2(p[1], STDERR_FILENO);
       close(p[0]);
       close(p[1]);
-      for (const char* v : {"SYMMETRA_RANK", "SYMMETRA_SIZE", "SYMMETRA_BOOTSTRAP", "SYMMETRA_LAUNCHER_PID"}) unsetenv(v);
+      for (const char* v :
+           {"SYMMETRA_RANK", "SYMMETRA_SIZE", "SYMMETRA_BOOTSTRAP", "SYMMETRA_LAUNCHER_PID"})
+        unsetenv(v);
       setenv("SYMMETRA_TIMEOUT_S", "60", 1);
       for (const auto& [k, v] : env(r)) setenv(k.c_str(), v.c_str(), 1);
       std::vector<char*> args;
@@ -75,7 +78,9 @@ inline std::vector<PeRun> spawn(int n, const std::function<std::map<std::string,
     pids.push_back(pid);
     outs.push_back(p[0]);
   }
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   for (int left = n; left > 0;) {
     std::vector<pollfd> polls;
     for (int fd : outs) polls.push_back({fd, POLLIN, 0});

@@ -43,7 +43,8 @@ std::uint64_t run_seed() {
   static const std::uint64_t seed = [] {
     if (const char* s = std::getenv("SYMMETRA_TEST_SEED"))
       return static_cast<std::uint64_t>(std::strtoull(s, nullptr, 10));
-    const std::uint64_t fresh = std::random_device{}() ^
+    const std::uint64_t fresh =
+        std::random_device{}() ^
         static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
     std::fprintf(stderr, "test seed %llu (SYMMETRA_TEST_SEED=%llu replays it)\n",
                  static_cast<unsigned long long>(fresh), static_cast<unsigned long long>(fresh));
@@ -54,10 +55,11 @@ std::uint64_t run_seed() {
 
 namespace {
 
-void run_processes(int n, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn, int timeout_s) {
+void run_processes(int n, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn,
+                   int timeout_s) {
   static int counter = 0;
-  const std::string address = "unix:symmetra-test-" + std::to_string(getpid()) + "-" +
-                              std::to_string(++counter);
+  const std::string address =
+      "unix:symmetra-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
   auto lfd = detail::listen_on(address, n + 4);
   ASSERT_TRUE(lfd.ok()) << lfd.status().message();
   (void)run_seed();  // fix the seed before forking so every PE shares it
@@ -124,7 +126,8 @@ void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int t
   run_pes(cfg, RuntimeOptions{}, fn, timeout_s);
 }
 
-void run_pes(const PeConfig& cfg, RuntimeOptions options, const std::function<void(Runtime&)>& fn, int timeout_s) {
+void run_pes(const PeConfig& cfg, RuntimeOptions options, const std::function<void(Runtime&)>& fn,
+             int timeout_s) {
   options.backend = cfg.backend;
   options.device = -1;
   if (cfg.mode == Mode::kProcesses) {

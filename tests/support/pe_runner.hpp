@@ -42,13 +42,13 @@ struct PeConfigName {
 // (compiled with SYMMETRA_API_TEST_GPU, label gpu), over gpu_thread_configs() instead, so one
 // test source serves both backends.
 #if defined(SYMMETRA_API_TEST_GPU)
-#define SYMMETRA_INSTANTIATE_PES(suite)                                                     \
-  INSTANTIATE_TEST_SUITE_P(Gpu, suite,                                                    \
+#define SYMMETRA_INSTANTIATE_PES(suite)                                                    \
+  INSTANTIATE_TEST_SUITE_P(Gpu, suite,                                                     \
                            ::testing::ValuesIn(::symmetra::testing::gpu_thread_configs()), \
                            ::symmetra::testing::PeConfigName())
 #else
 #define SYMMETRA_INSTANTIATE_PES(suite)                                                  \
-  INSTANTIATE_TEST_SUITE_P(Pes, suite,                                                 \
+  INSTANTIATE_TEST_SUITE_P(Pes, suite,                                                   \
                            ::testing::ValuesIn(::symmetra::testing::standard_configs()), \
                            ::symmetra::testing::PeConfigName())
 #endif
@@ -58,7 +58,8 @@ struct PeConfigName {
 // peer; this bound catches what no wait covers, so it sits above the slowest test on a loaded CI
 // machine (the 64 MiB allreduce on 3 processes takes 37 s here; CI was seen 4-8x slower).
 inline constexpr int kRunTimeoutS = 300;
-void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn, int timeout_s = kRunTimeoutS);
+void run_pes(const PeConfig& cfg, const std::function<void(Runtime&)>& fn,
+             int timeout_s = kRunTimeoutS);
 // The same with these Runtime options (their backend and device come from cfg).
 void run_pes(const PeConfig& cfg, RuntimeOptions options, const std::function<void(Runtime&)>& fn,
              int timeout_s = kRunTimeoutS);
@@ -69,7 +70,8 @@ std::uint64_t run_seed();
 
 // A per-PE random generator derived from the run seed.
 inline std::mt19937_64 pe_rng(const Runtime& rt, std::uint64_t salt = 0) {
-  return std::mt19937_64(run_seed() * 1000003u + static_cast<std::uint64_t>(rt.my_pe()) * 7919u + salt);
+  return std::mt19937_64(run_seed() * 1000003u + static_cast<std::uint64_t>(rt.my_pe()) * 7919u +
+                         salt);
 }
 
 // The standard PE counts and modes of the API tests: 2, 3, 4, 8 PEs, threads and processes.

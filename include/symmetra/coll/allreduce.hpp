@@ -46,14 +46,22 @@ inline constexpr AllreduceAlgo kDeviceAllreduceAlgos[] = {
 
 SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
   switch (a) {
-    case AllreduceAlgo::kAuto: return "auto";
-    case AllreduceAlgo::kOneShot: return "one_shot";
-    case AllreduceAlgo::kTwoShot: return "two_shot";
-    case AllreduceAlgo::kRecursiveDoubling: return "recursive_doubling";
-    case AllreduceAlgo::kLLTwoShot: return "ll_two_shot";
-    case AllreduceAlgo::kHierarchical: return "hierarchical";
-    case AllreduceAlgo::kRing: return "ring";
-    case AllreduceAlgo::kNccl: return "nccl";
+    case AllreduceAlgo::kAuto:
+      return "auto";
+    case AllreduceAlgo::kOneShot:
+      return "one_shot";
+    case AllreduceAlgo::kTwoShot:
+      return "two_shot";
+    case AllreduceAlgo::kRecursiveDoubling:
+      return "recursive_doubling";
+    case AllreduceAlgo::kLLTwoShot:
+      return "ll_two_shot";
+    case AllreduceAlgo::kHierarchical:
+      return "hierarchical";
+    case AllreduceAlgo::kRing:
+      return "ring";
+    case AllreduceAlgo::kNccl:
+      return "nccl";
   }
   return "?";
 }
@@ -66,7 +74,8 @@ SYMMETRA_INLINE constexpr bool takes_channels(AllreduceAlgo a) {
 // Whether `a` sends LL packets (allreduce_ll.hpp): its channels carry less data each, since an
 // LL channel's time grows with its chunks where a direct one's is mostly its syncs.
 SYMMETRA_INLINE constexpr bool is_ll(AllreduceAlgo a) {
-  return a == AllreduceAlgo::kRecursiveDoubling || a == AllreduceAlgo::kLLTwoShot || a == AllreduceAlgo::kHierarchical;
+  return a == AllreduceAlgo::kRecursiveDoubling || a == AllreduceAlgo::kLLTwoShot ||
+         a == AllreduceAlgo::kHierarchical;
 }
 
 // Members per host of team `t` for the hierarchy: TeamDesc::local when the team's hosts are
@@ -89,7 +98,8 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
   if (gpu) {
     if (one_host) {
-      if (bytes <= (t.size == 2 ? (256u << 10) : (16u << 10))) return AllreduceAlgo::kRecursiveDoubling;
+      if (bytes <= (t.size == 2 ? (256u << 10) : (16u << 10)))
+        return AllreduceAlgo::kRecursiveDoubling;
       if (bytes <= (512u << 10)) return AllreduceAlgo::kLLTwoShot;
       return t.size == 2 ? AllreduceAlgo::kOneShot : AllreduceAlgo::kTwoShot;
     }
@@ -110,25 +120,34 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
 }
 
 template <class Group, class T>
-SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T* dest, const T* source,
-                               std::size_t nelems, ReduceOp op, AllreduceAlgo algo = AllreduceAlgo::kAuto,
-                               Channel ch = {}) {
+SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T* dest,
+                               const T* source, std::size_t nelems, ReduceOp op,
+                               AllreduceAlgo algo = AllreduceAlgo::kAuto, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "allreduce");
   if (algo == AllreduceAlgo::kAuto)
-    algo = default_algo(t.desc, nelems * sizeof(T), (ctx.flags & device::Context::kDeviceHeap) != 0);
+    algo =
+        default_algo(t.desc, nelems * sizeof(T), (ctx.flags & device::Context::kDeviceHeap) != 0);
   if (ch.count > 1 && !takes_channels(algo))
-    SYMMETRA_FATAL(ctx, "allreduce", "the %s algorithm runs as one channel, not %d", algo_name(algo), ch.count);
+    SYMMETRA_FATAL(ctx, "allreduce", "the %s algorithm runs as one channel, not %d",
+                   algo_name(algo), ch.count);
   switch (algo) {
-    case AllreduceAlgo::kOneShot: return allreduce_one_shot(g, ctx, team, dest, source, nelems, op, ch);
-    case AllreduceAlgo::kTwoShot: return allreduce_two_shot(g, ctx, team, dest, source, nelems, op, ch);
-    case AllreduceAlgo::kRecursiveDoubling: return allreduce_ll(g, ctx, team, dest, source, nelems, op, 1, ch);
-    case AllreduceAlgo::kLLTwoShot: return allreduce_ll(g, ctx, team, dest, source, nelems, op, t.size(), ch);
+    case AllreduceAlgo::kOneShot:
+      return allreduce_one_shot(g, ctx, team, dest, source, nelems, op, ch);
+    case AllreduceAlgo::kTwoShot:
+      return allreduce_two_shot(g, ctx, team, dest, source, nelems, op, ch);
+    case AllreduceAlgo::kRecursiveDoubling:
+      return allreduce_ll(g, ctx, team, dest, source, nelems, op, 1, ch);
+    case AllreduceAlgo::kLLTwoShot:
+      return allreduce_ll(g, ctx, team, dest, source, nelems, op, t.size(), ch);
     case AllreduceAlgo::kHierarchical:
       return allreduce_ll(g, ctx, team, dest, source, nelems, op, team_local(t.desc), ch);
-    case AllreduceAlgo::kRing: return allreduce_ring(g, ctx, team, dest, source, nelems, op, ch);
+    case AllreduceAlgo::kRing:
+      return allreduce_ring(g, ctx, team, dest, source, nelems, op, ch);
     case AllreduceAlgo::kNccl:
-      SYMMETRA_FATAL(ctx, "allreduce", "the nccl backend runs from the host and stream forms, not in device code");
-    case AllreduceAlgo::kAuto: break;
+      SYMMETRA_FATAL(ctx, "allreduce",
+                     "the nccl backend runs from the host and stream forms, not in device code");
+    case AllreduceAlgo::kAuto:
+      break;
   }
   SYMMETRA_FATAL(ctx, "allreduce", "unknown algorithm %d", static_cast<int>(algo));
 }

@@ -20,13 +20,15 @@ namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_one_shot(Group g, const device::Context& ctx, int team, T* dest,
-                                        const T* source, std::size_t nelems, ReduceOp op, Channel ch = {}) {
+                                        const T* source, std::size_t nelems, ReduceOp op,
+                                        Channel ch = {}) {
   reduce(g, ctx, team, dest, source, nelems, op, ch);
 }
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_two_shot(Group g, const device::Context& ctx, int team, T* dest,
-                                        const T* source, std::size_t nelems, ReduceOp op, Channel ch = {}) {
+                                        const T* source, std::size_t nelems, ReduceOp op,
+                                        Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "allreduce_two_shot");
   detail::check_reduce(ctx, "allreduce_two_shot", op, dest, nelems, source, nelems);
   if (device::detail::checks_on(ctx)) {
@@ -39,7 +41,8 @@ SYMMETRA_INLINE void allreduce_two_shot(Group g, const device::Context& ctx, int
   dest += part.first;
   source += part.first;
   nelems = part.count;
-  // This member's slice, of whole 16-byte groups where possible, so that the copies stay vectorized.
+  // This member's slice, of whole 16-byte groups where possible, so that the copies stay
+  // vectorized.
   const Part mine = part_of(nelems, t.size(), t.rank(), vec_elems<T>());
   channel_sync(g, ctx, team, ch);  // every source written, every dest free for this call
   detail::reduce_range_push(g, ctx, t, dest, source, mine.first, mine.count, op);

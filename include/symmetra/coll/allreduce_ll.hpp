@@ -37,7 +37,8 @@ namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team, T* dest,
-                                  const T* source, std::size_t nelems, ReduceOp op, int local, Channel ch = {}) {
+                                  const T* source, std::size_t nelems, ReduceOp op, int local,
+                                  Channel ch = {}) {
   using detail::LLLine;
   constexpr int E = detail::Unit<T>::kElems;
   constexpr const char* kOp = "allreduce_ll";
@@ -62,12 +63,15 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
   const int slot = t.desc.slot;
   const std::size_t lines = device::detail::lane_bytes(ctx, slot) / (2u * regions * sizeof(LLLine));
   if (lines == 0)
-    SYMMETRA_FATAL(ctx, kOp, "the collective workspace lane (%llu bytes) is too small for %d regions",
+    SYMMETRA_FATAL(ctx, kOp,
+                   "the collective workspace lane (%llu bytes) is too small for %d regions",
                    static_cast<unsigned long long>(device::detail::lane_bytes(ctx, slot)), regions);
   auto* ws = reinterpret_cast<LLLine*>(device::detail::lane(ctx, slot, ch.index));
-  std::uint64_t* const seq = device::detail::lane_seq(ctx, device::detail::my_header(ctx), slot, ch.index);
+  std::uint64_t* const seq =
+      device::detail::lane_seq(ctx, device::detail::my_header(ctx), slot, ch.index);
   const std::size_t chunk_elems = lines * E * static_cast<std::size_t>(L);
-  const std::size_t tr = static_cast<std::size_t>(g.thread_rank()), gs = static_cast<std::size_t>(g.size());
+  const std::size_t tr = static_cast<std::size_t>(g.thread_rank()),
+                    gs = static_cast<std::size_t>(g.size());
   auto world = [&](int host, int lr) { return t.world(host * L + lr); };
 
   for (std::size_t first = 0; first < nelems; first += chunk_elems) {
@@ -85,26 +89,37 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
     const std::size_t slice = units * E;
     auto valid = [&](int j, std::size_t u) -> int {  // elements of slice j's unit u
       const std::size_t e0 = static_cast<std::size_t>(j) * slice + u * E;
-      return e0 >= cnt ? 0 : static_cast<int>(cnt - e0 < static_cast<std::size_t>(E) ? cnt - e0 : E);
+      return e0 >= cnt ? 0
+                       : static_cast<int>(cnt - e0 < static_cast<std::size_t>(E) ? cnt - e0 : E);
     };
-    auto at = [&](int j, std::size_t u) { return first + static_cast<std::size_t>(j) * slice + u * E; };
+    auto at = [&](int j, std::size_t u) {
+      return first + static_cast<std::size_t>(j) * slice + u * E;
+    };
     // Sends this thread's units of `pick(u)` into region x of PE `pe`, then tells a parked CPU.
     auto send = [&](int pe, int x, auto&& pick) {
       LLLine* dst = ctx.peer(region(x), pe);
       for (std::size_t u = tr; u < units; u += gs) detail::ll_store(dst + u, pick(u), flag);
       device::detail::notify(ctx, pe, region(x), units * sizeof(LLLine));
     };
-    auto recv = [&](int x, std::size_t u, int from) { return detail::ll_wait(ctx, kOp, region(x) + u, flag, from); };
+    auto recv = [&](int x, std::size_t u, int from) {
+      return detail::ll_wait(ctx, kOp, region(x) + u, flag, from);
+    };
     auto own = [&](std::size_t u) { return detail::load_unit(dest + at(l, u), valid(l, u)); };
 
     // 1. Reduce-scatter inside the host; the partial result of slice l accumulates in dest.
     for (int j = 0; j < L; ++j)
-      if (j != l) send(world(h, j), kRsIn + l, [&](std::size_t u) { return detail::load_unit(source + at(j, u), valid(j, u)); });
+      if (j != l)
+        send(world(h, j), kRsIn + l,
+             [&](std::size_t u) { return detail::load_unit(source + at(j, u), valid(j, u)); });
     for (std::size_t u = tr; u < units; u += gs) {
       detail::UnitAccum<T> acc{};  // in the accumulator type: one rounding for the whole host
       for (int j = 0; j < L; ++j) {
-        const std::uint64_t x = j == l ? detail::load_unit(source + at(l, u), valid(l, u)) : recv(kRsIn + j, u, world(h, j));
-        if (j == 0) acc.set(x); else acc.add(op, x);
+        const std::uint64_t x = j == l ? detail::load_unit(source + at(l, u), valid(l, u))
+                                       : recv(kRsIn + j, u, world(h, j));
+        if (j == 0)
+          acc.set(x);
+        else
+          acc.add(op, x);
       }
       detail::store_unit(dest + at(l, u), acc.get(), valid(l, u));
     }
@@ -117,13 +132,17 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
       } else {
         if (has_extra)
           for (std::size_t u = tr; u < units; u += gs)
-            detail::store_unit(dest + at(l, u),
-                               detail::combine_unit<T>(op, own(u), recv(kExtraIn, u, world(h + H2, l))), valid(l, u));
+            detail::store_unit(
+                dest + at(l, u),
+                detail::combine_unit<T>(op, own(u), recv(kExtraIn, u, world(h + H2, l))),
+                valid(l, u));
         for (int j = 0; j < R; ++j) {
           const int partner = world(h ^ (1 << j), l);
           send(partner, kRd + j, own);
           for (std::size_t u = tr; u < units; u += gs)
-            detail::store_unit(dest + at(l, u), detail::combine_unit<T>(op, own(u), recv(kRd + j, u, partner)), valid(l, u));
+            detail::store_unit(dest + at(l, u),
+                               detail::combine_unit<T>(op, own(u), recv(kRd + j, u, partner)),
+                               valid(l, u));
         }
         if (has_extra) send(world(h + H2, l), kExtraOut, own);
       }

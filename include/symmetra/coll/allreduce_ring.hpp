@@ -25,7 +25,8 @@ namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int team, T* dest,
-                                    const T* source, std::size_t nelems, ReduceOp op, Channel ch = {}) {
+                                    const T* source, std::size_t nelems, ReduceOp op,
+                                    Channel ch = {}) {
   constexpr const char* kOp = "allreduce_ring";
   const detail::TeamView t = detail::team_view(ctx, team, kOp);
   detail::check_reduce(ctx, kOp, op, dest, nelems, source, nelems);
@@ -51,7 +52,8 @@ SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int tea
   const int prev = t.world((r + m - 1) % m), next = t.world((r + 1) % m);
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
-  const std::size_t tr = static_cast<std::size_t>(g.thread_rank()), gs = static_cast<std::size_t>(g.size());
+  const std::size_t tr = static_cast<std::size_t>(g.thread_rank()),
+                    gs = static_cast<std::size_t>(g.size());
   std::uint64_t* const signal = channel_signal(h, slot, ch);
   std::uint64_t* const consumed = channel_base(h, slot, ch);
   channel_sync(g, ctx, team, ch);
@@ -66,7 +68,8 @@ SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int tea
     const T* partial = ctx.peer(s == 0 ? source : dest, prev);
     const Part p = chunk(c);
     for (std::size_t i = tr; i < p.count; i += gs)
-      dest[p.first + i] = from_accum<T>(combine(op, to_accum(partial[p.first + i]), to_accum(source[p.first + i])));
+      dest[p.first + i] =
+          from_accum<T>(combine(op, to_accum(partial[p.first + i]), to_accum(source[p.first + i])));
     device::detail::group_signal(g, ctx, signal, 1, SignalOp::kAdd, next);
   }
   channel_sync(g, ctx, team, ch);

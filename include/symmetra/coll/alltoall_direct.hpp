@@ -29,9 +29,12 @@ SYMMETRA_INLINE void alltoall(Group g, const device::Context& ctx, int team, T* 
     const detail::Credits credits = detail::dest_credits(ctx);
     const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m), credits);
     device::put(g, ctx, block(dest, me), block(source, me), nelems, t.world(me));
-    detail::credit_send(g, ctx, t, k, "alltoall", detail::all_but(me, m), [&](int r, int pe) {
-      device::put_nbi(g, ctx, block(dest, me), block(source, r), nelems, pe);
-    }, credits);
+    detail::credit_send(
+        g, ctx, t, k, "alltoall", detail::all_but(me, m),
+        [&](int r, int pe) {
+          device::put_nbi(g, ctx, block(dest, me), block(source, r), nelems, pe);
+        },
+        credits);
     return detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "alltoall", credits);
   }
   const Channel::Range part = ch.range(nelems, vec_elems<T>());
@@ -53,12 +56,15 @@ SYMMETRA_INLINE void alltoalls(Group g, const device::Context& ctx, int team, T*
   const detail::TeamView t = detail::team_view(ctx, team, "alltoalls");
   const int me = t.rank(), m = t.size();
   T* const to = dest + dst * static_cast<std::ptrdiff_t>(static_cast<std::size_t>(me) * nelems);
-  auto from = [&](int r) { return source + sst * static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * nelems); };
+  auto from = [&](int r) {
+    return source + sst * static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * nelems);
+  };
   const detail::Credits credits = detail::dest_credits(ctx);
   const std::uint64_t k = detail::credit_grant(g, ctx, t, detail::all_but(me, m), credits);
   device::iput(g, ctx, to, from(me), dst, sst, nelems, t.world(me));
-  detail::credit_send(g, ctx, t, k, "alltoalls", detail::all_but(me, m),
-                      [&](int r, int pe) { device::iput(g, ctx, to, from(r), dst, sst, nelems, pe); }, credits);
+  detail::credit_send(
+      g, ctx, t, k, "alltoalls", detail::all_but(me, m),
+      [&](int r, int pe) { device::iput(g, ctx, to, from(r), dst, sst, nelems, pe); }, credits);
   detail::credit_wait(g, ctx, t, static_cast<std::uint64_t>(m - 1), "alltoalls", credits);
 }
 

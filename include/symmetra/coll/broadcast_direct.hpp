@@ -33,12 +33,16 @@ SYMMETRA_INLINE void broadcast(Group g, const device::Context& ctx, int team, T*
   const bool is_root = t.rank() == root;
   if (ch.count == 1) {
     const detail::Credits credits = detail::dest_credits(ctx);
-    const std::uint64_t k = detail::credit_grant(g, ctx, t, [&](auto grant) {
-      if (!is_root) grant(root);
-    }, credits);
+    const std::uint64_t k = detail::credit_grant(
+        g, ctx, t,
+        [&](auto grant) {
+          if (!is_root) grant(root);
+        },
+        credits);
     if (!is_root) return detail::credit_wait(g, ctx, t, 1, "broadcast", credits);
     if (write_root && dest != source) device::put(g, ctx, dest, source, nelems, t.world(root));
-    return detail::credit_put(g, ctx, t, k, dest, source, nelems, "broadcast", detail::all_but(root, t.size()), credits);
+    return detail::credit_put(g, ctx, t, k, dest, source, nelems, "broadcast",
+                              detail::all_but(root, t.size()), credits);
   }
   const Channel::Range part = ch.range(nelems, vec_elems<T>());
   channel_sync(g, ctx, team, ch);

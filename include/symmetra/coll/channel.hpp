@@ -48,7 +48,9 @@ struct Channel {
 
   // Channel `index`'s part of n elements (part_of).
   using Range = Part;
-  SYMMETRA_INLINE Range range(std::size_t n, std::size_t align = 1) const { return part_of(n, count, index, align); }
+  SYMMETRA_INLINE Range range(std::size_t n, std::size_t align = 1) const {
+    return part_of(n, count, index, align);
+  }
 };
 
 // Channels for a call moving `bytes` in all: one per `per_channel` bytes, 1 to `cap`.
@@ -66,15 +68,18 @@ SYMMETRA_INLINE constexpr std::size_t vec_elems() {
 namespace detail {
 
 // Whether `ch` is a valid channel of a team of `size` members.
-SYMMETRA_INLINE void check_channel(const device::Context& ctx, const char* op, Channel ch, int size) {
-  if (ch.count < 1 || ch.count > device::detail::kMaxChannels || ch.index < 0 || ch.index >= ch.count ||
-      (ch.count > 1 && size > (1 << device::detail::kChannelRounds)))
-    SYMMETRA_FATAL(ctx, op, "channel %d of %d is not valid (at most %d channels, teams of at most %d PEs)",
-                   ch.index, ch.count, device::detail::kMaxChannels, 1 << device::detail::kChannelRounds);
+SYMMETRA_INLINE void check_channel(const device::Context& ctx, const char* op, Channel ch,
+                                   int size) {
+  if (ch.count < 1 || ch.count > device::detail::kMaxChannels || ch.index < 0 ||
+      ch.index >= ch.count || (ch.count > 1 && size > (1 << device::detail::kChannelRounds)))
+    SYMMETRA_FATAL(
+        ctx, op, "channel %d of %d is not valid (at most %d channels, teams of at most %d PEs)",
+        ch.index, ch.count, device::detail::kMaxChannels, 1 << device::detail::kChannelRounds);
 }
 
 // device::sync on channel ch.index's own words (dissemination, as sync_impl.hpp).
-SYMMETRA_INLINE void channel_sync_thread(const device::Context& ctx, const TeamView& t, Channel ch) {
+SYMMETRA_INLINE void channel_sync_thread(const device::Context& ctx, const TeamView& t,
+                                         Channel ch) {
   namespace dd = device::detail;
   dd::HeapHeader* me = dd::my_header(ctx);
   const int slot = t.desc.slot, c = ch.index;
@@ -95,8 +100,10 @@ SYMMETRA_INLINE void channel_sync_thread(const device::Context& ctx, const TeamV
 // device::sync (quiet_first: device::barrier) of `team`, on channel ch's words when the call has
 // several channels. Threads: every thread of `g`.
 template <class Group>
-SYMMETRA_INLINE void channel_sync(Group g, const device::Context& ctx, int team, Channel ch, bool quiet_first = false) {
-  if (ch.count == 1) return quiet_first ? device::barrier(g, ctx, team) : device::sync(g, ctx, team);
+SYMMETRA_INLINE void channel_sync(Group g, const device::Context& ctx, int team, Channel ch,
+                                  bool quiet_first = false) {
+  if (ch.count == 1)
+    return quiet_first ? device::barrier(g, ctx, team) : device::sync(g, ctx, team);
   const detail::TeamView t = detail::team_view(ctx, team, "sync (channel)");
   g.sync();
   if (g.thread_rank() == 0) {

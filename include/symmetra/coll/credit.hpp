@@ -60,7 +60,8 @@ SYMMETRA_INLINE std::uint64_t* consumed(device::detail::HeapHeader* h, int slot,
 // Starts this PE's next call on team `t` and grants its credit to every team rank that
 // `for_each_sender(f)` passes to f (kSkip: to none). Returns the call number k, to every thread.
 template <class Group, class Senders>
-SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, const TeamView& t, Senders for_each_sender,
+SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, const TeamView& t,
+                                           Senders for_each_sender,
                                            Credits credits = Credits::kExchange) {
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
@@ -68,10 +69,12 @@ SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, 
   const std::uint64_t k = h->coll_seq[slot] + 1;  // read by every thread before thread 0 moves on
   g.sync();
   if (g.thread_rank() == 0) {
-    h->coll_seq[slot] = k;  // always: a later call with credits numbers its calls alike on every member
+    h->coll_seq[slot] =
+        k;  // always: a later call with credits numbers its calls alike on every member
     std::uint64_t* ready = device::detail::ready_row(h, slot, ctx.n_pes);
     if (credits == Credits::kExchange)
-      for_each_sender([&](int sender) { device::atomic_set(ctx, &ready[t.rank()], k, t.world(sender)); });
+      for_each_sender(
+          [&](int sender) { device::atomic_set(ctx, &ready[t.rank()], k, t.world(sender)); });
   }
   g.sync();
   return k;
@@ -79,11 +82,13 @@ SYMMETRA_INLINE std::uint64_t credit_grant(Group g, const device::Context& ctx, 
 
 // Waits until team rank `to` granted call k: it is done with the buffers this PE will write.
 template <class Group>
-SYMMETRA_INLINE void credit_await(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k, int to,
-                                  const char* op) {
+SYMMETRA_INLINE void credit_await(Group g, const device::Context& ctx, const TeamView& t,
+                                  std::uint64_t k, int to, const char* op) {
   if (g.thread_rank() == 0)
-    device::detail::wait_value(ctx, op, &device::detail::ready_row(device::detail::my_header(ctx), t.desc.slot, ctx.n_pes)[to],
-                               Cmp::kGe, k);
+    device::detail::wait_value(
+        ctx, op,
+        &device::detail::ready_row(device::detail::my_header(ctx), t.desc.slot, ctx.n_pes)[to],
+        Cmp::kGe, k);
   g.sync();
 }
 
@@ -95,16 +100,18 @@ struct AllBut {
     for (int i = 1; i < m; ++i) grant((me + i) % m);
   }
 };
-SYMMETRA_INLINE AllBut all_but(int me, int m) { return {me, m}; }
+SYMMETRA_INLINE AllBut all_but(int me, int m) {
+  return {me, m};
+}
 
 // Sends this call's data to every team rank that `for_each_receiver(f)` passes to f (never this
 // PE): to each once it granted call k, with `move(rank, world_pe)` (puts of any shape, every
 // thread of g); then one fence, and a signal to each. One fence for all receivers: a signal's
 // release fence costs about as much as a small put across GPUs.
 template <class Group, class Receivers, class Move>
-SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k,
-                                 const char* op, Receivers for_each_receiver, Move move,
-                                 Credits credits = Credits::kExchange) {
+SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const TeamView& t,
+                                 std::uint64_t k, const char* op, Receivers for_each_receiver,
+                                 Move move, Credits credits = Credits::kExchange) {
   namespace dd = device::detail;
   dd::HeapHeader* h = dd::my_header(ctx);
   const int slot = t.desc.slot;
@@ -134,17 +141,20 @@ SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const Team
 
 // credit_send of n contiguous elements from source to dest on every receiver.
 template <class Group, class Receivers, class T>
-SYMMETRA_INLINE void credit_put(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t k, T* dest,
-                                const T* source, std::size_t n, const char* op, Receivers for_each_receiver,
+SYMMETRA_INLINE void credit_put(Group g, const device::Context& ctx, const TeamView& t,
+                                std::uint64_t k, T* dest, const T* source, std::size_t n,
+                                const char* op, Receivers for_each_receiver,
                                 Credits credits = Credits::kExchange) {
-  credit_send(g, ctx, t, k, op, for_each_receiver, [&](int, int pe) { device::put_nbi(g, ctx, dest, source, n, pe); },
-              credits);
+  credit_send(
+      g, ctx, t, k, op, for_each_receiver,
+      [&](int, int pe) { device::put_nbi(g, ctx, dest, source, n, pe); }, credits);
 }
 
 // Waits for `senders` deliveries of this call.
 template <class Group>
-SYMMETRA_INLINE void credit_wait(Group g, const device::Context& ctx, const TeamView& t, std::uint64_t senders,
-                                 const char* op, Credits credits = Credits::kExchange) {
+SYMMETRA_INLINE void credit_wait(Group g, const device::Context& ctx, const TeamView& t,
+                                 std::uint64_t senders, const char* op,
+                                 Credits credits = Credits::kExchange) {
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
   std::uint64_t* const total = consumed(h, slot, credits);

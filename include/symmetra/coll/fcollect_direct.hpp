@@ -39,8 +39,8 @@ SYMMETRA_INLINE void fcollect(Group g, const device::Context& ctx, int team, T* 
   channel_sync(g, ctx, team, ch);
   for (int i = 0; i < t.size(); ++i) {
     const int k = (t.rank() + i) % t.size();  // start at a different member on each PE
-    device::put(g, ctx, dest + static_cast<std::size_t>(t.rank()) * nelems + part.first, source + part.first,
-                part.count, t.world(k));
+    device::put(g, ctx, dest + static_cast<std::size_t>(t.rank()) * nelems + part.first,
+                source + part.first, part.count, t.world(k));
   }
   channel_sync(g, ctx, team, ch, true);
 }
@@ -54,8 +54,8 @@ SYMMETRA_INLINE void fcollect_read(Group g, const device::Context& ctx, int team
   channel_sync(g, ctx, team, ch);  // every source is written
   for (int i = 0; i < t.size(); ++i) {
     const int k = (t.rank() + i) % t.size();
-    device::get(g, ctx, dest + static_cast<std::size_t>(k) * nelems + part.first, source + part.first,
-                part.count, t.world(k));
+    device::get(g, ctx, dest + static_cast<std::size_t>(k) * nelems + part.first,
+                source + part.first, part.count, t.world(k));
   }
   channel_sync(g, ctx, team, ch);  // nobody rewrites a source still being read
 }
@@ -66,13 +66,16 @@ template <class Group, class T>
 SYMMETRA_INLINE void collect(Group g, const device::Context& ctx, int team, T* dest,
                              const T* source, std::size_t nelems) {
   const detail::TeamView t = detail::team_view(ctx, team, "collect");
-  std::uint64_t* row = device::detail::scratch(device::detail::my_header(ctx), t.desc.slot, ctx.n_pes);
+  std::uint64_t* row =
+      device::detail::scratch(device::detail::my_header(ctx), t.desc.slot, ctx.n_pes);
   device::sync(g, ctx, team);
   if (g.thread_rank() == 0)
-    for (int k = 0; k < t.size(); ++k) device::p(ctx, &row[t.rank()], std::uint64_t{nelems}, t.world(k));
+    for (int k = 0; k < t.size(); ++k)
+      device::p(ctx, &row[t.rank()], std::uint64_t{nelems}, t.world(k));
   device::barrier(g, ctx, team);
   std::size_t offset = 0;
-  for (int k = 0; k < t.rank(); ++k) offset += device::detail::atomic_load(&row[k], device::detail::kRelaxed);
+  for (int k = 0; k < t.rank(); ++k)
+    offset += device::detail::atomic_load(&row[k], device::detail::kRelaxed);
   for (int i = 0; i < t.size(); ++i)
     device::put(g, ctx, dest + offset, source, nelems, t.world((t.rank() + i) % t.size()));
   device::barrier(g, ctx, team);

@@ -27,7 +27,8 @@ template <class Group, class T>
 SYMMETRA_INLINE void fcollect_ring(Group g, const device::Context& ctx, int team, T* dest,
                                    const T* source, std::size_t nelems) {
   const detail::TeamView t = detail::team_view(ctx, team, "fcollect_ring");
-  if (device::detail::checks_on(ctx)) device::detail::check_symmetric(ctx, "fcollect_ring", dest, 1);
+  if (device::detail::checks_on(ctx))
+    device::detail::check_symmetric(ctx, "fcollect_ring", dest, 1);
   const int n = t.size(), r = t.rank();
   T* mine = dest + static_cast<std::size_t>(r) * nelems;
   if (mine != source) device::detail::group_copy(g, mine, source, nelems * sizeof(T));
@@ -52,7 +53,8 @@ SYMMETRA_INLINE void fcollect_ring(Group g, const device::Context& ctx, int team
     const std::size_t b = static_cast<std::size_t>((r - s + n) % n);
     if (s > 0) {
       if (g.thread_rank() == 0)
-        device::detail::wait_value(ctx, "fcollect_ring", &h->chunk_signal[slot], Cmp::kGe, base + s);
+        device::detail::wait_value(ctx, "fcollect_ring", &h->chunk_signal[slot], Cmp::kGe,
+                                   base + s);
       g.sync();
     }
     device::put_signal(g, ctx, dest + b * nelems, s == 0 ? source : dest + b * nelems, nelems,

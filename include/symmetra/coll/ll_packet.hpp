@@ -29,7 +29,8 @@ SYMMETRA_INLINE std::uint32_t ll_flag(std::uint64_t k) {
 }
 
 SYMMETRA_INLINE void ll_store(LLLine* line, std::uint64_t payload, std::uint32_t flag) {
-  const auto lo = static_cast<std::uint32_t>(payload), hi = static_cast<std::uint32_t>(payload >> 32);
+  const auto lo = static_cast<std::uint32_t>(payload),
+             hi = static_cast<std::uint32_t>(payload >> 32);
 #if SYMMETRA_DEVICE_PASS
   asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(line), "r"(lo), "r"(flag),
                "r"(hi), "r"(flag)
@@ -63,7 +64,8 @@ SYMMETRA_INLINE bool ll_try_load(const LLLine* line, std::uint32_t flag, std::ui
 
 #if SYMMETRA_DEVICE_PASS
 __device__ __noinline__ inline void report_ll_timeout(const device::Context& ctx, const char* op,
-                                                      const LLLine* line, std::uint32_t flag, int from) {
+                                                      const LLLine* line, std::uint32_t flag,
+                                                      int from) {
   printf("[pe %d] %s: timed out after %llu ms waiting for PE %d's packet at %p (flag %u)\n",
          ctx.my_pe, op, static_cast<unsigned long long>(ctx.timeout_ns / 1000000), from,
          static_cast<const void*>(line), flag);
@@ -75,8 +77,8 @@ __device__ __noinline__ inline void report_ll_timeout(const device::Context& ctx
 // Waits for `line` (this PE's workspace) to carry `flag`; `from` names the sender in the
 // timeout diagnostic. Bounded like every wait. Ordering: none needed (data and flag travel
 // together).
-SYMMETRA_INLINE std::uint64_t ll_wait(const device::Context& ctx, const char* op, const LLLine* line,
-                                      std::uint32_t flag, int from) {
+SYMMETRA_INLINE std::uint64_t ll_wait(const device::Context& ctx, const char* op,
+                                      const LLLine* line, std::uint32_t flag, int from) {
   std::uint64_t v = 0;
 #if SYMMETRA_DEVICE_PASS
   std::uint64_t start = 0;
@@ -85,14 +87,16 @@ SYMMETRA_INLINE std::uint64_t ll_wait(const device::Context& ctx, const char* op
     if (polls >= 4096) {
       if (start == 0) start = device::detail::global_ns();
       __nanosleep(64);
-      if (device::detail::global_ns() - start > ctx.timeout_ns) report_ll_timeout(ctx, op, line, flag, from);
+      if (device::detail::global_ns() - start > ctx.timeout_ns)
+        report_ll_timeout(ctx, op, line, flag, from);
     }
   }
 #else
   device::detail::wait_for(
       ctx, op, line, line + 1, [&] { return ll_try_load(line, flag, &v); },
       [&](char* buf, unsigned n) {
-        snprintf(buf, n, "PE %d's packet at %p (flag %u)", from, static_cast<const void*>(line), flag);
+        snprintf(buf, n, "PE %d's packet at %p (flag %u)", from, static_cast<const void*>(line),
+                 flag);
       });
   return v;
 #endif
@@ -101,7 +105,8 @@ SYMMETRA_INLINE std::uint64_t ll_wait(const device::Context& ctx, const char* op
 // Elements of T in one 8-byte payload.
 template <class T>
 struct Unit {
-  static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0, "LL packets carry elements of 1, 2, 4 or 8 bytes");
+  static_assert(sizeof(T) <= 8 && 8 % sizeof(T) == 0,
+                "LL packets carry elements of 1, 2, 4 or 8 bytes");
   static constexpr int kElems = 8 / sizeof(T);
 };
 
@@ -130,7 +135,8 @@ SYMMETRA_INLINE std::uint64_t combine_unit(ReduceOp op, std::uint64_t a, std::ui
   T x[Unit<T>::kElems], y[Unit<T>::kElems];
   std::memcpy(x, &a, 8);
   std::memcpy(y, &b, 8);
-  for (int i = 0; i < Unit<T>::kElems; ++i) x[i] = from_accum<T>(combine(op, to_accum(x[i]), to_accum(y[i])));
+  for (int i = 0; i < Unit<T>::kElems; ++i)
+    x[i] = from_accum<T>(combine(op, to_accum(x[i]), to_accum(y[i])));
   std::uint64_t r;
   std::memcpy(&r, x, 8);
   return r;

@@ -41,9 +41,10 @@ namespace detail {
 // a credit per channel would need a word per channel and receiver, and call counts that agree
 // across channels, which calls of different channel counts do not give.
 template <class Group, class T, class OnChunk>
-SYMMETRA_INLINE void permute_channel(Group g, const device::Context& ctx, int team, const TeamView& t, T* dest,
-                                     const T* source, std::size_t nelems, int to, int from,
-                                     std::size_t chunk_elems, Channel ch, OnChunk& on_chunk) {
+SYMMETRA_INLINE void permute_channel(Group g, const device::Context& ctx, int team,
+                                     const TeamView& t, T* dest, const T* source,
+                                     std::size_t nelems, int to, int from, std::size_t chunk_elems,
+                                     Channel ch, OnChunk& on_chunk) {
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   std::uint64_t* const signal = channel_signal(h, t.desc.slot, ch);
   std::uint64_t* const consumed = channel_base(h, t.desc.slot, ch);
@@ -56,12 +57,13 @@ SYMMETRA_INLINE void permute_channel(Group g, const device::Context& ctx, int te
   channel_sync(g, ctx, team, ch);
   if (to >= 0)
     for (std::size_t c = 0; c < chunks; ++c)
-      device::put_signal(g, ctx, dest + piece(c).first, source + piece(c).first, piece(c).count, signal, 1,
-                         SignalOp::kAdd, t.world(to));
+      device::put_signal(g, ctx, dest + piece(c).first, source + piece(c).first, piece(c).count,
+                         signal, 1, SignalOp::kAdd, t.world(to));
   if (from >= 0) {
     const std::uint64_t base = *consumed;
     for (std::size_t c = 0; c < chunks; ++c) {
-      if (g.thread_rank() == 0) device::detail::wait_value(ctx, "permute", signal, Cmp::kGe, base + c + 1);
+      if (g.thread_rank() == 0)
+        device::detail::wait_value(ctx, "permute", signal, Cmp::kGe, base + c + 1);
       g.sync();
       on_chunk(c, static_cast<const T*>(dest + piece(c).first), piece(c).count);
     }
@@ -74,18 +76,19 @@ SYMMETRA_INLINE void permute_channel(Group g, const device::Context& ctx, int te
 }  // namespace detail
 
 template <class Group, class T, class OnChunk = NoChunkCallback>
-SYMMETRA_INLINE void permute(Group g, const device::Context& ctx, int team, T* dest, const T* source,
-                             std::size_t nelems, int to, int from, std::size_t chunk_elems,
-                             OnChunk on_chunk = {}, Channel ch = {}) {
+SYMMETRA_INLINE void permute(Group g, const device::Context& ctx, int team, T* dest,
+                             const T* source, std::size_t nelems, int to, int from,
+                             std::size_t chunk_elems, OnChunk on_chunk = {}, Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "permute");
   if (device::detail::checks_on(ctx)) {
     if (to < -1 || to >= t.size() || from < -1 || from >= t.size() || chunk_elems == 0)
-      SYMMETRA_FATAL(ctx, "permute", "to %d / from %d / chunk %llu do not fit a team of %d PEs", to, from,
-                     static_cast<unsigned long long>(chunk_elems), t.size());
+      SYMMETRA_FATAL(ctx, "permute", "to %d / from %d / chunk %llu do not fit a team of %d PEs", to,
+                     from, static_cast<unsigned long long>(chunk_elems), t.size());
     detail::check_channel(ctx, "permute", ch, t.size());
   }
   if (ch.count > 1)
-    return detail::permute_channel(g, ctx, team, t, dest, source, nelems, to, from, chunk_elems, ch, on_chunk);
+    return detail::permute_channel(g, ctx, team, t, dest, source, nelems, to, from, chunk_elems, ch,
+                                   on_chunk);
   device::detail::HeapHeader* h = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
   const std::size_t chunks = (nelems + chunk_elems - 1) / chunk_elems;
@@ -108,7 +111,8 @@ SYMMETRA_INLINE void permute(Group g, const device::Context& ctx, int team, T* d
         device::detail::wait_value(ctx, "permute", &h->chunk_signal[slot], Cmp::kGe, base + c + 1);
       g.sync();
       const std::size_t first = c * chunk_elems;
-      on_chunk(c, static_cast<const T*>(dest + first), nelems - first < chunk_elems ? nelems - first : chunk_elems);
+      on_chunk(c, static_cast<const T*>(dest + first),
+               nelems - first < chunk_elems ? nelems - first : chunk_elems);
     }
     g.sync();
     if (g.thread_rank() == 0) h->chunk_base[slot] = base + chunks;

@@ -25,12 +25,14 @@ namespace detail {
 
 template <class T>
 SYMMETRA_INLINE void check_reduce(const device::Context& ctx, const char* op_name, ReduceOp op,
-                                  const T* dest, std::size_t dest_n, const T* source, std::size_t source_n) {
+                                  const T* dest, std::size_t dest_n, const T* source,
+                                  std::size_t source_n) {
   if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, op_name, "bitwise reductions need an integer type");
   const auto* d = reinterpret_cast<const char*>(dest);
   const auto* s = reinterpret_cast<const char*>(source);
   if (d < s + source_n * sizeof(T) && s < d + dest_n * sizeof(T))
-    SYMMETRA_FATAL(ctx, op_name, "dest and source overlap (use the host form for in-place reductions)");
+    SYMMETRA_FATAL(ctx, op_name,
+                   "dest and source overlap (use the host form for in-place reductions)");
 }
 
 }  // namespace detail
@@ -52,7 +54,8 @@ SYMMETRA_INLINE void reduce(Group g, const device::Context& ctx, int team, T* de
 
 template <class Group, class T>
 SYMMETRA_INLINE void reduce_scatter(Group g, const device::Context& ctx, int team, T* dest,
-                                    const T* source, std::size_t nreduce, ReduceOp op, Channel ch = {}) {
+                                    const T* source, std::size_t nreduce, ReduceOp op,
+                                    Channel ch = {}) {
   const detail::TeamView t = detail::team_view(ctx, team, "reduce_scatter");
   const std::size_t total = nreduce * static_cast<std::size_t>(t.size());
   detail::check_reduce(ctx, "reduce_scatter", op, dest, nreduce, source, total);

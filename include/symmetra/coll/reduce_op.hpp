@@ -44,21 +44,33 @@ SYMMETRA_INLINE A combine(ReduceOp op, A a, A b) {
   if constexpr (std::is_integral_v<A>) {
     using U = std::make_unsigned_t<A>;
     switch (op) {
-      case ReduceOp::kSum: return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
-      case ReduceOp::kProd: return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
-      case ReduceOp::kMin: return b < a ? b : a;
-      case ReduceOp::kMax: return b > a ? b : a;
-      case ReduceOp::kAnd: return a & b;
-      case ReduceOp::kOr: return a | b;
-      case ReduceOp::kXor: return a ^ b;
+      case ReduceOp::kSum:
+        return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
+      case ReduceOp::kProd:
+        return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
+      case ReduceOp::kMin:
+        return b < a ? b : a;
+      case ReduceOp::kMax:
+        return b > a ? b : a;
+      case ReduceOp::kAnd:
+        return a & b;
+      case ReduceOp::kOr:
+        return a | b;
+      case ReduceOp::kXor:
+        return a ^ b;
     }
   } else {
     switch (op) {
-      case ReduceOp::kSum: return a + b;
-      case ReduceOp::kProd: return a * b;
-      case ReduceOp::kMin: return b < a ? b : a;
-      case ReduceOp::kMax: return b > a ? b : a;
-      default: break;  // bitwise operators are rejected for floating types by the callers
+      case ReduceOp::kSum:
+        return a + b;
+      case ReduceOp::kProd:
+        return a * b;
+      case ReduceOp::kMin:
+        return b < a ? b : a;
+      case ReduceOp::kMax:
+        return b > a ? b : a;
+      default:
+        break;  // bitwise operators are rejected for floating types by the callers
     }
   }
   return a;
@@ -67,7 +79,8 @@ SYMMETRA_INLINE A combine(ReduceOp op, A a, A b) {
 // True when `op` is defined for T (bitwise operators need integers).
 template <class T>
 SYMMETRA_INLINE constexpr bool op_defined(ReduceOp op) {
-  return std::is_integral_v<T> || (op != ReduceOp::kAnd && op != ReduceOp::kOr && op != ReduceOp::kXor);
+  return std::is_integral_v<T> ||
+         (op != ReduceOp::kAnd && op != ReduceOp::kOr && op != ReduceOp::kXor);
 }
 
 }  // namespace symmetra::coll

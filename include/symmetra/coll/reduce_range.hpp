@@ -20,18 +20,20 @@ namespace symmetra::coll::detail {
 // Stores value v of element i (relative to first): into out[i], or into every member's dest.
 template <class T>
 struct RangeStore {
-  T* out;       // this PE's result (nullptr for a push)
-  T* dest;      // symmetric: element first + i of every member (push)
+  T* out;   // this PE's result (nullptr for a push)
+  T* dest;  // symmetric: element first + i of every member (push)
   std::size_t first;
 };
 
 template <class Group, class T>
-SYMMETRA_INLINE void reduce_elements(Group g, const device::Context& ctx, const TeamView& t, const T* source,
-                                     std::size_t first, std::size_t from, std::size_t count, ReduceOp op,
-                                     const RangeStore<T>& st) {
-  for (std::size_t i = from + static_cast<std::size_t>(g.thread_rank()); i < count; i += static_cast<std::size_t>(g.size())) {
+SYMMETRA_INLINE void reduce_elements(Group g, const device::Context& ctx, const TeamView& t,
+                                     const T* source, std::size_t first, std::size_t from,
+                                     std::size_t count, ReduceOp op, const RangeStore<T>& st) {
+  for (std::size_t i = from + static_cast<std::size_t>(g.thread_rank()); i < count;
+       i += static_cast<std::size_t>(g.size())) {
     auto acc = to_accum(ctx.peer(source, t.world(0))[first + i]);
-    for (int k = 1; k < t.size(); ++k) acc = combine(op, acc, to_accum(ctx.peer(source, t.world(k))[first + i]));
+    for (int k = 1; k < t.size(); ++k)
+      acc = combine(op, acc, to_accum(ctx.peer(source, t.world(k))[first + i]));
     const T v = from_accum<T>(acc);
     if (st.out != nullptr) {
       st.out[i] = v;
@@ -64,8 +66,9 @@ __device__ __forceinline__ void store_pack(T* p, const Pack<T>& v) {
 // Packs [0, vecs) of the range, 16-byte aligned everywhere: kU packs per thread per member in
 // flight before they are combined.
 template <class Group, class T>
-__device__ __forceinline__ void reduce_packs(Group g, const device::Context& ctx, const TeamView& t, const T* source,
-                                             std::size_t first, std::size_t vecs, ReduceOp op, const RangeStore<T>& st) {
+__device__ __forceinline__ void reduce_packs(Group g, const device::Context& ctx, const TeamView& t,
+                                             const T* source, std::size_t first, std::size_t vecs,
+                                             ReduceOp op, const RangeStore<T>& st) {
   using A = typename Accum<T>::type;
   constexpr int kE = Pack<T>::kElems;
   constexpr int kU = 4;
@@ -84,7 +87,8 @@ __device__ __forceinline__ void reduce_packs(Group g, const device::Context& ctx
       for (int u = 0; u < kU; ++u)
 #pragma unroll
         for (int e = 0; e < kE; ++e)
-          acc[u][e] = k == 0 ? to_accum(buf[u].v[e]) : combine(op, acc[u][e], to_accum(buf[u].v[e]));
+          acc[u][e] =
+              k == 0 ? to_accum(buf[u].v[e]) : combine(op, acc[u][e], to_accum(buf[u].v[e]));
     }
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
@@ -96,7 +100,8 @@ __device__ __forceinline__ void reduce_packs(Group g, const device::Context& ctx
       if (st.out != nullptr) {
         store_pack(st.out + v * kE, r);
       } else {
-        for (int k = 0; k < t.size(); ++k) store_pack(ctx.peer(st.dest, t.world(k)) + st.first + v * kE, r);
+        for (int k = 0; k < t.size(); ++k)
+          store_pack(ctx.peer(st.dest, t.world(k)) + st.first + v * kE, r);
       }
     }
   }
@@ -104,13 +109,15 @@ __device__ __forceinline__ void reduce_packs(Group g, const device::Context& ctx
 #endif
 
 template <class Group, class T>
-SYMMETRA_INLINE void reduce_range_to(Group g, const device::Context& ctx, const TeamView& t, const T* source,
-                                     std::size_t first, std::size_t count, ReduceOp op, const RangeStore<T>& st) {
+SYMMETRA_INLINE void reduce_range_to(Group g, const device::Context& ctx, const TeamView& t,
+                                     const T* source, std::size_t first, std::size_t count,
+                                     ReduceOp op, const RangeStore<T>& st) {
   std::size_t done = 0;
 #if SYMMETRA_DEVICE_PASS
   if constexpr (sizeof(T) <= 16 && 16 % sizeof(T) == 0) {
-    const auto a = reinterpret_cast<std::uintptr_t>(source + first) |
-                   reinterpret_cast<std::uintptr_t>(st.out != nullptr ? st.out : st.dest + st.first);
+    const auto a =
+        reinterpret_cast<std::uintptr_t>(source + first) |
+        reinterpret_cast<std::uintptr_t>(st.out != nullptr ? st.out : st.dest + st.first);
     if ((a & 15) == 0) {
       const std::size_t vecs = count / Pack<T>::kElems;
       reduce_packs(g, ctx, t, source, first, vecs, op, st);
@@ -124,15 +131,17 @@ SYMMETRA_INLINE void reduce_range_to(Group g, const device::Context& ctx, const 
 // out[i] = op over members of source[first + i], i < count.
 template <class Group, class T>
 SYMMETRA_INLINE void reduce_range(Group g, const device::Context& ctx, const TeamView& t, T* out,
-                                  const T* source, std::size_t first, std::size_t count, ReduceOp op) {
+                                  const T* source, std::size_t first, std::size_t count,
+                                  ReduceOp op) {
   reduce_range_to(g, ctx, t, source, first, count, op, RangeStore<T>{out, nullptr, 0});
 }
 
 // dest[first + i] on every member = op over members of source[first + i], i < count. Complete at
 // the members after a quiet (device::barrier).
 template <class Group, class T>
-SYMMETRA_INLINE void reduce_range_push(Group g, const device::Context& ctx, const TeamView& t, T* dest,
-                                       const T* source, std::size_t first, std::size_t count, ReduceOp op) {
+SYMMETRA_INLINE void reduce_range_push(Group g, const device::Context& ctx, const TeamView& t,
+                                       T* dest, const T* source, std::size_t first,
+                                       std::size_t count, ReduceOp op) {
   reduce_range_to(g, ctx, t, source, first, count, op, RangeStore<T>{nullptr, dest, first});
 }
 

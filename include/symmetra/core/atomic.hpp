@@ -99,14 +99,14 @@ SYMMETRA_INLINE T acquire_load_local(const T* p) {
 namespace symmetra::device::detail {
 using symmetra::detail::acquire_after_poll;
 using symmetra::detail::acquire_load_local;
-using symmetra::detail::AtomicRef;
-using symmetra::detail::poll_load;
 using symmetra::detail::atomic_load;
 using symmetra::detail::atomic_store;
+using symmetra::detail::AtomicRef;
 using symmetra::detail::fence_seq_cst;
 using symmetra::detail::kAcqRel;
 using symmetra::detail::kAcquire;
 using symmetra::detail::kRelaxed;
 using symmetra::detail::kRelease;
 using symmetra::detail::kSeqCst;
+using symmetra::detail::poll_load;
 }  // namespace symmetra::device::detail

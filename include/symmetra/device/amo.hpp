@@ -15,22 +15,35 @@
 
 namespace symmetra::device {
 
-template <class T> SYMMETRA_INLINE T atomic_fetch(const Context& ctx, const T* dest, int pe);
-template <class T> SYMMETRA_INLINE void atomic_set(const Context& ctx, T* dest, T value, int pe);
-template <class T> SYMMETRA_INLINE T atomic_swap(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE T atomic_fetch(const Context& ctx, const T* dest, int pe);
+template <class T>
+SYMMETRA_INLINE void atomic_set(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE T atomic_swap(const Context& ctx, T* dest, T value, int pe);
 // Stores `value` if the word equals `cond`; returns the old word either way.
 template <class T>
 SYMMETRA_INLINE T atomic_compare_swap(const Context& ctx, T* dest, T cond, T value, int pe);
-template <class T> SYMMETRA_INLINE T atomic_fetch_inc(const Context& ctx, T* dest, int pe);
-template <class T> SYMMETRA_INLINE void atomic_inc(const Context& ctx, T* dest, int pe);
-template <class T> SYMMETRA_INLINE T atomic_fetch_add(const Context& ctx, T* dest, T value, int pe);
-template <class T> SYMMETRA_INLINE void atomic_add(const Context& ctx, T* dest, T value, int pe);
-template <class T> SYMMETRA_INLINE T atomic_fetch_and(const Context& ctx, T* dest, T value, int pe);
-template <class T> SYMMETRA_INLINE void atomic_and(const Context& ctx, T* dest, T value, int pe);
-template <class T> SYMMETRA_INLINE T atomic_fetch_or(const Context& ctx, T* dest, T value, int pe);
-template <class T> SYMMETRA_INLINE void atomic_or(const Context& ctx, T* dest, T value, int pe);
-template <class T> SYMMETRA_INLINE T atomic_fetch_xor(const Context& ctx, T* dest, T value, int pe);
-template <class T> SYMMETRA_INLINE void atomic_xor(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_inc(const Context& ctx, T* dest, int pe);
+template <class T>
+SYMMETRA_INLINE void atomic_inc(const Context& ctx, T* dest, int pe);
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_add(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE void atomic_add(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_and(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE void atomic_and(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_or(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE void atomic_or(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_xor(const Context& ctx, T* dest, T value, int pe);
+template <class T>
+SYMMETRA_INLINE void atomic_xor(const Context& ctx, T* dest, T value, int pe);
 
 }  // namespace symmetra::device
 

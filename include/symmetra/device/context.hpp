@@ -19,9 +19,9 @@ namespace symmetra::device {
 struct TeamDesc {
   std::int32_t start = 0;
   std::int32_t stride = 1;
-  std::int32_t size = 0;    // 0: the slot is free
+  std::int32_t size = 0;      // 0: the slot is free
   std::int32_t my_rank = -1;  // this PE's number in the team, -1 when not a member
-  std::int32_t slot = 0;    // index of the team's synchronization words in the heap header
+  std::int32_t slot = 0;      // index of the team's synchronization words in the heap header
   // Members per host when the team is runs of equal length of members on one host (hosts from
   // SYMMETRA_HOST_ID, else the host name), else 0. Hierarchical algorithms read it.
   std::int32_t local = 0;
@@ -33,16 +33,16 @@ inline constexpr int kTeamShared = 1;
 inline constexpr int kMaxTeams = 64;
 
 struct Context {
-  std::byte* heap_base = nullptr;   // start of this PE's symmetric heap (its header first)
-  std::uint64_t stride = 0;         // distance between two PEs' heaps in the mapping
-  std::uint64_t heap_bytes = 0;     // mapped extent of each heap, for argument checks
+  std::byte* heap_base = nullptr;          // start of this PE's symmetric heap (its header first)
+  std::uint64_t stride = 0;                // distance between two PEs' heaps in the mapping
+  std::uint64_t heap_bytes = 0;            // mapped extent of each heap, for argument checks
   const std::int32_t* pe_index = nullptr;  // world PE -> heap index in the mapping, -1: unreachable
-  const TeamDesc* teams = nullptr;  // kMaxTeams entries, indexed by team handle
-  std::uint64_t timeout_ns = 0;     // bound of every wait
+  const TeamDesc* teams = nullptr;         // kMaxTeams entries, indexed by team handle
+  std::uint64_t timeout_ns = 0;            // bound of every wait
   std::int32_t my_pe = 0;
   std::int32_t n_pes = 0;
-  std::int32_t my_index = 0;        // pe_index[my_pe]
-  std::uint32_t flags = 0;          // kCheckArgs ...
+  std::int32_t my_index = 0;  // pe_index[my_pe]
+  std::uint32_t flags = 0;    // kCheckArgs ...
   // The collective workspace after the heap header (device/impl/heap_header.hpp): bytes for the
   // world team's slot, and for each other slot. Zero where the heap has none (the GPU backend's
   // host-memory control heap).

@@ -28,9 +28,13 @@ SYMMETRA_INLINE void barrier(Group g, const Context& ctx, int team);
 
 // The world-team forms.
 template <class Group>
-SYMMETRA_INLINE void sync_all(Group g, const Context& ctx) { sync(g, ctx, kTeamWorld); }
+SYMMETRA_INLINE void sync_all(Group g, const Context& ctx) {
+  sync(g, ctx, kTeamWorld);
+}
 template <class Group>
-SYMMETRA_INLINE void barrier_all(Group g, const Context& ctx) { barrier(g, ctx, kTeamWorld); }
+SYMMETRA_INLINE void barrier_all(Group g, const Context& ctx) {
+  barrier(g, ctx, kTeamWorld);
+}
 
 }  // namespace symmetra::device
 

@@ -40,9 +40,8 @@ template <class T>
 SYMMETRA_INLINE void wait_until_all_vector(const Context& ctx, const T* ivars, std::size_t n,
                                            const int* status, Cmp cmp, const T* values);
 template <class T>
-SYMMETRA_INLINE std::size_t wait_until_any_vector(const Context& ctx, const T* ivars,
-                                                  std::size_t n, const int* status, Cmp cmp,
-                                                  const T* values);
+SYMMETRA_INLINE std::size_t wait_until_any_vector(const Context& ctx, const T* ivars, std::size_t n,
+                                                  const int* status, Cmp cmp, const T* values);
 template <class T>
 SYMMETRA_INLINE std::size_t wait_until_some_vector(const Context& ctx, const T* ivars,
                                                    std::size_t n, std::size_t* indices,
@@ -52,8 +51,8 @@ SYMMETRA_INLINE std::size_t wait_until_some_vector(const Context& ctx, const T* 
 template <class T>
 SYMMETRA_INLINE bool test(const Context& ctx, const T* ivar, Cmp cmp, T value);
 template <class T>
-SYMMETRA_INLINE bool test_all(const Context& ctx, const T* ivars, std::size_t n,
-                              const int* status, Cmp cmp, T value);
+SYMMETRA_INLINE bool test_all(const Context& ctx, const T* ivars, std::size_t n, const int* status,
+                              Cmp cmp, T value);
 template <class T>
 SYMMETRA_INLINE std::size_t test_any(const Context& ctx, const T* ivars, std::size_t n,
                                      const int* status, Cmp cmp, T value);

@@ -18,15 +18,23 @@ namespace symmetra::shmem {
 class ActiveSet {
  public:
   ActiveSet(Runtime& r, int start, int log_stride, int size, long* psync, const char* op)
-      : r_(r), start_(start), stride_(1 << log_stride), size_(size), psync_(reinterpret_cast<std::int64_t*>(psync)), op_(op) {
-    if (size < 1 || log_stride < 0 || log_stride > 30 || start < 0 || start + (size - 1) * stride_ >= r.n_pes())
-      die(op, "the active set (PE_start " + std::to_string(start) + ", logPE_stride " + std::to_string(log_stride) +
-                  ", PE_size " + std::to_string(size) + ") does not fit in " + std::to_string(r.n_pes()) + " PEs");
+      : r_(r),
+        start_(start),
+        stride_(1 << log_stride),
+        size_(size),
+        psync_(reinterpret_cast<std::int64_t*>(psync)),
+        op_(op) {
+    if (size < 1 || log_stride < 0 || log_stride > 30 || start < 0 ||
+        start + (size - 1) * stride_ >= r.n_pes())
+      die(op, "the active set (PE_start " + std::to_string(start) + ", logPE_stride " +
+                  std::to_string(log_stride) + ", PE_size " + std::to_string(size) +
+                  ") does not fit in " + std::to_string(r.n_pes()) + " PEs");
     const int rel = r.my_pe() - start;
     if (rel < 0 || rel % stride_ != 0 || rel / stride_ >= size)
       die(op, "this PE is not in the active set it called with");
     me_ = rel / stride_;
-    if (!r.is_symmetric(psync)) die(op, "pSync is not symmetric (allocate it with shmem_malloc or make it static)");
+    if (!r.is_symmetric(psync))
+      die(op, "pSync is not symmetric (allocate it with shmem_malloc or make it static)");
   }
 
   int size() const { return size_; }
@@ -42,7 +50,8 @@ class ActiveSet {
     const int root = pe(0);
     if (me_ == 0) {
       r_.wait_until(&psync_[0], Cmp::kEq, static_cast<std::int64_t>(size_ - 1));
-      r_.atomic_set(&psync_[0], std::int64_t{0}, r_.my_pe());  // restored before anyone is released, so the next call's arrivals count afresh
+      // Restored before anyone is released, so the next call's arrivals count afresh.
+      r_.atomic_set(&psync_[0], std::int64_t{0}, r_.my_pe());
       r_.quiet();
       for (int k = 1; k < size_; ++k) r_.atomic_set(&psync_[1], std::int64_t{1}, pe(k));
     } else {

@@ -6,33 +6,38 @@
 namespace symmetra::shmem {
 namespace {
 
-void putmem(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
+void putmem(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
+            const char* op) {
   check_ctx(ctx, op);
   SYMMETRA_SHMEM_GUARD(op, rt(op).putmem(dest, src, bytes, world_pe(ctx, pe, op)));
 }
-void getmem(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
+void getmem(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
+            const char* op) {
   check_ctx(ctx, op);
   SYMMETRA_SHMEM_GUARD(op, rt(op).getmem(dest, src, bytes, world_pe(ctx, pe, op)));
 }
 
 // Strided forms move elements of E (a fixed-width type or Bytes16).
 template <class E>
-void iput(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, int pe,
-          const char* op) {
+void iput(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst,
+          std::size_t n, int pe, const char* op) {
   check_ctx(ctx, op);
-  SYMMETRA_SHMEM_GUARD(op, rt(op).iput(static_cast<E*>(dest), static_cast<const E*>(src), dst, sst, n, world_pe(ctx, pe, op)));
+  SYMMETRA_SHMEM_GUARD(op, rt(op).iput(static_cast<E*>(dest), static_cast<const E*>(src), dst, sst,
+                                       n, world_pe(ctx, pe, op)));
 }
 template <class E>
-void iget(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n, int pe,
-          const char* op) {
+void iget(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst,
+          std::size_t n, int pe, const char* op) {
   check_ctx(ctx, op);
-  SYMMETRA_SHMEM_GUARD(op, rt(op).iget(static_cast<E*>(dest), static_cast<const E*>(src), dst, sst, n, world_pe(ctx, pe, op)));
+  SYMMETRA_SHMEM_GUARD(op, rt(op).iget(static_cast<E*>(dest), static_cast<const E*>(src), dst, sst,
+                                       n, world_pe(ctx, pe, op)));
 }
 
-void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig, std::uint64_t value,
-                int sig_op, int pe, const char* op) {
+void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
+                std::uint64_t value, int sig_op, int pe, const char* op) {
   check_ctx(ctx, op);
-  SYMMETRA_SHMEM_GUARD(op, rt(op).putmem_signal(dest, src, bytes, sig, value, signal_op_of(sig_op, op), world_pe(ctx, pe, op)));
+  SYMMETRA_SHMEM_GUARD(op, rt(op).putmem_signal(dest, src, bytes, sig, value,
+                                                signal_op_of(sig_op, op), world_pe(ctx, pe, op)));
 }
 
 }  // namespace
@@ -42,114 +47,135 @@ using namespace symmetra::shmem;
 
 extern "C" {
 
-#define SYMMETRA_DEF_RMA(T, N)                                                                                        \
-  void shmem_##N##_put(T* d, const T* s, size_t n, int pe) { putmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_put"); } \
-  void shmem_ctx_##N##_put(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                                       \
-    putmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_put");                                                       \
-  }                                                                                                                   \
-  void shmem_##N##_get(T* d, const T* s, size_t n, int pe) { getmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_get"); } \
-  void shmem_ctx_##N##_get(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                                       \
-    getmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_get");                                                       \
-  }                                                                                                                   \
-  void shmem_##N##_put_nbi(T* d, const T* s, size_t n, int pe) {                                                      \
-    putmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_put_nbi");                                       \
-  }                                                                                                                   \
-  void shmem_ctx_##N##_put_nbi(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                                   \
-    putmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_put_nbi");                                                  \
-  }                                                                                                                   \
-  void shmem_##N##_get_nbi(T* d, const T* s, size_t n, int pe) {                                                      \
-    getmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_get_nbi");                                       \
-  }                                                                                                                   \
-  void shmem_ctx_##N##_get_nbi(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                                   \
-    getmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_get_nbi");                                                   \
-  }                                                                                                                   \
-  void shmem_##N##_p(T* d, T v, int pe) { putmem(SHMEM_CTX_DEFAULT, d, &v, sizeof(T), pe, "shmem_" #N "_p"); }       \
-  void shmem_ctx_##N##_p(shmem_ctx_t c, T* d, T v, int pe) { putmem(c, d, &v, sizeof(T), pe, "shmem_ctx_" #N "_p"); } \
-  T shmem_##N##_g(const T* s, int pe) {                                                                               \
-    T v;                                                                                                              \
-    getmem(SHMEM_CTX_DEFAULT, &v, s, sizeof(T), pe, "shmem_" #N "_g");                                                \
-    return v;                                                                                                         \
-  }                                                                                                                   \
-  T shmem_ctx_##N##_g(shmem_ctx_t c, const T* s, int pe) {                                                            \
-    T v;                                                                                                              \
-    getmem(c, &v, s, sizeof(T), pe, "shmem_ctx_" #N "_g");                                                           \
-    return v;                                                                                                         \
-  }                                                                                                                   \
-  void shmem_##N##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {                           \
-    iput<word_t<sizeof(T)>>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_" #N "_iput");                               \
-  }                                                                                                                   \
-  void shmem_ctx_##N##_iput(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {        \
-    iput<word_t<sizeof(T)>>(c, d, s, dst, sst, n, pe, "shmem_ctx_" #N "_iput");                                           \
-  }                                                                                                                   \
-  void shmem_##N##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {                           \
-    iget<word_t<sizeof(T)>>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_" #N "_iget");                               \
-  }                                                                                                                   \
-  void shmem_ctx_##N##_iget(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {        \
-    iget<word_t<sizeof(T)>>(c, d, s, dst, sst, n, pe, "shmem_ctx_" #N "_iget");                                           \
-  }                                                                                                                   \
-  void shmem_##N##_put_signal(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {               \
-    put_signal(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal");                    \
-  }                                                                                                                   \
-  void shmem_ctx_##N##_put_signal(shmem_ctx_t c, T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op,      \
-                                  int pe) {                                                                           \
-    put_signal(c, d, s, n * sizeof(T), sig, v, op, pe, "shmem_ctx_" #N "_put_signal");                               \
-  }                                                                                                                   \
-  void shmem_##N##_put_signal_nbi(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {           \
-    put_signal(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal_nbi");                \
-  }                                                                                                                   \
-  void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t c, T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op,  \
-                                      int pe) {                                                                       \
-    put_signal(c, d, s, n * sizeof(T), sig, v, op, pe, "shmem_ctx_" #N "_put_signal_nbi");                           \
+#define SYMMETRA_DEF_RMA(T, N)                                                                     \
+  void shmem_##N##_put(T* d, const T* s, size_t n, int pe) {                                       \
+    putmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_put");                        \
+  }                                                                                                \
+  void shmem_ctx_##N##_put(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                    \
+    putmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_put");                                    \
+  }                                                                                                \
+  void shmem_##N##_get(T* d, const T* s, size_t n, int pe) {                                       \
+    getmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_get");                        \
+  }                                                                                                \
+  void shmem_ctx_##N##_get(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                    \
+    getmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_get");                                    \
+  }                                                                                                \
+  void shmem_##N##_put_nbi(T* d, const T* s, size_t n, int pe) {                                   \
+    putmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_put_nbi");                    \
+  }                                                                                                \
+  void shmem_ctx_##N##_put_nbi(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                \
+    putmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_put_nbi");                                \
+  }                                                                                                \
+  void shmem_##N##_get_nbi(T* d, const T* s, size_t n, int pe) {                                   \
+    getmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_get_nbi");                    \
+  }                                                                                                \
+  void shmem_ctx_##N##_get_nbi(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                \
+    getmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_get_nbi");                                \
+  }                                                                                                \
+  void shmem_##N##_p(T* d, T v, int pe) {                                                          \
+    putmem(SHMEM_CTX_DEFAULT, d, &v, sizeof(T), pe, "shmem_" #N "_p");                             \
+  }                                                                                                \
+  void shmem_ctx_##N##_p(shmem_ctx_t c, T* d, T v, int pe) {                                       \
+    putmem(c, d, &v, sizeof(T), pe, "shmem_ctx_" #N "_p");                                         \
+  }                                                                                                \
+  T shmem_##N##_g(const T* s, int pe) {                                                            \
+    T v;                                                                                           \
+    getmem(SHMEM_CTX_DEFAULT, &v, s, sizeof(T), pe, "shmem_" #N "_g");                             \
+    return v;                                                                                      \
+  }                                                                                                \
+  T shmem_ctx_##N##_g(shmem_ctx_t c, const T* s, int pe) {                                         \
+    T v;                                                                                           \
+    getmem(c, &v, s, sizeof(T), pe, "shmem_ctx_" #N "_g");                                         \
+    return v;                                                                                      \
+  }                                                                                                \
+  void shmem_##N##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {        \
+    iput<word_t<sizeof(T)>>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_" #N "_iput");        \
+  }                                                                                                \
+  void shmem_ctx_##N##_iput(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst,         \
+                            size_t n, int pe) {                                                    \
+    iput<word_t<sizeof(T)>>(c, d, s, dst, sst, n, pe, "shmem_ctx_" #N "_iput");                    \
+  }                                                                                                \
+  void shmem_##N##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {        \
+    iget<word_t<sizeof(T)>>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_" #N "_iget");        \
+  }                                                                                                \
+  void shmem_ctx_##N##_iget(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst,         \
+                            size_t n, int pe) {                                                    \
+    iget<word_t<sizeof(T)>>(c, d, s, dst, sst, n, pe, "shmem_ctx_" #N "_iget");                    \
+  }                                                                                                \
+  void shmem_##N##_put_signal(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op,       \
+                              int pe) {                                                            \
+    put_signal(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), sig, v, op, pe, "shmem_" #N "_put_signal"); \
+  }                                                                                                \
+  void shmem_ctx_##N##_put_signal(shmem_ctx_t c, T* d, const T* s, size_t n, uint64_t* sig,        \
+                                  uint64_t v, int op, int pe) {                                    \
+    put_signal(c, d, s, n * sizeof(T), sig, v, op, pe, "shmem_ctx_" #N "_put_signal");             \
+  }                                                                                                \
+  void shmem_##N##_put_signal_nbi(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op,   \
+                                  int pe) {                                                        \
+    put_signal(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), sig, v, op, pe,                             \
+               "shmem_" #N "_put_signal_nbi");                                                     \
+  }                                                                                                \
+  void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t c, T* d, const T* s, size_t n, uint64_t* sig,    \
+                                      uint64_t v, int op, int pe) {                                \
+    put_signal(c, d, s, n * sizeof(T), sig, v, op, pe, "shmem_ctx_" #N "_put_signal_nbi");         \
   }
 SHMEM_RMA_TYPES(SYMMETRA_DEF_RMA)
 
 // Sized forms: B bits per element (mem: bytes).
-#define SYMMETRA_DEF_SIZED_AS(B, BYTES, E)                                                                            \
-  void shmem_put##B(void* d, const void* s, size_t n, int pe) { putmem(SHMEM_CTX_DEFAULT, d, s, n * BYTES, pe, "shmem_put" #B); } \
-  void shmem_ctx_put##B(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {                                   \
-    putmem(c, d, s, n * BYTES, pe, "shmem_ctx_put" #B);                                                               \
-  }                                                                                                                   \
-  void shmem_get##B(void* d, const void* s, size_t n, int pe) { getmem(SHMEM_CTX_DEFAULT, d, s, n * BYTES, pe, "shmem_get" #B); } \
-  void shmem_ctx_get##B(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {                                   \
-    getmem(c, d, s, n * BYTES, pe, "shmem_ctx_get" #B);                                                               \
-  }                                                                                                                   \
-  void shmem_put##B##_nbi(void* d, const void* s, size_t n, int pe) {                                                 \
-    putmem(SHMEM_CTX_DEFAULT, d, s, n * BYTES, pe, "shmem_put" #B "_nbi");                                            \
-  }                                                                                                                   \
-  void shmem_ctx_put##B##_nbi(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {                             \
-    putmem(c, d, s, n * BYTES, pe, "shmem_ctx_put" #B "_nbi");                                                        \
-  }                                                                                                                   \
-  void shmem_get##B##_nbi(void* d, const void* s, size_t n, int pe) {                                                 \
-    getmem(SHMEM_CTX_DEFAULT, d, s, n * BYTES, pe, "shmem_get" #B "_nbi");                                            \
-  }                                                                                                                   \
-  void shmem_ctx_get##B##_nbi(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {                             \
-    getmem(c, d, s, n * BYTES, pe, "shmem_ctx_get" #B "_nbi");                                                        \
-  }                                                                                                                   \
-  void shmem_iput##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {                        \
-    iput<E>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_iput" #B);                                              \
-  }                                                                                                                   \
-  void shmem_ctx_iput##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {     \
-    iput<E>(c, d, s, dst, sst, n, pe, "shmem_ctx_iput" #B);                                                          \
-  }                                                                                                                   \
-  void shmem_iget##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {                        \
-    iget<E>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_iget" #B);                                              \
-  }                                                                                                                   \
-  void shmem_ctx_iget##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {     \
-    iget<E>(c, d, s, dst, sst, n, pe, "shmem_ctx_iget" #B);                                                          \
-  }                                                                                                                   \
-  void shmem_put##B##_signal(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {          \
-    put_signal(SHMEM_CTX_DEFAULT, d, s, n * BYTES, sig, v, op, pe, "shmem_put" #B "_signal");                        \
-  }                                                                                                                   \
-  void shmem_ctx_put##B##_signal(shmem_ctx_t c, void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, int op, \
-                                 int pe) {                                                                            \
-    put_signal(c, d, s, n * BYTES, sig, v, op, pe, "shmem_ctx_put" #B "_signal");                                    \
-  }                                                                                                                   \
-  void shmem_put##B##_signal_nbi(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {      \
-    put_signal(SHMEM_CTX_DEFAULT, d, s, n * BYTES, sig, v, op, pe, "shmem_put" #B "_signal_nbi");                    \
-  }                                                                                                                   \
-  void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t c, void* d, const void* s, size_t n, uint64_t* sig, uint64_t v,     \
-                                     int op, int pe) {                                                                \
-    put_signal(c, d, s, n * BYTES, sig, v, op, pe, "shmem_ctx_put" #B "_signal_nbi");                                \
+#define SYMMETRA_DEF_SIZED_AS(B, BYTES, E)                                                        \
+  void shmem_put##B(void* d, const void* s, size_t n, int pe) {                                   \
+    putmem(SHMEM_CTX_DEFAULT, d, s, n* BYTES, pe, "shmem_put" #B);                                \
+  }                                                                                               \
+  void shmem_ctx_put##B(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {                \
+    putmem(c, d, s, n* BYTES, pe, "shmem_ctx_put" #B);                                            \
+  }                                                                                               \
+  void shmem_get##B(void* d, const void* s, size_t n, int pe) {                                   \
+    getmem(SHMEM_CTX_DEFAULT, d, s, n* BYTES, pe, "shmem_get" #B);                                \
+  }                                                                                               \
+  void shmem_ctx_get##B(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {                \
+    getmem(c, d, s, n* BYTES, pe, "shmem_ctx_get" #B);                                            \
+  }                                                                                               \
+  void shmem_put##B##_nbi(void* d, const void* s, size_t n, int pe) {                             \
+    putmem(SHMEM_CTX_DEFAULT, d, s, n* BYTES, pe, "shmem_put" #B "_nbi");                         \
+  }                                                                                               \
+  void shmem_ctx_put##B##_nbi(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {          \
+    putmem(c, d, s, n* BYTES, pe, "shmem_ctx_put" #B "_nbi");                                     \
+  }                                                                                               \
+  void shmem_get##B##_nbi(void* d, const void* s, size_t n, int pe) {                             \
+    getmem(SHMEM_CTX_DEFAULT, d, s, n* BYTES, pe, "shmem_get" #B "_nbi");                         \
+  }                                                                                               \
+  void shmem_ctx_get##B##_nbi(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {          \
+    getmem(c, d, s, n* BYTES, pe, "shmem_ctx_get" #B "_nbi");                                     \
+  }                                                                                               \
+  void shmem_iput##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {    \
+    iput<E>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_iput" #B);                           \
+  }                                                                                               \
+  void shmem_ctx_iput##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst,     \
+                         size_t n, int pe) {                                                      \
+    iput<E>(c, d, s, dst, sst, n, pe, "shmem_ctx_iput" #B);                                       \
+  }                                                                                               \
+  void shmem_iget##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {    \
+    iget<E>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_iget" #B);                           \
+  }                                                                                               \
+  void shmem_ctx_iget##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst,     \
+                         size_t n, int pe) {                                                      \
+    iget<E>(c, d, s, dst, sst, n, pe, "shmem_ctx_iget" #B);                                       \
+  }                                                                                               \
+  void shmem_put##B##_signal(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, int op, \
+                             int pe) {                                                            \
+    put_signal(SHMEM_CTX_DEFAULT, d, s, n* BYTES, sig, v, op, pe, "shmem_put" #B "_signal");      \
+  }                                                                                               \
+  void shmem_ctx_put##B##_signal(shmem_ctx_t c, void* d, const void* s, size_t n, uint64_t* sig,  \
+                                 uint64_t v, int op, int pe) {                                    \
+    put_signal(c, d, s, n* BYTES, sig, v, op, pe, "shmem_ctx_put" #B "_signal");                  \
+  }                                                                                               \
+  void shmem_put##B##_signal_nbi(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v,     \
+                                 int op, int pe) {                                                \
+    put_signal(SHMEM_CTX_DEFAULT, d, s, n* BYTES, sig, v, op, pe, "shmem_put" #B "_signal_nbi");  \
+  }                                                                                               \
+  void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t c, void* d, const void* s, size_t n,             \
+                                     uint64_t* sig, uint64_t v, int op, int pe) {                 \
+    put_signal(c, d, s, n* BYTES, sig, v, op, pe, "shmem_ctx_put" #B "_signal_nbi");              \
   }
 SYMMETRA_DEF_SIZED_AS(8, 1, std::uint8_t)
 SYMMETRA_DEF_SIZED_AS(16, 2, std::uint16_t)
@@ -164,7 +190,8 @@ uint64_t shmem_signal_fetch(const uint64_t* sig) {
 }
 uint64_t shmem_signal_wait_until(uint64_t* sig, int cmp, uint64_t value) {
   SYMMETRA_SHMEM_GUARD("shmem_signal_wait_until",
-                       return rt("shmem_signal_wait_until").signal_wait_until(sig, cmp_of(cmp, "shmem_signal_wait_until"), value));
+                       return rt("shmem_signal_wait_until")
+                           .signal_wait_until(sig, cmp_of(cmp, "shmem_signal_wait_until"), value));
   return 0;
 }
 

@@ -2,9 +2,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
-#include <array>
 #include <memory>
 #include <mutex>
 
@@ -21,7 +21,7 @@ namespace {
 
 std::unique_ptr<Runtime> g_rt;
 Runtime* g_left = nullptr;  // the Runtime of a PE that left without finalize (the exit handler)
-int g_init_count = 0;  // shmem_init after shmem_finalize is an error; nested init is counted
+int g_init_count = 0;       // shmem_init after shmem_finalize is an error; nested init is counted
 bool g_finalized = false;
 std::mutex g_mutex;
 // The configuration each team was split with, by Runtime team handle (shmem_team_get_config):
@@ -33,7 +33,8 @@ std::array<shmem_team_config_t, device::kMaxTeams> g_team_config{};
 void keep_config(const Team& t, const shmem_team_config_t* config, long mask) {
   if (!t.valid()) return;
   shmem_team_config_t kept{};
-  if (config != nullptr && (mask & SHMEM_TEAM_NUM_CONTEXTS)) kept.num_contexts = config->num_contexts;
+  if (config != nullptr && (mask & SHMEM_TEAM_NUM_CONTEXTS))
+    kept.num_contexts = config->num_contexts;
   std::lock_guard<std::mutex> lock(g_config_mutex);
   g_team_config[static_cast<std::size_t>(t.handle())] = kept;
 }
@@ -49,7 +50,9 @@ Runtime& rt(const char* op) {
   return *g_rt;
 }
 
-bool initialized() { return g_rt != nullptr; }
+bool initialized() {
+  return g_rt != nullptr;
+}
 
 namespace {
 // "[pe N] op: message" on stderr, flushed.
@@ -58,7 +61,8 @@ void report(const char* op, const std::string& message) {
   if (message.rfind("[pe ", 0) == 0) {
     const auto close = message.find("] ");
     if (close != std::string::npos && message.compare(close + 2, std::strlen(op), op) != 0) {
-      std::fprintf(stderr, "%s%s: %s\n", message.substr(0, close + 2).c_str(), op, message.c_str() + close + 2);
+      std::fprintf(stderr, "%s%s: %s\n", message.substr(0, close + 2).c_str(), op,
+                   message.c_str() + close + 2);
     } else {
       std::fprintf(stderr, "%s\n", message.c_str());
     }
@@ -94,7 +98,8 @@ void check_ctx(shmem_ctx_t ctx, const char* op) {
 }
 
 Cmp cmp_of(int cmp, const char* op) {
-  if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) die(op, "unknown comparison " + std::to_string(cmp));
+  if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
+    die(op, "unknown comparison " + std::to_string(cmp));
   return static_cast<Cmp>(cmp);  // SHMEM_CMP_* follow Cmp's order
 }
 
@@ -114,7 +119,8 @@ extern "C" {
 void shmem_init(void) {
   std::lock_guard<std::mutex> lock(shmem::g_mutex);
   if (shmem::g_finalized) {
-    std::fprintf(stderr, "shmem_init: called after shmem_finalize (the library cannot be re-initialized)\n");
+    std::fprintf(
+        stderr, "shmem_init: called after shmem_finalize (the library cannot be re-initialized)\n");
     std::abort();
   }
   if (shmem::g_init_count++ > 0) return;
@@ -148,7 +154,8 @@ void shmem_init(void) {
 // ThreadSanitizer). The GPU backend's host forms share a view of the device heap that growth
 // rewrites: one thread at a time there.
 static int thread_level() {
-  return shmem::initialized() && rt("shmem_query_thread").on_gpu() ? SHMEM_THREAD_SERIALIZED : SHMEM_THREAD_MULTIPLE;
+  return shmem::initialized() && rt("shmem_query_thread").on_gpu() ? SHMEM_THREAD_SERIALIZED
+                                                                   : SHMEM_THREAD_MULTIPLE;
 }
 
 int shmem_init_thread(int requested, int* provided) {
@@ -187,16 +194,23 @@ void shmem_global_exit(int status) {
   _exit(status);
 }
 
-int shmem_my_pe(void) { return rt("shmem_my_pe").my_pe(); }
-int shmem_n_pes(void) { return rt("shmem_n_pes").n_pes(); }
-int shmem_pe_accessible(int pe) { return rt("shmem_pe_accessible").pe_accessible(pe) ? 1 : 0; }
+int shmem_my_pe(void) {
+  return rt("shmem_my_pe").my_pe();
+}
+int shmem_n_pes(void) {
+  return rt("shmem_n_pes").n_pes();
+}
+int shmem_pe_accessible(int pe) {
+  return rt("shmem_pe_accessible").pe_accessible(pe) ? 1 : 0;
+}
 int shmem_addr_accessible(const void* addr, int pe) {
   Runtime& r = rt("shmem_addr_accessible");
   return r.pe_accessible(pe) && r.is_symmetric(addr) ? 1 : 0;
 }
 void* shmem_ptr(const void* dest, int pe) {
   Runtime& r = rt("shmem_ptr");
-  if (!r.pe_accessible(pe) || !r.is_symmetric(dest) || r.on_gpu()) return nullptr;  // GPU memory: no host load/store
+  if (!r.pe_accessible(pe) || !r.is_symmetric(dest) || r.on_gpu())
+    return nullptr;  // GPU memory: no host load/store
   return r.ptr(const_cast<void*>(dest), pe);
 }
 void shmem_info_get_version(int* major, int* minor) {
@@ -210,14 +224,22 @@ void shmem_info_get_name(char* name) {
 double shmemx_wtime(void) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-void* shmemx_runtime(void) { return shmem::g_rt.get(); }
+void* shmemx_runtime(void) {
+  return shmem::g_rt.get();
+}
 
 // The standard requires it; tools that want it define their own (pshmem.h).
 void shmem_pcontrol(const int, ...) {}
 
-void start_pes(int) { shmem_init(); }
-int _my_pe(void) { return shmem_my_pe(); }
-int _num_pes(void) { return shmem_n_pes(); }
+void start_pes(int) {
+  shmem_init();
+}
+int _my_pe(void) {
+  return shmem_my_pe();
+}
+int _num_pes(void) {
+  return shmem_n_pes();
+}
 
 // --- Memory management: collective, same arguments on every PE (checked by the Runtime). A
 //     request the heap cannot hold returns NULL on every PE, with the reason on stderr, as the
@@ -233,8 +255,12 @@ int _num_pes(void) { return shmem_n_pes(); }
     shmem::die(op, e.what());                               \
   }                                                         \
   return nullptr
-void* shmem_malloc(size_t size) { SYMMETRA_SHMEM_ALLOC("shmem_malloc", rt("shmem_malloc").allocate(size)); }
-void* shmem_malloc_with_hints(size_t size, long) { return shmem_malloc(size); }
+void* shmem_malloc(size_t size) {
+  SYMMETRA_SHMEM_ALLOC("shmem_malloc", rt("shmem_malloc").allocate(size));
+}
+void* shmem_malloc_with_hints(size_t size, long) {
+  return shmem_malloc(size);
+}
 void* shmem_calloc(size_t count, size_t size) {
   SYMMETRA_SHMEM_ALLOC("shmem_calloc", rt("shmem_calloc").calloc(count, size));
 }
@@ -244,11 +270,21 @@ void* shmem_realloc(void* ptr, size_t size) {
 void* shmem_align(size_t alignment, size_t size) {
   SYMMETRA_SHMEM_ALLOC("shmem_align", rt("shmem_align").align(alignment, size));
 }
-void shmem_free(void* ptr) { SYMMETRA_SHMEM_GUARD("shmem_free", rt("shmem_free").free(ptr)); }
-void* shmalloc(size_t size) { return shmem_malloc(size); }
-void shfree(void* ptr) { shmem_free(ptr); }
-void* shrealloc(void* ptr, size_t size) { return shmem_realloc(ptr, size); }
-void* shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
+void shmem_free(void* ptr) {
+  SYMMETRA_SHMEM_GUARD("shmem_free", rt("shmem_free").free(ptr));
+}
+void* shmalloc(size_t size) {
+  return shmem_malloc(size);
+}
+void shfree(void* ptr) {
+  shmem_free(ptr);
+}
+void* shrealloc(void* ptr, size_t size) {
+  return shmem_realloc(ptr, size);
+}
+void* shmemalign(size_t alignment, size_t size) {
+  return shmem_align(alignment, size);
+}
 
 // --- Teams ---
 int shmem_team_my_pe(shmem_team_t t) {
@@ -263,15 +299,18 @@ int shmem_team_get_config(shmem_team_t t, long config_mask, shmem_team_config_t*
   if (t == SHMEM_TEAM_INVALID || config == nullptr) return 1;
   const int h = shmem::team(t, "shmem_team_get_config").handle();
   std::lock_guard<std::mutex> lock(shmem::g_config_mutex);
-  if (config_mask & SHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = shmem::g_team_config[static_cast<std::size_t>(h)].num_contexts;
+  if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+    config->num_contexts = shmem::g_team_config[static_cast<std::size_t>(h)].num_contexts;
   return 0;
 }
 int shmem_team_translate_pe(shmem_team_t src, int src_pe, shmem_team_t dest) {
   if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID) return -1;
-  return shmem::team(src, "shmem_team_translate_pe").translate_pe(src_pe, shmem::team(dest, "shmem_team_translate_pe"));
+  return shmem::team(src, "shmem_team_translate_pe")
+      .translate_pe(src_pe, shmem::team(dest, "shmem_team_translate_pe"));
 }
-int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t* config,
-                             long config_mask, shmem_team_t* new_team) {
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
+                             const shmem_team_config_t* config, long config_mask,
+                             shmem_team_t* new_team) {
   if (new_team) *new_team = SHMEM_TEAM_INVALID;
   if (parent == SHMEM_TEAM_INVALID) return 1;
   try {
@@ -285,8 +324,9 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
     return 1;
   }
 }
-int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t* xconfig, long xmask,
-                        shmem_team_t* xaxis, const shmem_team_config_t* yconfig, long ymask, shmem_team_t* yaxis) {
+int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t* xconfig,
+                        long xmask, shmem_team_t* xaxis, const shmem_team_config_t* yconfig,
+                        long ymask, shmem_team_t* yaxis) {
   if (xaxis) *xaxis = SHMEM_TEAM_INVALID;
   if (yaxis) *yaxis = SHMEM_TEAM_INVALID;
   if (parent == SHMEM_TEAM_INVALID) return 1;
@@ -310,7 +350,9 @@ void shmem_team_destroy(shmem_team_t t) {
 }
 
 // --- Contexts ---
-int shmem_ctx_create(long options, shmem_ctx_t* ctx) { return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx); }
+int shmem_ctx_create(long options, shmem_ctx_t* ctx) {
+  return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+}
 int shmem_team_create_ctx(shmem_team_t t, long options, shmem_ctx_t* ctx) {
   if (ctx == nullptr) return 1;
   *ctx = SHMEM_CTX_INVALID;

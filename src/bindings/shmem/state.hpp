@@ -39,9 +39,12 @@ bool initialized();
 
 // Team handles: a shmem_team_t is the Runtime handle plus one (0 is SHMEM_TEAM_INVALID).
 inline shmem_team_t to_c(const Team& t) {
-  return t.valid() ? reinterpret_cast<shmem_team_t>(static_cast<std::intptr_t>(t.handle() + 1)) : SHMEM_TEAM_INVALID;
+  return t.valid() ? reinterpret_cast<shmem_team_t>(static_cast<std::intptr_t>(t.handle() + 1))
+                   : SHMEM_TEAM_INVALID;
 }
-inline int handle_of(shmem_team_t t) { return static_cast<int>(reinterpret_cast<std::intptr_t>(t)) - 1; }
+inline int handle_of(shmem_team_t t) {
+  return static_cast<int>(reinterpret_cast<std::intptr_t>(t)) - 1;
+}
 Team team(shmem_team_t t, const char* op);
 
 // The world PE a context's PE number names.
@@ -59,20 +62,27 @@ template <class T>
 struct Canon {
   using type = std::conditional_t<
       std::is_floating_point_v<T>, T,
-      std::conditional_t<std::is_signed_v<T>,
-                         std::conditional_t<sizeof(T) == 1, std::int8_t,
-                                            std::conditional_t<sizeof(T) == 2, std::int16_t,
-                                                               std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>>>,
-                         std::conditional_t<sizeof(T) == 1, std::uint8_t,
-                                            std::conditional_t<sizeof(T) == 2, std::uint16_t,
-                                                               std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>>>;
+      std::conditional_t<
+          std::is_signed_v<T>,
+          std::conditional_t<
+              sizeof(T) == 1, std::int8_t,
+              std::conditional_t<sizeof(T) == 2, std::int16_t,
+                                 std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>>>,
+          std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                             std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                                std::conditional_t<sizeof(T) == 4, std::uint32_t,
+                                                                   std::uint64_t>>>>>;
 };
 template <class T>
 using canon_t = typename Canon<T>::type;
 template <class T>
-canon_t<T>* canon(T* p) { return reinterpret_cast<canon_t<T>*>(p); }
+canon_t<T>* canon(T* p) {
+  return reinterpret_cast<canon_t<T>*>(p);
+}
 template <class T>
-const canon_t<T>* canon(const T* p) { return reinterpret_cast<const canon_t<T>*>(p); }
+const canon_t<T>* canon(const T* p) {
+  return reinterpret_cast<const canon_t<T>*>(p);
+}
 
 // A 16-byte element (long double, put128): moved as bytes.
 struct Bytes16 {
@@ -82,10 +92,12 @@ struct Bytes16 {
 // The element type that moves kBytes-sized values (no arithmetic on them): unsigned words, or
 // Bytes16.
 template <std::size_t kBytes>
-using word_t = std::conditional_t<kBytes == 1, std::uint8_t,
-                                  std::conditional_t<kBytes == 2, std::uint16_t,
-                                                     std::conditional_t<kBytes == 4, std::uint32_t,
-                                                                        std::conditional_t<kBytes == 8, std::uint64_t, Bytes16>>>>;
+using word_t = std::conditional_t<
+    kBytes == 1, std::uint8_t,
+    std::conditional_t<
+        kBytes == 2, std::uint16_t,
+        std::conditional_t<kBytes == 4, std::uint32_t,
+                           std::conditional_t<kBytes == 8, std::uint64_t, Bytes16>>>>;
 
 Cmp cmp_of(int cmp, const char* op);
 SignalOp signal_op_of(int sig_op, const char* op);
@@ -94,11 +106,11 @@ SignalOp signal_op_of(int sig_op, const char* op);
 
 // Runs the body (the arguments after op; commas allowed) and turns a symmetra::Error into the
 // job-ending message (the data path), so no exception crosses into C.
-#define SYMMETRA_SHMEM_GUARD(op, ...)                      \
-  try {                                                    \
-    __VA_ARGS__;                                           \
-  } catch (const ::symmetra::JobStopped& e) {              \
-    ::symmetra::shmem::stopped(op, e.what());              \
-  } catch (const std::exception& e) {                      \
-    ::symmetra::shmem::die(op, e.what());                  \
+#define SYMMETRA_SHMEM_GUARD(op, ...)         \
+  try {                                       \
+    __VA_ARGS__;                              \
+  } catch (const ::symmetra::JobStopped& e) { \
+    ::symmetra::shmem::stopped(op, e.what()); \
+  } catch (const std::exception& e) {         \
+    ::symmetra::shmem::die(op, e.what());     \
   }

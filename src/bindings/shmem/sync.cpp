@@ -12,7 +12,9 @@ namespace {
 // Bounded polling for the lock: the same bound as every wait (SYMMETRA_TIMEOUT_S).
 class Deadline {
  public:
-  explicit Deadline(Runtime& r) : end_(std::chrono::steady_clock::now() + std::chrono::nanoseconds(r.device_context().timeout_ns)) {}
+  explicit Deadline(Runtime& r)
+      : end_(std::chrono::steady_clock::now() +
+             std::chrono::nanoseconds(r.device_context().timeout_ns)) {}
   bool passed() const { return std::chrono::steady_clock::now() > end_; }
 
  private:
@@ -32,86 +34,142 @@ using namespace symmetra::shmem;
 
 extern "C" {
 
-#define SYMMETRA_DEF_P2P(T, N)                                                                                          \
-  void shmem_##N##_wait_until(T* v, int cmp, T value) {                                                                 \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until", rt("shmem_wait_until").wait_until(canon(v), cmp_of(cmp, "shmem_wait_until"), static_cast<canon_t<T>>(value))); \
-  }                                                                                                                     \
-  void shmem_##N##_wait_until_all(T* v, size_t n, const int* st, int cmp, T value) {                                    \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until_all",                                                                 \
-                         rt("shmem_wait_until_all").wait_until_all(canon(v), n, st, cmp_of(cmp, "shmem_wait_until_all"), static_cast<canon_t<T>>(value))); \
-  }                                                                                                                     \
-  size_t shmem_##N##_wait_until_any(T* v, size_t n, const int* st, int cmp, T value) {                                  \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until_any",                                                                 \
-                         return rt("shmem_wait_until_any").wait_until_any(canon(v), n, st, cmp_of(cmp, "shmem_wait_until_any"), static_cast<canon_t<T>>(value))); \
-    return SIZE_MAX;                                                                                                    \
-  }                                                                                                                     \
-  size_t shmem_##N##_wait_until_some(T* v, size_t n, size_t* idx, const int* st, int cmp, T value) {                    \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until_some",                                                                \
-                         return rt("shmem_wait_until_some").wait_until_some(canon(v), n, idx, st, cmp_of(cmp, "shmem_wait_until_some"), static_cast<canon_t<T>>(value))); \
-    return 0;                                                                                                           \
-  }                                                                                                                     \
-  void shmem_##N##_wait_until_all_vector(T* v, size_t n, const int* st, int cmp, T* values) {                           \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until_all_vector",                                                          \
-                         rt("shmem_wait_until_all_vector").wait_until_all_vector(canon(v), n, st, cmp_of(cmp, "shmem_wait_until_all_vector"), canon(values))); \
-  }                                                                                                                     \
-  size_t shmem_##N##_wait_until_any_vector(T* v, size_t n, const int* st, int cmp, T* values) {                         \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until_any_vector",                                                          \
-                         return rt("shmem_wait_until_any_vector").wait_until_any_vector(canon(v), n, st, cmp_of(cmp, "shmem_wait_until_any_vector"), canon(values))); \
-    return SIZE_MAX;                                                                                                    \
-  }                                                                                                                     \
-  size_t shmem_##N##_wait_until_some_vector(T* v, size_t n, size_t* idx, const int* st, int cmp, T* values) {           \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until_some_vector",                                                         \
-                         return rt("shmem_wait_until_some_vector").wait_until_some_vector(canon(v), n, idx, st, cmp_of(cmp, "shmem_wait_until_some_vector"), canon(values))); \
-    return 0;                                                                                                           \
-  }                                                                                                                     \
-  int shmem_##N##_test(T* v, int cmp, T value) {                                                                        \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test", return rt("shmem_test").test(canon(v), cmp_of(cmp, "shmem_test"), static_cast<canon_t<T>>(value)) ? 1 : 0); \
-    return 0;                                                                                                           \
-  }                                                                                                                     \
-  int shmem_##N##_test_all(T* v, size_t n, const int* st, int cmp, T value) {                                           \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_all",                                                                       \
-                         return rt("shmem_test_all").test_all(canon(v), n, st, cmp_of(cmp, "shmem_test_all"), static_cast<canon_t<T>>(value)) ? 1 : 0); \
-    return 0;                                                                                                           \
-  }                                                                                                                     \
-  size_t shmem_##N##_test_any(T* v, size_t n, const int* st, int cmp, T value) {                                        \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_any",                                                                       \
-                         return rt("shmem_test_any").test_any(canon(v), n, st, cmp_of(cmp, "shmem_test_any"), static_cast<canon_t<T>>(value))); \
-    return SIZE_MAX;                                                                                                    \
-  }                                                                                                                     \
-  size_t shmem_##N##_test_some(T* v, size_t n, size_t* idx, const int* st, int cmp, T value) {                          \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_some",                                                                      \
-                         return rt("shmem_test_some").test_some(canon(v), n, idx, st, cmp_of(cmp, "shmem_test_some"), static_cast<canon_t<T>>(value))); \
-    return 0;                                                                                                           \
-  }                                                                                                                     \
-  int shmem_##N##_test_all_vector(T* v, size_t n, const int* st, int cmp, T* values) {                                  \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_all_vector",                                                                \
-                         return rt("shmem_test_all_vector").test_all_vector(canon(v), n, st, cmp_of(cmp, "shmem_test_all_vector"), canon(values)) ? 1 : 0); \
-    return 0;                                                                                                           \
-  }                                                                                                                     \
-  size_t shmem_##N##_test_any_vector(T* v, size_t n, const int* st, int cmp, T* values) {                               \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_any_vector",                                                                \
-                         return rt("shmem_test_any_vector").test_any_vector(canon(v), n, st, cmp_of(cmp, "shmem_test_any_vector"), canon(values))); \
-    return SIZE_MAX;                                                                                                    \
-  }                                                                                                                     \
-  size_t shmem_##N##_test_some_vector(T* v, size_t n, size_t* idx, const int* st, int cmp, T* values) {                 \
-    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_some_vector",                                                               \
-                         return rt("shmem_test_some_vector").test_some_vector(canon(v), n, idx, st, cmp_of(cmp, "shmem_test_some_vector"), canon(values))); \
-    return 0;                                                                                                           \
-  }                                                                                                                     \
-  void shmem_##N##_wait(T* v, T value) { shmem_##N##_wait_until(v, SHMEM_CMP_NE, value); }
+#define SYMMETRA_DEF_P2P(T, N)                                                                     \
+  void shmem_##N##_wait_until(T* v, int cmp, T value) {                                            \
+    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until",                                                \
+                         rt("shmem_wait_until")                                                    \
+                             .wait_until(canon(v), cmp_of(cmp, "shmem_wait_until"),                \
+                                         static_cast<canon_t<T>>(value)));                         \
+  }                                                                                                \
+  void shmem_##N##_wait_until_all(T* v, size_t n, const int* st, int cmp, T value) {               \
+    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until_all",                                            \
+                         rt("shmem_wait_until_all")                                                \
+                             .wait_until_all(canon(v), n, st, cmp_of(cmp, "shmem_wait_until_all"), \
+                                             static_cast<canon_t<T>>(value)));                     \
+  }                                                                                                \
+  size_t shmem_##N##_wait_until_any(T* v, size_t n, const int* st, int cmp, T value) {             \
+    SYMMETRA_SHMEM_GUARD("shmem_" #N "_wait_until_any",                                            \
+                         return rt("shmem_wait_until_any")                                         \
+                             .wait_until_any(canon(v), n, st, cmp_of(cmp, "shmem_wait_until_any"), \
+                                             static_cast<canon_t<T>>(value)));                     \
+    return SIZE_MAX;                                                                               \
+  }                                                                                                \
+  size_t shmem_##N##_wait_until_some(T* v, size_t n, size_t* idx, const int* st, int cmp,          \
+                                     T value) {                                                    \
+    SYMMETRA_SHMEM_GUARD(                                                                          \
+        "shmem_" #N "_wait_until_some",                                                            \
+        return rt("shmem_wait_until_some")                                                         \
+            .wait_until_some(canon(v), n, idx, st, cmp_of(cmp, "shmem_wait_until_some"),           \
+                             static_cast<canon_t<T>>(value)));                                     \
+    return 0;                                                                                      \
+  }                                                                                                \
+  void shmem_##N##_wait_until_all_vector(T* v, size_t n, const int* st, int cmp, T* values) {      \
+    SYMMETRA_SHMEM_GUARD(                                                                          \
+        "shmem_" #N "_wait_until_all_vector",                                                      \
+        rt("shmem_wait_until_all_vector")                                                          \
+            .wait_until_all_vector(canon(v), n, st, cmp_of(cmp, "shmem_wait_until_all_vector"),    \
+                                   canon(values)));                                                \
+  }                                                                                                \
+  size_t shmem_##N##_wait_until_any_vector(T* v, size_t n, const int* st, int cmp, T* values) {    \
+    SYMMETRA_SHMEM_GUARD(                                                                          \
+        "shmem_" #N "_wait_until_any_vector",                                                      \
+        return rt("shmem_wait_until_any_vector")                                                   \
+            .wait_until_any_vector(canon(v), n, st, cmp_of(cmp, "shmem_wait_until_any_vector"),    \
+                                   canon(values)));                                                \
+    return SIZE_MAX;                                                                               \
+  }                                                                                                \
+  size_t shmem_##N##_wait_until_some_vector(T* v, size_t n, size_t* idx, const int* st, int cmp,   \
+                                            T* values) {                                           \
+    SYMMETRA_SHMEM_GUARD(                                                                          \
+        "shmem_" #N "_wait_until_some_vector",                                                     \
+        return rt("shmem_wait_until_some_vector")                                                  \
+            .wait_until_some_vector(canon(v), n, idx, st,                                          \
+                                    cmp_of(cmp, "shmem_wait_until_some_vector"), canon(values)));  \
+    return 0;                                                                                      \
+  }                                                                                                \
+  int shmem_##N##_test(T* v, int cmp, T value) {                                                   \
+    SYMMETRA_SHMEM_GUARD(                                                                          \
+        "shmem_" #N "_test",                                                                       \
+        return rt("shmem_test")                                                                    \
+                       .test(canon(v), cmp_of(cmp, "shmem_test"), static_cast<canon_t<T>>(value))  \
+                   ? 1                                                                             \
+                   : 0);                                                                           \
+    return 0;                                                                                      \
+  }                                                                                                \
+  int shmem_##N##_test_all(T* v, size_t n, const int* st, int cmp, T value) {                      \
+    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_all",                                                  \
+                         return rt("shmem_test_all")                                               \
+                                        .test_all(canon(v), n, st, cmp_of(cmp, "shmem_test_all"),  \
+                                                  static_cast<canon_t<T>>(value))                  \
+                                    ? 1                                                            \
+                                    : 0);                                                          \
+    return 0;                                                                                      \
+  }                                                                                                \
+  size_t shmem_##N##_test_any(T* v, size_t n, const int* st, int cmp, T value) {                   \
+    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_any",                                                  \
+                         return rt("shmem_test_any")                                               \
+                             .test_any(canon(v), n, st, cmp_of(cmp, "shmem_test_any"),             \
+                                       static_cast<canon_t<T>>(value)));                           \
+    return SIZE_MAX;                                                                               \
+  }                                                                                                \
+  size_t shmem_##N##_test_some(T* v, size_t n, size_t* idx, const int* st, int cmp, T value) {     \
+    SYMMETRA_SHMEM_GUARD("shmem_" #N "_test_some",                                                 \
+                         return rt("shmem_test_some")                                              \
+                             .test_some(canon(v), n, idx, st, cmp_of(cmp, "shmem_test_some"),      \
+                                        static_cast<canon_t<T>>(value)));                          \
+    return 0;                                                                                      \
+  }                                                                                                \
+  int shmem_##N##_test_all_vector(T* v, size_t n, const int* st, int cmp, T* values) {             \
+    SYMMETRA_SHMEM_GUARD(                                                                          \
+        "shmem_" #N "_test_all_vector",                                                            \
+        return rt("shmem_test_all_vector")                                                         \
+                       .test_all_vector(canon(v), n, st, cmp_of(cmp, "shmem_test_all_vector"),     \
+                                        canon(values))                                             \
+                   ? 1                                                                             \
+                   : 0);                                                                           \
+    return 0;                                                                                      \
+  }                                                                                                \
+  size_t shmem_##N##_test_any_vector(T* v, size_t n, const int* st, int cmp, T* values) {          \
+    SYMMETRA_SHMEM_GUARD(                                                                          \
+        "shmem_" #N "_test_any_vector",                                                            \
+        return rt("shmem_test_any_vector")                                                         \
+            .test_any_vector(canon(v), n, st, cmp_of(cmp, "shmem_test_any_vector"),                \
+                             canon(values)));                                                      \
+    return SIZE_MAX;                                                                               \
+  }                                                                                                \
+  size_t shmem_##N##_test_some_vector(T* v, size_t n, size_t* idx, const int* st, int cmp,         \
+                                      T* values) {                                                 \
+    SYMMETRA_SHMEM_GUARD(                                                                          \
+        "shmem_" #N "_test_some_vector",                                                           \
+        return rt("shmem_test_some_vector")                                                        \
+            .test_some_vector(canon(v), n, idx, st, cmp_of(cmp, "shmem_test_some_vector"),         \
+                              canon(values)));                                                     \
+    return 0;                                                                                      \
+  }                                                                                                \
+  void shmem_##N##_wait(T* v, T value) {                                                           \
+    shmem_##N##_wait_until(v, SHMEM_CMP_NE, value);                                                \
+  }
 SHMEM_P2P_SYNC_TYPES(SYMMETRA_DEF_P2P)
 
-void shmem_fence(void) { SYMMETRA_SHMEM_GUARD("shmem_fence", rt("shmem_fence").fence()); }
+void shmem_fence(void) {
+  SYMMETRA_SHMEM_GUARD("shmem_fence", rt("shmem_fence").fence());
+}
 // On SHMEM_CTX_INVALID, ctx_fence and ctx_quiet do nothing (OpenSHMEM 1.5 section 9.9).
 void shmem_ctx_fence(shmem_ctx_t ctx) {
   if (ctx != SHMEM_CTX_INVALID) shmem_fence();
 }
-void shmem_quiet(void) { SYMMETRA_SHMEM_GUARD("shmem_quiet", rt("shmem_quiet").quiet()); }
+void shmem_quiet(void) {
+  SYMMETRA_SHMEM_GUARD("shmem_quiet", rt("shmem_quiet").quiet());
+}
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
   if (ctx != SHMEM_CTX_INVALID) shmem_quiet();
 }
-void shmem_barrier_all(void) { SYMMETRA_SHMEM_GUARD("shmem_barrier_all", rt("shmem_barrier_all").barrier_all()); }
-void shmem_sync_all(void) { SYMMETRA_SHMEM_GUARD("shmem_sync_all", rt("shmem_sync_all").sync_all()); }
+void shmem_barrier_all(void) {
+  SYMMETRA_SHMEM_GUARD("shmem_barrier_all", rt("shmem_barrier_all").barrier_all());
+}
+void shmem_sync_all(void) {
+  SYMMETRA_SHMEM_GUARD("shmem_sync_all", rt("shmem_sync_all").sync_all());
+}
 int shmem_team_sync(shmem_team_t t) {
   if (t == SHMEM_TEAM_INVALID) return 1;
   SYMMETRA_SHMEM_GUARD("shmem_team_sync", rt("shmem_team_sync").sync(team(t, "shmem_team_sync")));
@@ -124,7 +182,9 @@ void shmem_barrier(int start, int log_stride, int size, long* psync) {
   });
 }
 void shmem_sync(int start, int log_stride, int size, long* psync) {
-  SYMMETRA_SHMEM_GUARD("shmem_sync", ActiveSet(rt("shmem_sync"), start, log_stride, size, psync, "shmem_sync").sync());
+  SYMMETRA_SHMEM_GUARD(
+      "shmem_sync",
+      ActiveSet(rt("shmem_sync"), start, log_stride, size, psync, "shmem_sync").sync());
 }
 
 void shmem_set_lock(long* lock) {
@@ -133,9 +193,11 @@ void shmem_set_lock(long* lock) {
     auto* word = reinterpret_cast<std::uint64_t*>(lock);
     const std::uint64_t mine = r.atomic_fetch_add(word, kTicket, kLockPe) >> 32;
     Deadline deadline(r);
-    for (unsigned spins = 0; (r.atomic_fetch(word, kLockPe) & 0xffffffffu) != (mine & 0xffffffffu); ++spins) {
+    for (unsigned spins = 0; (r.atomic_fetch(word, kLockPe) & 0xffffffffu) != (mine & 0xffffffffu);
+         ++spins) {
       if (spins > 64) sched_yield();
-      if (deadline.passed()) die("shmem_set_lock", "timed out waiting for the lock (SYMMETRA_TIMEOUT_S sets the bound)");
+      if (deadline.passed())
+        die("shmem_set_lock", "timed out waiting for the lock (SYMMETRA_TIMEOUT_S sets the bound)");
     }
   });
 }

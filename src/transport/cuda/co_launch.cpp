@@ -45,7 +45,8 @@ int CoLaunch::join(const Key& key, const std::vector<int>& members, int pe, cons
     std::lock_guard<std::mutex> lock(mu_);
     std::string who;
     for (int m : members)
-      if (std::find(b->pes.begin(), b->pes.end(), m) == b->pes.end()) who += (who.empty() ? "" : ", ") + std::to_string(m);
+      if (std::find(b->pes.begin(), b->pes.end(), m) == b->pes.end())
+        who += (who.empty() ? "" : ", ") + std::to_string(m);
     *missing = who.empty() ? std::string(what) : who;
     return -1;
   };

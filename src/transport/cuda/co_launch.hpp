@@ -52,8 +52,8 @@ class CoLaunch {
   // Joins `pe`'s launch to the batch `key`, which `members` (PE numbers, `pe` among them) make;
   // runs `launch` once all joined and returns its cudaError_t once all launched. If some member
   // did not come within timeout_ns, returns -1 with the missing PEs in `missing`.
-  int join(const Key& key, const std::vector<int>& members, int pe, const Launch& launch, std::uint64_t timeout_ns,
-           std::string* missing);
+  int join(const Key& key, const std::vector<int>& members, int pe, const Launch& launch,
+           std::uint64_t timeout_ns, std::string* missing);
 
  private:
   struct Batch {

@@ -17,7 +17,9 @@ CUmemAllocationProp chunk_prop(int device) {
   return prop;
 }
 
-std::uint64_t round_up(std::uint64_t x, std::uint64_t g) { return (x + g - 1) / g * g; }
+std::uint64_t round_up(std::uint64_t x, std::uint64_t g) {
+  return (x + g - 1) / g * g;
+}
 
 }  // namespace
 
@@ -82,7 +84,9 @@ CudaHeap::~CudaHeap() {
   }
   if (owns_reservation_ && reservation_ != 0) {
     // PEs as threads share the reservation: it goes when the last of them left.
-    auto release = [drv = drv_, p = raw_reservation_, n = reserved_bytes_] { drv->mem_address_free(p, n); };
+    auto release = [drv = drv_, p = raw_reservation_, n = reserved_bytes_] {
+      drv->mem_address_free(p, n);
+    };
     if (!bs_.defer_release(release)) release();
   }
 }
@@ -130,10 +134,12 @@ Status CudaHeap::add_chunk(std::uint64_t from, std::uint64_t to) {
         continue;
       }
       CUmemGenericAllocationHandle peer{};
-      const CUresult irc = drv->mem_import(&peer, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fds[i])),
-                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+      const CUresult irc =
+          drv->mem_import(&peer, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fds[i])),
+                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
       close(fds[i]);
-      if (irc != CUDA_SUCCESS) return Status::fail(cu_error(*drv, "cuMemImportFromShareableHandle", irc));
+      if (irc != CUDA_SUCCESS)
+        return Status::fail(cu_error(*drv, "cuMemImportFromShareableHandle", irc));
       SYMMETRA_TRY(map_at(i, peer, from, bytes));
     }
   }

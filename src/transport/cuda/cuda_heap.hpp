@@ -28,7 +28,9 @@ class CudaHeap {
   CudaHeap(const CudaHeap&) = delete;
   CudaHeap& operator=(const CudaHeap&) = delete;
 
-  std::byte* base() const { return reinterpret_cast<std::byte*>(reservation_ + static_cast<CUdeviceptr>(index_) * stride_); }
+  std::byte* base() const {
+    return reinterpret_cast<std::byte*>(reservation_ + static_cast<CUdeviceptr>(index_) * stride_);
+  }
   std::uint64_t stride() const { return stride_; }
   std::uint64_t size() const { return size_; }
   int index() const { return index_; }

@@ -11,7 +11,8 @@ template <class F>
 bool resolve(const char* name, F* fn) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult status{};
-  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &status) != cudaSuccess ||
+  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &status) !=
+          cudaSuccess ||
       status != cudaDriverEntryPointSuccess || p == nullptr)
     return false;
   *fn = reinterpret_cast<F>(p);
@@ -31,8 +32,9 @@ Result<const Driver*> cuda_driver() {
       loaded = Status::fail("no usable CUDA device: " + cuda_error("cudaGetDeviceCount", rc));
       return;
     }
-    const bool ok = resolve("cuMemCreate", &d.mem_create) && resolve("cuMemRelease", &d.mem_release) &&
-                    resolve("cuMemMap", &d.mem_map) && resolve("cuMemUnmap", &d.mem_unmap) &&
+    const bool ok = resolve("cuMemCreate", &d.mem_create) &&
+                    resolve("cuMemRelease", &d.mem_release) && resolve("cuMemMap", &d.mem_map) &&
+                    resolve("cuMemUnmap", &d.mem_unmap) &&
                     resolve("cuMemSetAccess", &d.mem_set_access) &&
                     resolve("cuMemAddressReserve", &d.mem_address_reserve) &&
                     resolve("cuMemAddressFree", &d.mem_address_free) &&
@@ -42,7 +44,9 @@ Result<const Driver*> cuda_driver() {
                     resolve("cuStreamWriteValue64", &d.stream_write_value64) &&
                     resolve("cuStreamWaitValue64", &d.stream_wait_value64) &&
                     resolve("cuGetErrorString", &d.get_error_string);
-    if (!ok) loaded = Status::fail("the CUDA driver lacks the virtual memory management API (driver too old?)");
+    if (!ok)
+      loaded =
+          Status::fail("the CUDA driver lacks the virtual memory management API (driver too old?)");
   });
   if (!loaded.ok()) return loaded;
   return &d;

@@ -16,15 +16,19 @@
 namespace symmetra::detail {
 
 struct Driver {
-  CUresult (*mem_create)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long);
+  CUresult (*mem_create)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*,
+                         unsigned long long);
   CUresult (*mem_release)(CUmemGenericAllocationHandle);
-  CUresult (*mem_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+  CUresult (*mem_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                      unsigned long long);
   CUresult (*mem_unmap)(CUdeviceptr, size_t);
   CUresult (*mem_set_access)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t);
   CUresult (*mem_address_reserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long);
   CUresult (*mem_address_free)(CUdeviceptr, size_t);
-  CUresult (*mem_get_allocation_granularity)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags);
-  CUresult (*mem_export)(void*, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long);
+  CUresult (*mem_get_allocation_granularity)(size_t*, const CUmemAllocationProp*,
+                                             CUmemAllocationGranularity_flags);
+  CUresult (*mem_export)(void*, CUmemGenericAllocationHandle, CUmemAllocationHandleType,
+                         unsigned long long);
   CUresult (*mem_import)(CUmemGenericAllocationHandle*, void*, CUmemAllocationHandleType);
   CUresult (*stream_write_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
   CUresult (*stream_wait_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
@@ -45,15 +49,15 @@ void check_cuda(const device::Context& ctx, const char* op, cudaError_t rc, cons
 }  // namespace symmetra::detail
 
 // Return a failed Status from a driver call (needs `drv` in scope) or a runtime call.
-#define SYMMETRA_CU(call)                                                              \
-  do {                                                                                 \
-    const CUresult symmetra_cu_rc_ = drv->call;                                        \
-    if (symmetra_cu_rc_ != CUDA_SUCCESS)                                               \
+#define SYMMETRA_CU(call)                                                                          \
+  do {                                                                                             \
+    const CUresult symmetra_cu_rc_ = drv->call;                                                    \
+    if (symmetra_cu_rc_ != CUDA_SUCCESS)                                                           \
       return ::symmetra::Status::fail(::symmetra::detail::cu_error(*drv, #call, symmetra_cu_rc_)); \
   } while (0)
-#define SYMMETRA_CUDA(call)                                                            \
-  do {                                                                                 \
-    const cudaError_t symmetra_cuda_rc_ = (call);                                      \
-    if (symmetra_cuda_rc_ != cudaSuccess)                                              \
+#define SYMMETRA_CUDA(call)                                                                      \
+  do {                                                                                           \
+    const cudaError_t symmetra_cuda_rc_ = (call);                                                \
+    if (symmetra_cuda_rc_ != cudaSuccess)                                                        \
       return ::symmetra::Status::fail(::symmetra::detail::cuda_error(#call, symmetra_cuda_rc_)); \
   } while (0)

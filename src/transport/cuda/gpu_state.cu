@@ -8,9 +8,9 @@
 
 #include "../../bootstrap/launcher_env.hpp"
 #include "../../runtime/gpu_state.hpp"
+#include "../nccl/nccl.hpp"
 #include "co_launch.hpp"
 #include "cuda_heap.hpp"
-#include "../nccl/nccl.hpp"
 #include "driver.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
@@ -70,10 +70,12 @@ Result<int> pick_device(const Bootstrap& bs, int requested) {
 }  // namespace
 
 Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, std::uint64_t stride,
-                                                   std::uint64_t initial, std::uint64_t reserved_bytes,
+                                                   std::uint64_t initial,
+                                                   std::uint64_t reserved_bytes,
                                                    std::uint64_t ws_world, std::uint64_t ws_team) {
   auto drv = cuda_driver();
-  if (!drv.ok()) return Status::fail("[pe " + std::to_string(bs.rank()) + "] " + drv.status().message());
+  if (!drv.ok())
+    return Status::fail("[pe " + std::to_string(bs.rank()) + "] " + drv.status().message());
   auto dev = pick_device(bs, device);
   SYMMETRA_TRY(dev);
   SYMMETRA_CUDA(cudaSetDevice(dev.value()));  // CUDA 12+: also makes the primary context current
@@ -89,9 +91,12 @@ Result<std::unique_ptr<GpuState>> GpuState::create(Bootstrap& bs, int device, st
   // Nothing here or in ~GpuState may wait for the whole device (cudaFree, cudaDeviceSynchronize):
   // PEs that share the GPU as threads have kernels waiting for this PE (docs/gpu_backend.md).
   // Stream-ordered allocation and the own stream's synchronization wait for this PE's work only.
-  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_pe_index), sizeof(std::int32_t) * bs.size(), im.stream));
-  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_teams), sizeof(device::TeamDesc) * device::kMaxTeams, im.stream));
-  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_result), sizeof(std::uint64_t), im.stream));
+  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_pe_index),
+                                sizeof(std::int32_t) * bs.size(), im.stream));
+  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_teams),
+                                sizeof(device::TeamDesc) * device::kMaxTeams, im.stream));
+  SYMMETRA_CUDA(
+      cudaMallocAsync(reinterpret_cast<void**>(&im.d_result), sizeof(std::uint64_t), im.stream));
   SYMMETRA_TRY(preload_stream_kernels());
   SYMMETRA_TRY(preload_amo_kernels());
   SYMMETRA_TRY(preload_coll_kernels());
@@ -131,9 +136,15 @@ GpuState::~GpuState() {
   impl_->heap.reset();
 }
 
-std::uint64_t GpuState::heap_size() const { return impl_->heap->size(); }
-std::uint64_t GpuState::heap_stride() const { return impl_->heap->stride(); }
-int GpuState::device() const { return impl_->heap->device(); }
+std::uint64_t GpuState::heap_size() const {
+  return impl_->heap->size();
+}
+std::uint64_t GpuState::heap_stride() const {
+  return impl_->heap->stride();
+}
+int GpuState::device() const {
+  return impl_->heap->device();
+}
 int GpuState::max_pes_per_device() const {
   const std::vector<int>& dev = impl_->heap->pe_devices();
   int most = 1;
@@ -146,7 +157,8 @@ Status GpuState::refresh(const device::Context& control) {
   if (im.host_header == nullptr) {
     // The header's first page holds the abort mark; the host heap never moves.
     im.host_header = control.heap_base;
-    if (cudaHostRegister(im.host_header, 4096, cudaHostRegisterMapped | cudaHostRegisterPortable) != cudaSuccess ||
+    if (cudaHostRegister(im.host_header, 4096, cudaHostRegisterMapped | cudaHostRegisterPortable) !=
+            cudaSuccess ||
         cudaHostGetDevicePointer(&im.host_header_device, im.host_header, 0) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky: kernels' waits then end at their timeout instead
       im.host_header_device = nullptr;
@@ -171,8 +183,9 @@ Status GpuState::refresh(const device::Context& control) {
   dctx_.host_header = im.host_header_device;
   // On the own stream and waited for: a plain cudaMemcpy from pageable memory may return before
   // its DMA ends, and a kernel on another stream could then read the old tables.
-  SYMMETRA_CUDA(cudaMemcpyAsync(im.d_pe_index, pe_index_.data(), sizeof(std::int32_t) * pe_index_.size(),
-                                cudaMemcpyHostToDevice, im.stream));
+  SYMMETRA_CUDA(cudaMemcpyAsync(im.d_pe_index, pe_index_.data(),
+                                sizeof(std::int32_t) * pe_index_.size(), cudaMemcpyHostToDevice,
+                                im.stream));
   SYMMETRA_CUDA(cudaMemcpyAsync(im.d_teams, teams_.data(), sizeof(device::TeamDesc) * teams_.size(),
                                 cudaMemcpyHostToDevice, im.stream));
   SYMMETRA_CUDA(cudaStreamSynchronize(im.stream));
@@ -191,7 +204,9 @@ Status GpuState::refresh(const device::Context& control) {
   return {};
 }
 
-void GpuState::reset_launch_seq(int slot) { impl_->launch_seq[slot] = 0; }
+void GpuState::reset_launch_seq(int slot) {
+  impl_->launch_seq[slot] = 0;
+}
 
 Status GpuState::launch_collective(int team, const std::function<int()>& launch, const char* op) {
   Impl& im = *impl_;
@@ -201,15 +216,18 @@ Status GpuState::launch_collective(int team, const std::function<int()>& launch,
   } else {
     const CoLaunch::Key key{im.heap->device(), team, teams_[team].start, im.launch_seq[team]++};
     std::string missing;
-    rc = im.co_launch->join(key, im.colocated[team], hctx_.my_pe, launch, hctx_.timeout_ns, &missing);
+    rc = im.co_launch->join(key, im.colocated[team], hctx_.my_pe, launch, hctx_.timeout_ns,
+                            &missing);
     if (rc < 0)
-      return Status::fail(std::string(op) + ": PEs " + missing + " share this GPU and the team but did not make " +
-                          "the same collective call within " + std::to_string(hctx_.timeout_ns / 1000000000ull) +
-                          " s (SYMMETRA_TIMEOUT_S); co-located PEs launch a collective's kernels together " +
-                          "(docs/gpu_backend.md)");
+      return Status::fail(
+          std::string(op) + ": PEs " + missing + " share this GPU and the team but did not make " +
+          "the same collective call within " + std::to_string(hctx_.timeout_ns / 1000000000ull) +
+          " s (SYMMETRA_TIMEOUT_S); co-located PEs launch a collective's kernels together " +
+          "(docs/gpu_backend.md)");
   }
   if (rc != 0)
-    return Status::fail(std::string(op) + ": kernel launch failed: " + cudaGetErrorString(static_cast<cudaError_t>(rc)));
+    return Status::fail(std::string(op) + ": kernel launch failed: " +
+                        cudaGetErrorString(static_cast<cudaError_t>(rc)));
   return {};
 }
 
@@ -248,14 +266,25 @@ namespace {
 using detail::check_cuda;
 
 template <class T>
-__global__ void amo_kernel(device::Context ctx, int op, T* dest, T value, T cond, int pe, T* result) {
+__global__ void amo_kernel(device::Context ctx, int op, T* dest, T value, T cond, int pe,
+                           T* result) {
   T old{};
   switch (op) {
-    case 0: old = device::atomic_fetch(ctx, dest, pe); break;
-    case 1: device::atomic_set(ctx, dest, value, pe); break;
-    case 2: old = device::atomic_swap(ctx, dest, value, pe); break;
-    case 3: old = device::atomic_compare_swap(ctx, dest, cond, value, pe); break;
-    case 4: old = device::atomic_fetch_add(ctx, dest, value, pe); break;
+    case 0:
+      old = device::atomic_fetch(ctx, dest, pe);
+      break;
+    case 1:
+      device::atomic_set(ctx, dest, value, pe);
+      break;
+    case 2:
+      old = device::atomic_swap(ctx, dest, value, pe);
+      break;
+    case 3:
+      old = device::atomic_compare_swap(ctx, dest, cond, value, pe);
+      break;
+    case 4:
+      old = device::atomic_fetch_add(ctx, dest, value, pe);
+      break;
     case 5:
       if constexpr (std::is_integral_v<T>) old = device::atomic_fetch_and(ctx, dest, value, pe);
       break;
@@ -275,7 +304,8 @@ void Runtime::gpu_put(void* dest, const void* src, std::size_t bytes, int pe, co
   const device::Context& v = gpu_->host_view();
   device::detail::check_access(v, op, dest, bytes, pe);
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
-  check_cuda(ctx_, op, cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(ctx_, op, cudaMemcpyAsync(v.peer(dest, pe), src, bytes, cudaMemcpyDefault, s),
+             "cudaMemcpyAsync");
   check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
@@ -283,7 +313,8 @@ void Runtime::gpu_get(void* dest, const void* src, std::size_t bytes, int pe, co
   const device::Context& v = gpu_->host_view();
   device::detail::check_access(v, op, src, bytes, pe);
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
-  check_cuda(ctx_, op, cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(ctx_, op, cudaMemcpyAsync(dest, v.peer(src, pe), bytes, cudaMemcpyDefault, s),
+             "cudaMemcpyAsync");
   check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
@@ -293,35 +324,42 @@ void Runtime::gpu_strided(void* dest, const void* src, std::size_t elem, std::pt
   const char* op = put ? "iput" : "iget";
   const device::Context& v = gpu_->host_view();
   if (dst_stride < 1 || src_stride < 1)
-    device::detail::host_fatalf(ctx_, op, "strides must be positive (got %td and %td)", dst_stride, src_stride);
+    device::detail::host_fatalf(ctx_, op, "strides must be positive (got %td and %td)", dst_stride,
+                                src_stride);
   const void* sym = put ? dest : src;
   const std::ptrdiff_t sym_stride = put ? dst_stride : src_stride;
   device::detail::check_access(v, op, sym, elem, pe);
-  device::detail::check_access(v, op, static_cast<const char*>(sym) + (n - 1) * sym_stride * elem, elem, pe);
+  device::detail::check_access(v, op, static_cast<const char*>(sym) + (n - 1) * sym_stride * elem,
+                               elem, pe);
   void* d = put ? v.peer(dest, pe) : dest;
   const void* s = put ? src : v.peer(src, pe);
   auto st = reinterpret_cast<cudaStream_t>(gpu_->stream());
-  check_cuda(ctx_, op, cudaMemcpy2DAsync(d, dst_stride * elem, s, src_stride * elem, elem, n, cudaMemcpyDefault, st),
-        "cudaMemcpy2DAsync");
+  check_cuda(
+      ctx_, op,
+      cudaMemcpy2DAsync(d, dst_stride * elem, s, src_stride * elem, elem, n, cudaMemcpyDefault, st),
+      "cudaMemcpy2DAsync");
   check_cuda(ctx_, op, cudaStreamSynchronize(st), "cudaStreamSynchronize");
 }
 
 void Runtime::gpu_quiet() {
   check_cuda(ctx_, "quiet", cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(gpu_->stream())),
-        "cudaStreamSynchronize");
+             "cudaStreamSynchronize");
 }
 
 void Runtime::gpu_poll_step(const char* op, const void* ivars, std::size_t bytes, void* copy,
                             std::uint64_t start_ns, std::uint64_t step) {
   if (step > 0) {
     if (now_ns() - start_ns > ctx_.timeout_ns)
-      device::detail::host_fatalf(ctx_, op, "timed out after %llu s waiting on GPU memory at %p "
+      device::detail::host_fatalf(ctx_, op,
+                                  "timed out after %llu s waiting on GPU memory at %p "
                                   "(SYMMETRA_TIMEOUT_S sets the bound)",
-                                  static_cast<unsigned long long>(ctx_.timeout_ns / 1000000000ull), ivars);
+                                  static_cast<unsigned long long>(ctx_.timeout_ns / 1000000000ull),
+                                  ivars);
     if (step > 64) usleep(step > 1024 ? 100 : 10);
   }
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
-  check_cuda(ctx_, op, cudaMemcpyAsync(copy, ivars, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(ctx_, op, cudaMemcpyAsync(copy, ivars, bytes, cudaMemcpyDefault, s),
+             "cudaMemcpyAsync");
   check_cuda(ctx_, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
@@ -333,10 +371,12 @@ T Runtime::gpu_amo(AmoOp op, T* dest, T value, T cond, int pe) {
   auto& im = gpu_->impl();
   auto s = reinterpret_cast<cudaStream_t>(gpu_->stream());
   T* result = reinterpret_cast<T*>(im.d_result);
-  amo_kernel<T><<<1, 1, 0, s>>>(gpu_->device_context(), static_cast<int>(op), dest, value, cond, pe, result);
+  amo_kernel<T>
+      <<<1, 1, 0, s>>>(gpu_->device_context(), static_cast<int>(op), dest, value, cond, pe, result);
   check_cuda(ctx_, "atomic", cudaGetLastError(), "amo_kernel launch");
   T old{};
-  check_cuda(ctx_, "atomic", cudaMemcpyAsync(&old, result, sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync");
+  check_cuda(ctx_, "atomic", cudaMemcpyAsync(&old, result, sizeof(T), cudaMemcpyDeviceToHost, s),
+             "cudaMemcpyAsync");
   check_cuda(ctx_, "atomic", cudaStreamSynchronize(s), "cudaStreamSynchronize");
   return old;
 }

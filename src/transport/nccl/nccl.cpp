@@ -29,7 +29,8 @@ Result<const Nccl*> nccl_library() {
     lib.comm_init_rank = reinterpret_cast<decltype(lib.comm_init_rank)>(sym("ncclCommInitRank"));
     lib.comm_destroy = reinterpret_cast<decltype(lib.comm_destroy)>(sym("ncclCommDestroy"));
     lib.all_reduce = reinterpret_cast<decltype(lib.all_reduce)>(sym("ncclAllReduce"));
-    lib.get_error_string = reinterpret_cast<decltype(lib.get_error_string)>(sym("ncclGetErrorString"));
+    lib.get_error_string =
+        reinterpret_cast<decltype(lib.get_error_string)>(sym("ncclGetErrorString"));
     auto get_version = reinterpret_cast<int (*)(int*)>(sym("ncclGetVersion"));
     if (!lib.get_unique_id || !lib.comm_init_rank || !lib.comm_destroy || !lib.all_reduce ||
         !lib.get_error_string || !get_version) {
@@ -55,6 +56,8 @@ void NcclTeams::release_all() {
   for (int s = 0; s < device::kMaxTeams; ++s) release(s);
 }
 
-NcclTeams::~NcclTeams() { release_all(); }
+NcclTeams::~NcclTeams() {
+  release_all();
+}
 
 }  // namespace symmetra::detail

@@ -20,8 +20,18 @@ struct NcclUniqueId {
 using NcclComm = struct ncclComm*;
 
 // ncclDataType_t and ncclRedOp_t values.
-enum NcclType : int { kNcclInt8 = 0, kNcclUint8 = 1, kNcclInt32 = 2, kNcclUint32 = 3, kNcclInt64 = 4,
-                      kNcclUint64 = 5, kNcclFloat16 = 6, kNcclFloat32 = 7, kNcclFloat64 = 8, kNcclBfloat16 = 9 };
+enum NcclType : int {
+  kNcclInt8 = 0,
+  kNcclUint8 = 1,
+  kNcclInt32 = 2,
+  kNcclUint32 = 3,
+  kNcclInt64 = 4,
+  kNcclUint64 = 5,
+  kNcclFloat16 = 6,
+  kNcclFloat32 = 7,
+  kNcclFloat64 = 8,
+  kNcclBfloat16 = 9
+};
 enum NcclOp : int { kNcclSum = 0, kNcclProd = 1, kNcclMax = 2, kNcclMin = 3 };
 
 struct Nccl {

@@ -29,7 +29,8 @@ TEST(ThreadBootstrap, AllgatherManyRounds) {
         const std::uint64_t mine = static_cast<std::uint64_t>(round) * 100 + r;
         std::uint64_t all[kN];
         if (!bs.allgather(&mine, all, sizeof(mine)).ok()) ++errors[r];
-        for (int k = 0; k < kN; ++k) errors[r] += all[k] != static_cast<std::uint64_t>(round) * 100 + k;
+        for (int k = 0; k < kN; ++k)
+          errors[r] += all[k] != static_cast<std::uint64_t>(round) * 100 + k;
         if (round % 7 == 0 && !bs.barrier().ok()) ++errors[r];
       }
     });
@@ -76,7 +77,8 @@ TEST(Rendezvous, AllgatherAndFdPassingBetweenProcesses) {
       // Each PE shares a memfd holding its rank; every PE reads every other's through the fd.
       const int fd = memfd_create("t", 0);
       if (ftruncate(fd, 4096) != 0) _exit(13);
-      auto* mine = static_cast<int*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+      auto* mine =
+          static_cast<int*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
       *mine = 1000 + r;
       std::vector<int> fds;
       if (!bs->allgather_fds(fd, &fds).ok() || fds.size() != kN) _exit(14);
@@ -127,10 +129,11 @@ TEST(Rendezvous, ClientLeavingEarlyAbortsTheOthers) {
 }
 
 TEST(LauncherEnv, RecognizesEachLauncher) {
-  for (const char* v : {"SYMMETRA_RANK", "SYMMETRA_SIZE", "SYMMETRA_BOOTSTRAP", "OMPI_COMM_WORLD_RANK",
-                        "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS",
-                        "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "SYMMETRA_LOCAL_RANK",
-                        "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"})
+  for (const char* v :
+       {"SYMMETRA_RANK", "SYMMETRA_SIZE", "SYMMETRA_BOOTSTRAP", "OMPI_COMM_WORLD_RANK",
+        "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "RANK",
+        "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "SYMMETRA_LOCAL_RANK",
+        "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "LOCAL_RANK"})
     unsetenv(v);
   auto none = launch_info_from_env();
   ASSERT_TRUE(none.ok());
@@ -153,7 +156,8 @@ TEST(LauncherEnv, RecognizesEachLauncher) {
   setenv("LOCAL_RANK", "8", 1);
   auto out_of_job = launch_info_from_env();
   ASSERT_FALSE(out_of_job.ok());
-  EXPECT_NE(out_of_job.status().message().find("LOCAL_RANK=8 is not a local rank"), std::string::npos)
+  EXPECT_NE(out_of_job.status().message().find("LOCAL_RANK=8 is not a local rank"),
+            std::string::npos)
       << out_of_job.status().message();
   setenv("LOCAL_RANK", "2", 1);
 
@@ -180,8 +184,10 @@ TEST(LauncherEnv, RecognizesEachLauncher) {
   auto bad = launch_info_from_env();
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("does not fit"), std::string::npos);
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID",
-                        "SLURM_NTASKS", "SLURM_JOB_ID", "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK"})
+  for (const char* v :
+       {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+        "SLURM_PROCID", "SLURM_NTASKS", "SLURM_JOB_ID", "RANK", "WORLD_SIZE", "MASTER_ADDR",
+        "MASTER_PORT", "LOCAL_RANK"})
     unsetenv(v);
 }
 

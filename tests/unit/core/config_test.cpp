@@ -57,7 +57,8 @@ TEST(Config, ReadsCpuCount) {
     setenv("SYMMETRA_CPUS", bad, 1);
     auto c = config_from_env();
     ASSERT_FALSE(c.ok()) << bad;
-    EXPECT_NE(c.status().message().find("SYMMETRA_CPUS='" + std::string(bad) + "'"), std::string::npos);
+    EXPECT_NE(c.status().message().find("SYMMETRA_CPUS='" + std::string(bad) + "'"),
+              std::string::npos);
   }
   unsetenv("SYMMETRA_CPUS");
 }

@@ -20,12 +20,14 @@ device::TeamDesc team(int size, int local) {
 }
 
 TEST(Selector, ParsesTablesAndRejectsBadLines) {
-  auto rows = Selector::parse_table("# comment\nallreduce 8 8 1024 ll_two_shot\n\nallreduce 8 8 99999 two_shot # tail\n", "t");
+  auto rows = Selector::parse_table(
+      "# comment\nallreduce 8 8 1024 ll_two_shot\n\nallreduce 8 8 99999 two_shot # tail\n", "t");
   ASSERT_TRUE(rows.ok()) << rows.status().message();
   ASSERT_EQ(rows.value().size(), 2u);
   EXPECT_EQ(rows.value()[1].max_bytes, 99999u);
   EXPECT_EQ(rows.value()[1].algo, A::kTwoShot);
-  for (const char* bad : {"allreduce 8 8 1024 fastest\n", "allreduce 8 8\n", "broadcast 8 8 1 ring\n", "allreduce 8 8 1 auto\n"}) {
+  for (const char* bad : {"allreduce 8 8 1024 fastest\n", "allreduce 8 8\n",
+                          "broadcast 8 8 1 ring\n", "allreduce 8 8 1 auto\n"}) {
     auto r = Selector::parse_table(bad, "file.txt");
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("file.txt:1"), std::string::npos) << r.status().message();
@@ -33,13 +35,16 @@ TEST(Selector, ParsesTablesAndRejectsBadLines) {
 }
 
 TEST(Selector, TableRowsMatchShapeAndSize) {
-  Selector s(A::kAuto, {{4, 4, 1024, A::kRecursiveDoubling}, {4, 4, 1u << 20, A::kRing}, {4, 2, 1u << 30, A::kHierarchical}});
+  Selector s(A::kAuto, {{4, 4, 1024, A::kRecursiveDoubling},
+                        {4, 4, 1u << 20, A::kRing},
+                        {4, 2, 1u << 30, A::kHierarchical}});
   EXPECT_EQ(s.pick(team(4, 4), 8, true, false), A::kRecursiveDoubling);
   EXPECT_EQ(s.pick(team(4, 4), 1024, true, false), A::kRecursiveDoubling);
   EXPECT_EQ(s.pick(team(4, 4), 1025, true, false), A::kRing);
   EXPECT_EQ(s.pick(team(4, 2), 1025, true, false), A::kHierarchical);
   // Past the table, or another shape: the defaults.
-  EXPECT_EQ(s.pick(team(4, 4), 2u << 20, true, false), coll::default_algo(team(4, 4), 2u << 20, false));
+  EXPECT_EQ(s.pick(team(4, 4), 2u << 20, true, false),
+            coll::default_algo(team(4, 4), 2u << 20, false));
   EXPECT_EQ(s.pick(team(8, 8), 64, true, true), A::kRecursiveDoubling);
   EXPECT_EQ(s.pick(team(8, 8), 32 << 10, true, true), A::kLLTwoShot);
   // Ring needs symmetric buffers: the LL algorithm of the team's shape instead.
@@ -59,7 +64,8 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(2, 2), 64 << 20, true), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 10, true), A::kHierarchical);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kRing);
-  EXPECT_EQ(coll::default_algo(team(8, 0), 64, true), A::kHierarchical);  // irregular: every member a host
+  EXPECT_EQ(coll::default_algo(team(8, 0), 64, true),
+            A::kHierarchical);  // irregular: every member a host
   EXPECT_EQ(coll::default_algo(team(4, 4), 64, false), A::kRecursiveDoubling);
   EXPECT_EQ(coll::default_algo(team(4, 4), 512, false), A::kTwoShot);
   EXPECT_EQ(coll::default_algo(team(4, 4), 32 << 10, false), A::kTwoShot);
@@ -72,17 +78,21 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
 
 TEST(Selector, NcclTakesTheMiddleSizesWhereItCanServe) {
   Selector plain;
-  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove, true, true, true), coll::default_algo(team(8, 8), Selector::kNcclAbove, true));
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove, true, true, true),
+            coll::default_algo(team(8, 8), Selector::kNcclAbove, true));
   EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove + 1, true, true, true), A::kNccl);
   EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, true), A::kNccl);
   EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo, true, true, true), A::kNccl);
   EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo + 1, true, true, true), A::kTwoShot);
   EXPECT_EQ(plain.pick(team(2, 2), 64 << 20, true, true, true), A::kOneShot);
-  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, false), A::kLLTwoShot);  // NCCL cannot serve
-  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, false, true), coll::default_algo(team(8, 8), 512 << 10, false));  // CPU
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, false),
+            A::kLLTwoShot);  // NCCL cannot serve
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, false, true),
+            coll::default_algo(team(8, 8), 512 << 10, false));  // CPU
   Selector table(A::kAuto, {{8, 8, ~std::size_t{0}, A::kNccl}});
   EXPECT_EQ(table.pick(team(8, 8), 64, true, true, true), A::kNccl);
-  EXPECT_EQ(table.pick(team(8, 8), 64, true, true, false), coll::default_algo(team(8, 8), 64, true));
+  EXPECT_EQ(table.pick(team(8, 8), 64, true, true, false),
+            coll::default_algo(team(8, 8), 64, true));
 }
 
 TEST(Selector, EnvironmentForcesAndReportsBadValues) {

@@ -28,8 +28,8 @@ TEST(Context, PeerAddsIndexDistanceTimesStride) {
   EXPECT_EQ(reinterpret_cast<std::byte*>(c.peer(x, 3)), heaps + 2 * 4096 + 128);
   EXPECT_EQ(c.peer(x, 0), x);
   EXPECT_EQ(ptr(c, x, 3), c.peer(x, 3));
-  EXPECT_EQ(ptr(c, x, 1), nullptr);   // unreachable PE
-  EXPECT_EQ(ptr(c, x, 7), nullptr);   // no such PE
+  EXPECT_EQ(ptr(c, x, 1), nullptr);  // unreachable PE
+  EXPECT_EQ(ptr(c, x, 7), nullptr);  // no such PE
   EXPECT_EQ(ptr(c, x, -1), nullptr);
   long outside = 0;
   EXPECT_EQ(ptr(c, &outside, 2), nullptr);  // not symmetric

@@ -1,5 +1,5 @@
-// Argument checks of the data path (docs/design.md §4): on when Context::kCheckArgs is set (debug builds
-// and SYMMETRA_CHECK=1). A failed check prints "[pe N] op: what was wrong" and ends the job:
+// Argument checks of the data path (docs/design.md §4): on when Context::kCheckArgs is set (debug
+// builds and SYMMETRA_CHECK=1). A failed check prints "[pe N] op: what was wrong" and ends the job:
 // on the CPU through host_fatal, on the GPU by printf and trap.
 #pragma once
 
@@ -12,10 +12,10 @@
 #include "symmetra/device/impl/host_hooks.hpp"
 
 #if SYMMETRA_DEVICE_PASS
-#define SYMMETRA_FATAL(ctx, op, fmt, ...)                                  \
-  do {                                                                     \
-    printf("[pe %d] %s: " fmt "\n", (ctx).my_pe, (op), ##__VA_ARGS__);    \
-    __trap();                                                              \
+#define SYMMETRA_FATAL(ctx, op, fmt, ...)                              \
+  do {                                                                 \
+    printf("[pe %d] %s: " fmt "\n", (ctx).my_pe, (op), ##__VA_ARGS__); \
+    __trap();                                                          \
   } while (0)
 #else
 #define SYMMETRA_FATAL(ctx, op, fmt, ...) \
@@ -24,7 +24,9 @@
 
 namespace symmetra::device::detail {
 
-SYMMETRA_INLINE bool checks_on(const Context& ctx) { return (ctx.flags & Context::kCheckArgs) != 0; }
+SYMMETRA_INLINE bool checks_on(const Context& ctx) {
+  return (ctx.flags & Context::kCheckArgs) != 0;
+}
 
 SYMMETRA_INLINE void check_pe(const Context& ctx, const char* op, int pe) {
   if (pe < 0 || pe >= ctx.n_pes)
@@ -46,9 +48,11 @@ SYMMETRA_INLINE void check_symmetric(const Context& ctx, const char* op, const v
   if (a < lo || a >= hi)
     SYMMETRA_FATAL(ctx, op, "address %p is not in the symmetric heap [%p, %p)%s", p,
                    reinterpret_cast<void*>(lo), reinterpret_cast<void*>(hi),
-                   ctx.static_bytes                           ? ""
-                   : (ctx.flags & Context::kDeviceHeap) != 0 ? " (on the GPU backend only the heap is symmetric, in device memory: global and static variables are not)"
-                                                              : " (static data is symmetric only for OpenSHMEM programs of processes)");
+                   ctx.static_bytes ? ""
+                   : (ctx.flags & Context::kDeviceHeap) != 0
+                       ? " (on the GPU backend only the heap is symmetric, in device memory: "
+                         "global and static variables are not)"
+                       : " (static data is symmetric only for OpenSHMEM programs of processes)");
   if (bytes > hi - a)
     SYMMETRA_FATAL(ctx, op, "range %p + %llu bytes runs past the end of the symmetric heap at %p",
                    p, static_cast<unsigned long long>(bytes), reinterpret_cast<void*>(hi));

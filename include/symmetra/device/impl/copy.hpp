@@ -27,7 +27,8 @@ inline constexpr std::size_t kCopyInMin = 2048, kCopyInMax = 524288, kCopyInCoal
 SYMMETRA_INLINE bool copy_in_wins(void* dst, const void* src, std::size_t bytes) {
   if (bytes < kCopyInMin || bytes > kCopyInMax) return false;
   return bytes < kCopyInCoaligned ||
-         ((reinterpret_cast<std::uintptr_t>(dst) - reinterpret_cast<std::uintptr_t>(src)) & 63) != 0;
+         ((reinterpret_cast<std::uintptr_t>(dst) - reinterpret_cast<std::uintptr_t>(src)) & 63) !=
+             0;
 }
 #endif
 

@@ -1,9 +1,9 @@
 // Layout of the internal header at the start of every PE's symmetric heap.
 //
-// Everything the protocols share lives in symmetric memory as plain integers (docs/design.md §1.1), so
-// the same code synchronizes CPU threads, CPU processes and GPU kernels. The data heap holds,
-// in order: this header, the collective workspace (coll/workspace.hpp, Context::ws_bytes per
-// team slot), then user allocations at Context::heap_base + reserved_bytes(ctx).
+// Everything the protocols share lives in symmetric memory as plain integers (docs/design.md §1.1),
+// so the same code synchronizes CPU threads, CPU processes and GPU kernels. The data heap holds, in
+// order: this header, the collective workspace (coll/workspace.hpp, Context::ws_bytes per team
+// slot), then user allocations at Context::heap_base + reserved_bytes(ctx).
 #pragma once
 
 #include <cstddef>
@@ -18,19 +18,24 @@ inline constexpr int kSyncRounds = 32;  // dissemination rounds: enough for 2^32
 
 // Why a job is stopping (HeapHeader::abort_why), for the message of every PE that stops.
 enum class AbortWhy : std::uint32_t {
-  kFailed = 0,  // the PE hit an error and printed it
-  kLeft = 1,    // the PE's process ended without finalize (exit, a return from main)
-  kGone = 2,    // the PE's connection to the job's rendezvous closed (killed, crashed, or left)
-  kExit = 3,    // the PE called shmem_global_exit
-  kHubGone = 4, // the job's rendezvous (symrun, or the process of the PE that hosted it) is gone
+  kFailed = 0,   // the PE hit an error and printed it
+  kLeft = 1,     // the PE's process ended without finalize (exit, a return from main)
+  kGone = 2,     // the PE's connection to the job's rendezvous closed (killed, crashed, or left)
+  kExit = 3,     // the PE called shmem_global_exit
+  kHubGone = 4,  // the job's rendezvous (symrun, or the process of the PE that hosted it) is gone
 };
 SYMMETRA_INLINE const char* abort_text(AbortWhy why) {
   switch (why) {
-    case AbortWhy::kLeft: return "left the job without finalize";
-    case AbortWhy::kGone: return "is gone (its process ended without finalize, or was killed)";
-    case AbortWhy::kExit: return "ended the job (global exit)";
-    case AbortWhy::kHubGone: return "is gone, and with it the job's rendezvous";
-    default: return "failed (see its message)";
+    case AbortWhy::kLeft:
+      return "left the job without finalize";
+    case AbortWhy::kGone:
+      return "is gone (its process ended without finalize, or was killed)";
+    case AbortWhy::kExit:
+      return "ended the job (global exit)";
+    case AbortWhy::kHubGone:
+      return "is gone, and with it the job's rendezvous";
+    default:
+      return "failed (see its message)";
   }
 }
 inline constexpr std::uint32_t kHeaderMagic = 0x53594d31;  // "SYM1"
@@ -130,7 +135,9 @@ SYMMETRA_INLINE constexpr std::uint64_t reserved_bytes(int n_pes, std::uint64_t 
 // The collective workspace of team slot `slot` on this PE, and its size.
 SYMMETRA_INLINE std::byte* workspace(const Context& ctx, int slot) {
   return ctx.heap_base + header_bytes(ctx.n_pes) +
-         (slot == 0 ? 0 : ctx.ws_world_bytes + ctx.ws_team_bytes * static_cast<std::uint64_t>(slot - 1));
+         (slot == 0
+              ? 0
+              : ctx.ws_world_bytes + ctx.ws_team_bytes * static_cast<std::uint64_t>(slot - 1));
 }
 SYMMETRA_INLINE std::uint64_t workspace_bytes(const Context& ctx, int slot) {
   return slot == 0 ? ctx.ws_world_bytes : ctx.ws_team_bytes;
@@ -147,7 +154,8 @@ SYMMETRA_INLINE std::uint64_t lane_bytes(const Context& ctx, int slot) {
   return workspace_bytes(ctx, slot) / static_cast<std::uint64_t>(workspace_lanes(ctx)) / 16 * 16;
 }
 SYMMETRA_INLINE std::byte* lane(const Context& ctx, int slot, int channel) {
-  return workspace(ctx, slot) + lane_bytes(ctx, slot) * static_cast<std::uint64_t>(channel % workspace_lanes(ctx));
+  return workspace(ctx, slot) +
+         lane_bytes(ctx, slot) * static_cast<std::uint64_t>(channel % workspace_lanes(ctx));
 }
 // The chunk count of that lane: coll_seq for lane 0 (and every channel on the CPU), chan_coll
 // for the others. One count per lane keeps its packets' flags and parities in one sequence.
@@ -161,6 +169,8 @@ SYMMETRA_INLINE std::uint64_t* ready_row(HeapHeader* h, int slot, int n_pes) {
   return scratch(h, kMaxTeams + slot, n_pes);
 }
 
-SYMMETRA_INLINE int team_pe(const TeamDesc& t, int rank) { return t.start + rank * t.stride; }
+SYMMETRA_INLINE int team_pe(const TeamDesc& t, int rank) {
+  return t.start + rank * t.stride;
+}
 
 }  // namespace symmetra::device::detail

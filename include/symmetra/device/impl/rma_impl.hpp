@@ -13,8 +13,8 @@ namespace symmetra::device {
 namespace detail {
 // Types p/g move with one atomic access, so a PE polling the word never sees a torn value.
 template <class T>
-inline constexpr bool kWordSized =
-    std::is_arithmetic_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+inline constexpr bool kWordSized = std::is_arithmetic_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 ||
+                                                               sizeof(T) == 4 || sizeof(T) == 8);
 }  // namespace detail
 
 namespace detail {
@@ -55,8 +55,8 @@ template <class T>
 SYMMETRA_INLINE void p_to(const Context& ctx, T* remote, T* dest, T value, int pe) {
   if constexpr (kWordSized<T>) {
     if (checks_on(ctx)) check_aligned(ctx, "p", dest, sizeof(T));
-    // Unordered by contract (fence() orders it). The CPU store is a release anyway (free on
-    // x86, and ThreadSanitizer sees it); on the GPU a release would cost a system fence.
+      // Unordered by contract (fence() orders it). The CPU store is a release anyway (free on
+      // x86, and ThreadSanitizer sees it); on the GPU a release would cost a system fence.
 #if SYMMETRA_DEVICE_PASS
     atomic_store(remote, value, kRelaxed);
 #else
@@ -93,12 +93,14 @@ SYMMETRA_INLINE void getmem(Group g, const Context& ctx, void* dest, const void*
 }
 
 template <class Group, class T>
-SYMMETRA_INLINE void put(Group g, const Context& ctx, T* dest, const T* src, std::size_t n, int pe) {
+SYMMETRA_INLINE void put(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
+                         int pe) {
   putmem(g, ctx, dest, src, n * sizeof(T), pe);
 }
 
 template <class Group, class T>
-SYMMETRA_INLINE void get(Group g, const Context& ctx, T* dest, const T* src, std::size_t n, int pe) {
+SYMMETRA_INLINE void get(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
+                         int pe) {
   getmem(g, ctx, dest, src, n * sizeof(T), pe);
 }
 
@@ -143,14 +145,17 @@ SYMMETRA_INLINE void iput(Group grp, const Context& ctx, T* dest, const T* src,
   if (n == 0) return;
   if (detail::checks_on(ctx)) {
     detail::check_remote(ctx, "iput", dest, sizeof(T), pe);
-    detail::check_remote(ctx, "iput", dest + static_cast<std::ptrdiff_t>(n - 1) * dst_stride, sizeof(T), pe);
+    detail::check_remote(ctx, "iput", dest + static_cast<std::ptrdiff_t>(n - 1) * dst_stride,
+                         sizeof(T), pe);
   }
   T* remote = ctx.peer(dest, pe);
   for (std::size_t i = grp.thread_rank(); i < n; i += grp.size())
-    remote[static_cast<std::ptrdiff_t>(i) * dst_stride] = src[static_cast<std::ptrdiff_t>(i) * src_stride];
+    remote[static_cast<std::ptrdiff_t>(i) * dst_stride] =
+        src[static_cast<std::ptrdiff_t>(i) * src_stride];
   grp.sync();
   if (grp.thread_rank() == 0)
-    detail::notify(ctx, pe, dest, static_cast<std::size_t>(n) * sizeof(T) * (dst_stride < 0 ? 1 : dst_stride));
+    detail::notify(ctx, pe, dest,
+                   static_cast<std::size_t>(n) * sizeof(T) * (dst_stride < 0 ? 1 : dst_stride));
 }
 
 template <class Group, class T>
@@ -160,11 +165,13 @@ SYMMETRA_INLINE void iget(Group grp, const Context& ctx, T* dest, const T* src,
   if (n == 0) return;
   if (detail::checks_on(ctx)) {
     detail::check_remote(ctx, "iget", src, sizeof(T), pe);
-    detail::check_remote(ctx, "iget", src + static_cast<std::ptrdiff_t>(n - 1) * src_stride, sizeof(T), pe);
+    detail::check_remote(ctx, "iget", src + static_cast<std::ptrdiff_t>(n - 1) * src_stride,
+                         sizeof(T), pe);
   }
   const T* remote = ctx.peer(src, pe);
   for (std::size_t i = grp.thread_rank(); i < n; i += grp.size())
-    dest[static_cast<std::ptrdiff_t>(i) * dst_stride] = remote[static_cast<std::ptrdiff_t>(i) * src_stride];
+    dest[static_cast<std::ptrdiff_t>(i) * dst_stride] =
+        remote[static_cast<std::ptrdiff_t>(i) * src_stride];
   grp.sync();
 }
 

@@ -13,8 +13,8 @@ namespace detail {
 // one thread releases at system scope (cumulative over the group's stores, which the group sync
 // ordered before it). Threads: every thread of `g`.
 template <class Group>
-SYMMETRA_INLINE void group_signal(Group g, const Context& ctx, std::uint64_t* sig, std::uint64_t value,
-                                  SignalOp op, int pe) {
+SYMMETRA_INLINE void group_signal(Group g, const Context& ctx, std::uint64_t* sig,
+                                  std::uint64_t value, SignalOp op, int pe) {
   g.sync();
   if (g.thread_rank() == 0) {
     AtomicRef<std::uint64_t> s(*ctx.peer(sig, pe));

@@ -8,13 +8,16 @@
 
 namespace symmetra::device {
 
-SYMMETRA_INLINE void fence(const Context&) { detail::fence_seq_cst(); }
+SYMMETRA_INLINE void fence(const Context&) {
+  detail::fence_seq_cst();
+}
 SYMMETRA_INLINE void quiet(const Context& ctx) {
   detail::fence_seq_cst();
 #if SYMMETRA_DEVICE_PASS
   (void)ctx;
 #else
-  if (detail::nbi_targets.n != 0) detail::host_wake_nbi_targets(ctx, detail::nbi_targets);  // after the fence
+  if (detail::nbi_targets.n != 0)
+    detail::host_wake_nbi_targets(ctx, detail::nbi_targets);  // after the fence
 #endif
 }
 
@@ -25,8 +28,8 @@ namespace detail {
 // number of calls, so "announcement >= my count" is the test and nothing is ever reset. A
 // partner that is already one sync ahead has passed this one, which is what the test accepts.
 SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
-  if (checks_on(ctx) && (team < 0 || team >= kMaxTeams || ctx.teams[team].size == 0 ||
-                         ctx.teams[team].my_rank < 0))
+  if (checks_on(ctx) &&
+      (team < 0 || team >= kMaxTeams || ctx.teams[team].size == 0 || ctx.teams[team].my_rank < 0))
     SYMMETRA_FATAL(ctx, "sync", "team handle %d is not a team this PE belongs to", team);
   const TeamDesc t = ctx.teams[team];
   HeapHeader* me = my_header(ctx);
@@ -39,7 +42,8 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
     HeapHeader* root = peer_header(ctx, team_pe(t, 0));
     const std::uint64_t target = me->team_base[t.slot] + seq * static_cast<std::uint64_t>(t.size);
     const std::uint64_t before =
-        symmetra::detail::AtomicRef<std::uint64_t>(root->team_count[t.slot]).fetch_add(1, symmetra::detail::kAcqRel);
+        symmetra::detail::AtomicRef<std::uint64_t>(root->team_count[t.slot])
+            .fetch_add(1, symmetra::detail::kAcqRel);
     if (before + 1 == target) {
       for (int r = 0; r < t.size; ++r) {
         const int pe = team_pe(t, r);
@@ -62,12 +66,16 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
     // On a timeout, say whether the partner started this sync at all (its own count).
     const int from = team_pe(t, (t.my_rank - dist + t.size) % t.size);
     const int slot = t.slot;
-    wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq, [ctx, from, slot, round, seq] {
-      const std::uint64_t theirs = atomic_load(&peer_header(ctx, from)->team_seq[slot], kRelaxed);
-      printf("[pe %d] sync: team slot %d round %d waits for PE %d's sync %llu; PE %d has started %llu syncs on the slot\n",
-             ctx.my_pe, slot, round, from, static_cast<unsigned long long>(seq), from,
-             static_cast<unsigned long long>(theirs));
-    });
+    wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq,
+               [ctx, from, slot, round, seq] {
+                 const std::uint64_t theirs =
+                     atomic_load(&peer_header(ctx, from)->team_seq[slot], kRelaxed);
+                 printf(
+                     "[pe %d] sync: team slot %d round %d waits for PE %d's sync %llu; PE %d has "
+                     "started %llu syncs on the slot\n",
+                     ctx.my_pe, slot, round, from, static_cast<unsigned long long>(seq), from,
+                     static_cast<unsigned long long>(theirs));
+               });
 #else
     wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq);
 #endif

@@ -21,12 +21,18 @@ namespace symmetra::device::detail {
 template <class T>
 SYMMETRA_INLINE bool compare(T a, Cmp cmp, T b) {
   switch (cmp) {
-    case Cmp::kEq: return a == b;
-    case Cmp::kNe: return a != b;
-    case Cmp::kGt: return a > b;
-    case Cmp::kGe: return a >= b;
-    case Cmp::kLt: return a < b;
-    case Cmp::kLe: return a <= b;
+    case Cmp::kEq:
+      return a == b;
+    case Cmp::kNe:
+      return a != b;
+    case Cmp::kGt:
+      return a > b;
+    case Cmp::kGe:
+      return a >= b;
+    case Cmp::kLt:
+      return a < b;
+    case Cmp::kLe:
+      return a <= b;
   }
   return false;
 }
@@ -37,7 +43,8 @@ SYMMETRA_INLINE bool compare(T a, Cmp cmp, T b) {
 // registration): notify() for each store, quiet() for put_nbi's (host_wake_nbi_targets).
 inline void ring_if_watched(HeapHeader* h, std::uint64_t lo, std::uint64_t hi) {
   if (atomic_load(&h->waiters, kRelaxed) == 0) return;
-  if (lo < atomic_load(&h->watch_hi, kRelaxed) && hi > atomic_load(&h->watch_lo, kRelaxed)) host_wake(h);
+  if (lo < atomic_load(&h->watch_hi, kRelaxed) && hi > atomic_load(&h->watch_lo, kRelaxed))
+    host_wake(h);
 }
 #endif
 
@@ -105,11 +112,13 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 // behind waiting work of another stream in a shared hardware queue; either way it never comes.
 __device__ __noinline__ inline void print_shared_gpu_hint(const Context& ctx) {
   if (ctx.flags & Context::kSharedGpu)
-    printf("[pe %d] hint: PEs share this GPU; a PE whose host thread is in cudaDeviceSynchronize, "
-           "cudaFree, cudaFreeHost, cudaHostUnregister or a lazily loaded kernel's first launch, "
-           "or whose stream shares a hardware queue with a waiting stream (stream-ordered signal "
-           "waits; graphs not launched by Runtime::launch_graph), never runs its kernel "
-           "(docs/gpu_backend.md)\n", ctx.my_pe);
+    printf(
+        "[pe %d] hint: PEs share this GPU; a PE whose host thread is in cudaDeviceSynchronize, "
+        "cudaFree, cudaFreeHost, cudaHostUnregister or a lazily loaded kernel's first launch, "
+        "or whose stream shares a hardware queue with a waiting stream (stream-ordered signal "
+        "waits; graphs not launched by Runtime::launch_graph), never runs its kernel "
+        "(docs/gpu_backend.md)\n",
+        ctx.my_pe);
 }
 
 // The PE whose failure or departure the host marked in this PE's control header (Context::
@@ -125,7 +134,8 @@ __device__ __forceinline__ int aborted_by(const Context& ctx) {
 // The cold end of a GPU wait that another PE's failure stopped.
 __device__ __noinline__ inline void report_abort(const Context& ctx, const char* op, int failed) {
   const auto* h = static_cast<const HeapHeader*>(ctx.host_header);
-  const auto why = static_cast<AbortWhy>(*reinterpret_cast<const volatile std::uint32_t*>(&h->abort_why));
+  const auto why =
+      static_cast<AbortWhy>(*reinterpret_cast<const volatile std::uint32_t*>(&h->abort_why));
   if (failed - 1 < ctx.n_pes) {
     printf("[pe %d] %s: stopping: PE %d %s\n", ctx.my_pe, op, failed - 1, abort_text(why));
   } else {
@@ -186,7 +196,8 @@ SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo
     if (!waiter.park(bell)) {
       char what[192];
       describe(what, sizeof(what));
-      host_fatalf(ctx, op, "timed out after %llu s waiting for %s (SYMMETRA_TIMEOUT_S sets the bound)",
+      host_fatalf(ctx, op,
+                  "timed out after %llu s waiting for %s (SYMMETRA_TIMEOUT_S sets the bound)",
                   static_cast<unsigned long long>(ctx.timeout_ns / 1000000000ull), what);
     }
   }
@@ -202,8 +213,8 @@ SYMMETRA_INLINE void describe_cmp(char* buf, unsigned n, const void* addr, Cmp c
 #if SYMMETRA_DEVICE_PASS
   (void)n;
   buf[0] = 0;
-  printf("%p %s %lld, seen %lld: ", addr, ops[static_cast<int>(cmp)],
-         static_cast<long long>(value), static_cast<long long>(seen));
+  printf("%p %s %lld, seen %lld: ", addr, ops[static_cast<int>(cmp)], static_cast<long long>(value),
+         static_cast<long long>(seen));
 #else
   snprintf(buf, n, "%p %s %lld, seen %lld", addr, ops[static_cast<int>(cmp)],
            static_cast<long long>(value), static_cast<long long>(seen));

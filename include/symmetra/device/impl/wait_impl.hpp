@@ -57,8 +57,7 @@ SYMMETRA_INLINE std::size_t scan_some(const T* ivars, std::size_t n, std::size_t
                                       const int* status, Cmp cmp, Value v) {
   std::size_t count = 0;
   for (std::size_t i = 0; i < n; ++i)
-    if (included(status, i) && compare(poll_load(&ivars[i]), cmp, v(i)))
-      indices[count++] = i;
+    if (included(status, i) && compare(poll_load(&ivars[i]), cmp, v(i))) indices[count++] = i;
   return count;
 }
 
@@ -80,8 +79,8 @@ SYMMETRA_INLINE void describe_set(char* buf, unsigned n, const void* ivars, std:
 }
 
 template <class T, class Value>
-SYMMETRA_INLINE void wait_all(const Context& ctx, const T* ivars, std::size_t n,
-                              const int* status, Cmp cmp, Value v) {
+SYMMETRA_INLINE void wait_all(const Context& ctx, const T* ivars, std::size_t n, const int* status,
+                              Cmp cmp, Value v) {
   wait_for(
       ctx, "wait_until_all", ivars, ivars + n, [&] { return scan_all(ivars, n, status, cmp, v); },
       [&](char* b, unsigned m) { describe_set(b, m, ivars, n, "all"); });
@@ -140,9 +139,8 @@ SYMMETRA_INLINE void wait_until_all_vector(const Context& ctx, const T* ivars, s
   detail::wait_all(ctx, ivars, n, status, cmp, detail::Vector<T>{values});
 }
 template <class T>
-SYMMETRA_INLINE std::size_t wait_until_any_vector(const Context& ctx, const T* ivars,
-                                                  std::size_t n, const int* status, Cmp cmp,
-                                                  const T* values) {
+SYMMETRA_INLINE std::size_t wait_until_any_vector(const Context& ctx, const T* ivars, std::size_t n,
+                                                  const int* status, Cmp cmp, const T* values) {
   return detail::wait_any(ctx, ivars, n, status, cmp, detail::Vector<T>{values});
 }
 template <class T>
@@ -180,12 +178,14 @@ SYMMETRA_INLINE bool test_all(const Context&, const T* ivars, std::size_t n, con
 template <class T>
 SYMMETRA_INLINE std::size_t test_any(const Context& ctx, const T* ivars, std::size_t n,
                                      const int* status, Cmp cmp, T value) {
-  return detail::acquired_index(detail::scan_any(ctx, ivars, n, status, cmp, detail::Scalar<T>{value}));
+  return detail::acquired_index(
+      detail::scan_any(ctx, ivars, n, status, cmp, detail::Scalar<T>{value}));
 }
 template <class T>
 SYMMETRA_INLINE std::size_t test_some(const Context&, const T* ivars, std::size_t n,
                                       std::size_t* indices, const int* status, Cmp cmp, T value) {
-  return detail::acquired_count(detail::scan_some(ivars, n, indices, status, cmp, detail::Scalar<T>{value}));
+  return detail::acquired_count(
+      detail::scan_some(ivars, n, indices, status, cmp, detail::Scalar<T>{value}));
 }
 template <class T>
 SYMMETRA_INLINE bool test_all_vector(const Context&, const T* ivars, std::size_t n,
@@ -195,13 +195,15 @@ SYMMETRA_INLINE bool test_all_vector(const Context&, const T* ivars, std::size_t
 template <class T>
 SYMMETRA_INLINE std::size_t test_any_vector(const Context& ctx, const T* ivars, std::size_t n,
                                             const int* status, Cmp cmp, const T* values) {
-  return detail::acquired_index(detail::scan_any(ctx, ivars, n, status, cmp, detail::Vector<T>{values}));
+  return detail::acquired_index(
+      detail::scan_any(ctx, ivars, n, status, cmp, detail::Vector<T>{values}));
 }
 template <class T>
 SYMMETRA_INLINE std::size_t test_some_vector(const Context&, const T* ivars, std::size_t n,
                                              std::size_t* indices, const int* status, Cmp cmp,
                                              const T* values) {
-  return detail::acquired_count(detail::scan_some(ivars, n, indices, status, cmp, detail::Vector<T>{values}));
+  return detail::acquired_count(
+      detail::scan_some(ivars, n, indices, status, cmp, detail::Vector<T>{values}));
 }
 
 }  // namespace symmetra::device
