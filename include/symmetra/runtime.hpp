@@ -13,15 +13,23 @@
 // the PE on failure.
 #pragma once
 
+// The layers below the runtime reach it only through their own interfaces (docs/design.md §2);
+// the build defines this in them, so that including the runtime there fails here.
+#if defined(SYMMETRA_LAYER_BELOW_RUNTIME)
+#error "a layer below the runtime includes symmetra/runtime.hpp: go through its interface"
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <vector>
 
 #include "symmetra/coll.hpp"
+#include "symmetra/coll/call.hpp"
 #include "symmetra/data_type.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/error.hpp"
@@ -35,7 +43,7 @@ namespace detail {
 class Bootstrap;
 class SymmetricHeap;
 class Allocator;
-class GpuState;
+class Backend;
 class Selector;
 class NcclTeams;
 struct Config;
@@ -504,7 +512,7 @@ class Runtime {
   template <class T>
   void reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce,
                       coll::ReduceOp op);
-  // All-reduce through the selector (src/runtime/selector.hpp: SYMMETRA_ALGO, the tuned table,
+  // All-reduce through the selector (src/coll/selector.hpp: SYMMETRA_ALGO, the tuned table,
   // the defaults), or `algo` when given. dest may be source, and either may be private memory:
   // the selector then keeps to algorithms that allow it.
   template <class T>
@@ -565,79 +573,47 @@ class Runtime {
                          int from, std::size_t chunk_elems, Stream s);
 
  private:
-  // A collective for the GPU backend's kernels, with its element type erased
-  // (src/transport/cuda/coll_ops.cu). stream null: the internal stream, waited for.
-  enum class CollKind : int {
-    kBroadcast,
-    kFcollect,
-    kFcollectRead,
-    kFcollectRing,
-    kCollect,
-    kAlltoall,
-    kAlltoalls,
-    kReduce,
-    kReduceScatter,
-    kAllreduce,
-    kPermute,
-    kBarrier,
-    kSync
-  };
-  struct CollCall {
-    CollKind kind;
-    DataType type;
-    int team;
-    void* dest;
-    const void* source;
-    std::size_t nelems;
-    int root = 0;                                   // broadcast
-    std::ptrdiff_t dst_stride = 1, src_stride = 1;  // alltoalls
-    coll::ReduceOp op = coll::ReduceOp::kSum;
-    coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto;
-    int to = -1, from = -1;  // permute
-    std::size_t chunk = 1;
-  };
-  void gpu_collective(const CollCall& call, Stream stream, const char* op);
+  // A collective call, resolved and checked, to the backend (src/runtime/backend_ops.cpp):
+  // channels, the NCCL route, the kernels. stream null: the internal stream, waited for.
+  void gpu_collective(const coll::Call& call, Stream stream, const char* op);
   // Channels (blocks) for a GPU collective call (coll/channel.hpp): by the data the call moves,
   // SYMMETRA_CHANNEL_BYTES each, for the kinds and algorithms that take channels; the same on
   // every member of the call's team.
-  int coll_channels(const CollCall& call) const;
+  int coll_channels(const coll::Call& call) const;
   // Collective over the team, once per team on the GPU backend (src/runtime/allreduce_nccl.cpp).
   void ensure_nccl(int team);
-  void nccl_allreduce(const CollCall& call, Stream stream, const char* op);
+  void nccl_allreduce(const coll::Call& call, Stream stream, const char* op);
   template <class T>
-  CollCall coll_call(CollKind kind, const Team& team, T* dest, const T* source, std::size_t n,
-                     const char* op) const {
-    return CollCall{kind, data_type_of<T>(), checked(team, op), dest, source, n};
+  coll::Call coll_call(coll::Kind kind, const Team& team, T* dest, const T* source, std::size_t n,
+                       const char* op) const {
+    return coll::Call{kind, data_type_of<T>(), checked(team, op), dest, source, n};
   }
   template <class T>
   static bool overlaps(const T* a, std::size_t na, const T* b, std::size_t nb) {
     return a < b + nb && b < a + na;
   }
-  enum class AmoOp : int {
-    kFetch,
-    kSet,
-    kSwap,
-    kCompareSwap,
-    kFetchAdd,
-    kFetchAnd,
-    kFetchOr,
-    kFetchXor
-  };
-  // The GPU backend's host-initiated operations (src/transport/cuda/gpu_host_ops.cu; they end the
-  // job with a message on a CUDA error, like every data-path call).
+  // Host-initiated operations on a device heap, through the backend (src/runtime/backend_ops.cpp;
+  // src/backend/cuda/host_ops.cu does them; they end the job with a message on a CUDA error,
+  // like every data-path call).
   void gpu_put(void* dest, const void* src, std::size_t bytes, int pe, const char* op);
   void gpu_get(void* dest, const void* src, std::size_t bytes, int pe, const char* op);
   void gpu_strided(void* dest, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
                    std::ptrdiff_t src_stride, std::size_t n, int pe, bool put);
   void gpu_quiet();
-  // Runs one atomic in a one-thread kernel; returns the old value (instantiated for 32- and
-  // 64-bit integers, float and double).
-  template <class T>
-  T gpu_amo(AmoOp op, T* dest, T value, T cond, int pe);
+  // Runs one atomic where the memory is (a one-thread kernel on the GPU); value, cond and the
+  // old value travel as the word's bits.
+  std::uint64_t gpu_amo(AmoOp op, DataType type, void* dest, std::uint64_t value,
+                        std::uint64_t cond, int pe);
   template <class T>
   T amo(AmoOp op, T* dest, T value, T cond, int pe) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "GPU atomics act on 32- or 64-bit words");
-    return gpu_amo(op, dest, value, cond, pe);
+    std::uint64_t v = 0, c = 0;
+    std::memcpy(&v, &value, sizeof(T));
+    std::memcpy(&c, &cond, sizeof(T));
+    const std::uint64_t old = gpu_amo(op, data_type_of<T>(), dest, v, c, pe);
+    T r;
+    std::memcpy(&r, &old, sizeof(T));
+    return r;
   }
   // Polls n words of this PE's GPU memory from the host until `done(copy)` holds.
   void gpu_poll_step(const char* op, const void* ivars, std::size_t bytes, void* copy,
@@ -739,7 +715,10 @@ class Runtime {
   std::byte* data_base() const;
   std::size_t data_size() const;
 
-  std::unique_ptr<detail::GpuState> gpu_;  // GPU backend: the data heap lives on the device
+  // Where the data heap lives (src/backend/backend.hpp), and the same where that is device
+  // memory, else null: the CPU data path is inline and branches on gpu_ alone.
+  std::unique_ptr<detail::Backend> backend_;
+  detail::Backend* gpu_ = nullptr;
   std::unique_ptr<detail::Config> config_;
   std::unique_ptr<detail::Selector> selector_;
   std::unique_ptr<detail::NcclTeams> nccl_;

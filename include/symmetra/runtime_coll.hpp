@@ -1,6 +1,6 @@
 // The host and stream forms of the team collectives (declared in runtime.hpp, read there for
 // the contract). CPU backend: the device forms run on the calling thread. GPU backend: they run
-// in a kernel per call (Runtime::gpu_collective, src/transport/cuda/coll_ops.cu).
+// in a kernel per call (Runtime::gpu_collective, src/backend/cuda/coll_ops.cu).
 #pragma once
 
 #include <algorithm>
@@ -23,7 +23,7 @@ void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t 
 template <class T>
 void Runtime::broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
                                   int root, Stream s) {
-  auto c = coll_call(CollKind::kBroadcast, team, dest, source, nelems, "broadcast");
+  auto c = coll_call(coll::Kind::kBroadcast, team, dest, source, nelems, "broadcast");
   c.root = root;
   gpu_collective(c, s, "broadcast_on_stream");
 }
@@ -36,7 +36,7 @@ void Runtime::fcollect(const Team& team, T* dest, const T* source, std::size_t n
 template <class T>
 void Runtime::fcollect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
                                  Stream s) {
-  gpu_collective(coll_call(CollKind::kFcollect, team, dest, source, nelems, "fcollect"), s,
+  gpu_collective(coll_call(coll::Kind::kFcollect, team, dest, source, nelems, "fcollect"), s,
                  "fcollect_on_stream");
 }
 template <class T>
@@ -48,8 +48,8 @@ void Runtime::fcollect_read(const Team& team, T* dest, const T* source, std::siz
 template <class T>
 void Runtime::fcollect_read_on_stream(const Team& team, T* dest, const T* source,
                                       std::size_t nelems, Stream s) {
-  gpu_collective(coll_call(CollKind::kFcollectRead, team, dest, source, nelems, "fcollect_read"), s,
-                 "fcollect_read_on_stream");
+  gpu_collective(coll_call(coll::Kind::kFcollectRead, team, dest, source, nelems, "fcollect_read"),
+                 s, "fcollect_read_on_stream");
 }
 template <class T>
 void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems) {
@@ -60,8 +60,8 @@ void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::siz
 template <class T>
 void Runtime::fcollect_ring_on_stream(const Team& team, T* dest, const T* source,
                                       std::size_t nelems, Stream s) {
-  gpu_collective(coll_call(CollKind::kFcollectRing, team, dest, source, nelems, "fcollect_ring"), s,
-                 "fcollect_ring_on_stream");
+  gpu_collective(coll_call(coll::Kind::kFcollectRing, team, dest, source, nelems, "fcollect_ring"),
+                 s, "fcollect_ring_on_stream");
 }
 template <class T>
 void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
@@ -71,7 +71,7 @@ void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t ne
 template <class T>
 void Runtime::collect_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
                                 Stream s) {
-  gpu_collective(coll_call(CollKind::kCollect, team, dest, source, nelems, "collect"), s,
+  gpu_collective(coll_call(coll::Kind::kCollect, team, dest, source, nelems, "collect"), s,
                  "collect_on_stream");
 }
 
@@ -83,7 +83,7 @@ void Runtime::alltoall(const Team& team, T* dest, const T* source, std::size_t n
 template <class T>
 void Runtime::alltoall_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
                                  Stream s) {
-  gpu_collective(coll_call(CollKind::kAlltoall, team, dest, source, nelems, "alltoall"), s,
+  gpu_collective(coll_call(coll::Kind::kAlltoall, team, dest, source, nelems, "alltoall"), s,
                  "alltoall_on_stream");
 }
 template <class T>
@@ -96,7 +96,7 @@ void Runtime::alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff
 template <class T>
 void Runtime::alltoalls_on_stream(const Team& team, T* dest, const T* source, std::ptrdiff_t dst,
                                   std::ptrdiff_t sst, std::size_t nelems, Stream s) {
-  auto c = coll_call(CollKind::kAlltoalls, team, dest, source, nelems, "alltoalls");
+  auto c = coll_call(coll::Kind::kAlltoalls, team, dest, source, nelems, "alltoalls");
   c.dst_stride = dst;
   c.src_stride = sst;
   gpu_collective(c, s, "alltoalls_on_stream");
@@ -115,10 +115,10 @@ template <class T>
 void Runtime::reduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nreduce,
                                coll::ReduceOp op, Stream s) {
   // In place on the GPU: the LL two-shot reads each source once before writing (allreduce_ll.hpp).
-  auto c = coll_call(CollKind::kReduce, team, dest, source, nreduce, "reduce");
+  auto c = coll_call(coll::Kind::kReduce, team, dest, source, nreduce, "reduce");
   c.op = op;
   if (overlaps(dest, nreduce, source, nreduce)) {
-    c.kind = CollKind::kAllreduce;
+    c.kind = coll::Kind::kAllreduce;
     c.algo = coll::AllreduceAlgo::kLLTwoShot;
   }
   gpu_collective(c, s, "reduce_on_stream");
@@ -139,7 +139,7 @@ void Runtime::reduce_scatter(const Team& team, T* dest, const T* source, std::si
 template <class T>
 void Runtime::reduce_scatter_on_stream(const Team& team, T* dest, const T* source,
                                        std::size_t nreduce, coll::ReduceOp op, Stream s) {
-  auto c = coll_call(CollKind::kReduceScatter, team, dest, source, nreduce, "reduce_scatter");
+  auto c = coll_call(coll::Kind::kReduceScatter, team, dest, source, nreduce, "reduce_scatter");
   c.op = op;
   if (overlaps(dest, nreduce, source, nreduce * static_cast<std::size_t>(teams_[c.team].size)))
     fail(
@@ -162,7 +162,7 @@ void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t 
 template <class T>
 void Runtime::allreduce_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
                                   coll::ReduceOp op, Stream s, coll::AllreduceAlgo algo) {
-  auto c = coll_call(CollKind::kAllreduce, team, dest, source, nelems, "allreduce");
+  auto c = coll_call(coll::Kind::kAllreduce, team, dest, source, nelems, "allreduce");
   c.op = op;
   ensure_nccl(c.team);  // the team's first call: agree whether NCCL can serve it
   const bool separate = !overlaps(dest, nelems, source, nelems);
@@ -188,7 +188,7 @@ void Runtime::permute(const Team& team, T* dest, const T* source, std::size_t ne
 template <class T>
 void Runtime::permute_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems,
                                 int to, int from, std::size_t chunk_elems, Stream s) {
-  auto c = coll_call(CollKind::kPermute, team, dest, source, nelems, "permute");
+  auto c = coll_call(coll::Kind::kPermute, team, dest, source, nelems, "permute");
   c.to = to;
   c.from = from;
   // Chunks exist for consumers of each chunk (the device form's on_chunk); this form has none,
@@ -199,11 +199,12 @@ void Runtime::permute_on_stream(const Team& team, T* dest, const T* source, std:
 }
 
 inline void Runtime::barrier_on_stream(const Team& team, Stream s) {
-  gpu_collective(coll_call<std::uint8_t>(CollKind::kBarrier, team, nullptr, nullptr, 0, "barrier"),
-                 s, "barrier_on_stream");
+  gpu_collective(
+      coll_call<std::uint8_t>(coll::Kind::kBarrier, team, nullptr, nullptr, 0, "barrier"), s,
+      "barrier_on_stream");
 }
 inline void Runtime::sync_on_stream(const Team& team, Stream s) {
-  gpu_collective(coll_call<std::uint8_t>(CollKind::kSync, team, nullptr, nullptr, 0, "sync"), s,
+  gpu_collective(coll_call<std::uint8_t>(coll::Kind::kSync, team, nullptr, nullptr, 0, "sync"), s,
                  "sync_on_stream");
 }
 

@@ -20,4 +20,18 @@ enum class SignalOp : int {
   kAdd = 1,  // signal += value
 };
 
+// An atomic memory operation, as a value: how the host forms hand one to a backend that runs it
+// where the memory is (a one-thread kernel on the GPU). Each returns the old value; kFetch and
+// kSet ignore `value` or return nothing of use; kCompareSwap stores `value` where `cond` matched.
+enum class AmoOp : int {
+  kFetch,
+  kSet,
+  kSwap,
+  kCompareSwap,
+  kFetchAdd,
+  kFetchAnd,
+  kFetchOr,
+  kFetchXor,
+};
+
 }  // namespace symmetra

@@ -1,4 +1,4 @@
-#include "join.hpp"
+#include "bootstrap/join.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../core/sha256.hpp"
-#include "socket.hpp"
-#include "wire.hpp"
+#include "bootstrap/socket.hpp"
+#include "bootstrap/wire.hpp"
+#include "core/sha256.hpp"
 
 namespace symmetra::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "launcher_env.hpp"
+#include "bootstrap/launcher_env.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "rendezvous_server.hpp"
+#include "bootstrap/rendezvous_server.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -12,9 +12,9 @@
 #include <cstring>
 #include <memory>
 
-#include "join.hpp"
-#include "socket.hpp"
-#include "wire.hpp"
+#include "bootstrap/join.hpp"
+#include "bootstrap/socket.hpp"
+#include "bootstrap/wire.hpp"
 
 namespace symmetra::detail {
 

@@ -1,4 +1,4 @@
-#include "socket.hpp"
+#include "bootstrap/socket.hpp"
 
 #include <netdb.h>
 #include <netinet/in.h>

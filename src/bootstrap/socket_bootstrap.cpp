@@ -8,13 +8,13 @@
 #include <cstring>
 #include <thread>
 
-#include "bootstrap.hpp"
-#include "join.hpp"
-#include "launcher_env.hpp"
-#include "rendezvous_server.hpp"
-#include "socket.hpp"
-#include "thread_bootstrap.hpp"
-#include "wire.hpp"
+#include "bootstrap/bootstrap.hpp"
+#include "bootstrap/join.hpp"
+#include "bootstrap/launcher_env.hpp"
+#include "bootstrap/rendezvous_server.hpp"
+#include "bootstrap/socket.hpp"
+#include "bootstrap/thread_bootstrap.hpp"
+#include "bootstrap/wire.hpp"
 
 namespace symmetra::detail {
 

@@ -1,4 +1,4 @@
-#include "thread_bootstrap.hpp"
+#include "bootstrap/thread_bootstrap.hpp"
 
 #include <chrono>
 #include <cstring>

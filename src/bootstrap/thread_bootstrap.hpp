@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bootstrap.hpp"
+#include "bootstrap/bootstrap.hpp"
 
 namespace symmetra::detail {
 

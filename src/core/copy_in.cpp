@@ -13,7 +13,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "copy_in.hpp"
+#include "core/copy_in.hpp"
 #include "symmetra/device/impl/copy.hpp"
 
 #if defined(__has_feature)

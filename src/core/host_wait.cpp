@@ -19,7 +19,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "cpu_relax.hpp"
+#include "core/cpu_relax.hpp"
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"

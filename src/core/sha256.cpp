@@ -1,4 +1,4 @@
-#include "sha256.hpp"
+#include "core/sha256.hpp"
 
 #include <cstring>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "allocator.hpp"
+#include "heap/allocator.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "static_data.hpp"
+#include "heap/static_data.hpp"
 
 #include <elf.h>
 #include <link.h>

@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "../bootstrap/bootstrap.hpp"
+#include "bootstrap/bootstrap.hpp"
 #include "symmetra/error.hpp"
 
 namespace symmetra::detail {

@@ -1,4 +1,4 @@
-#include "symmetric_heap.hpp"
+#include "heap/symmetric_heap.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "../bootstrap/bootstrap.hpp"
+#include "bootstrap/bootstrap.hpp"
 #include "symmetra/error.hpp"
 
 namespace symmetra::detail {

@@ -1,4 +1,4 @@
-#include "binding.hpp"
+#include "launcher/binding.hpp"
 
 namespace symmetra::launcher {
 

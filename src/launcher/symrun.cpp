@@ -26,10 +26,10 @@
 #include <thread>
 #include <vector>
 
-#include "../bootstrap/rendezvous_server.hpp"
-#include "../bootstrap/socket.hpp"
-#include "../core/config.hpp"
-#include "binding.hpp"
+#include "bootstrap/rendezvous_server.hpp"
+#include "bootstrap/socket.hpp"
+#include "core/config.hpp"
+#include "launcher/binding.hpp"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <string>
 
-#include "../transport/nccl/nccl.hpp"
-#include "selector.hpp"
+#include "coll/nccl.hpp"
+#include "coll/selector.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
@@ -121,7 +121,7 @@ void Runtime::ensure_nccl(int team) {
   e.state = detail::NcclTeams::State::kReady;
 }
 
-void Runtime::nccl_allreduce(const CollCall& c, Stream stream, const char* op) {
+void Runtime::nccl_allreduce(const coll::Call& c, Stream stream, const char* op) {
   const detail::NcclTeams::Entry& e = nccl_->at(teams_[c.team].slot);
   int type = 0, rop = 0;
   if (e.state != detail::NcclTeams::State::kReady || !nccl_type(c.type, &type) ||

@@ -4,33 +4,33 @@
 // with its counterparts on the other members.
 #include <algorithm>
 
-#include "../core/config.hpp"
-#include "gpu_state.hpp"
+#include "backend/backend.hpp"
+#include "core/config.hpp"
 #include "symmetra/coll/allreduce.hpp"
 #include "symmetra/coll/channel.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
 
-int Runtime::coll_channels(const CollCall& c) const {
+int Runtime::coll_channels(const coll::Call& c) const {
   const std::uint64_t elem = static_cast<std::uint64_t>(data_type_size(c.type));
   const std::uint64_t m = static_cast<std::uint64_t>(teams_[c.team].size);
   if (m > (std::uint64_t{1} << device::detail::kChannelRounds)) return 1;
   std::uint64_t bytes = 0;  // what one member moves or reads
   switch (c.kind) {
-    case CollKind::kReduce:
-    case CollKind::kPermute:
+    case coll::Kind::kReduce:
+    case coll::Kind::kPermute:
       bytes = c.nelems * elem;
       break;
-    case CollKind::kAllreduce:
+    case coll::Kind::kAllreduce:
       if (!coll::takes_channels(c.algo)) return 1;
       bytes = c.nelems * elem;
       break;
-    case CollKind::kBroadcast:
-    case CollKind::kFcollect:
-    case CollKind::kFcollectRead:
-    case CollKind::kAlltoall:
-    case CollKind::kReduceScatter:
+    case coll::Kind::kBroadcast:
+    case coll::Kind::kFcollect:
+    case coll::Kind::kFcollectRead:
+    case coll::Kind::kAlltoall:
+    case coll::Kind::kReduceScatter:
       bytes = c.nelems * elem * m;
       break;
     default:
@@ -38,14 +38,14 @@ int Runtime::coll_channels(const CollCall& c) const {
   }
   // Blocks of co-located PEs wait on each other's channels, so all of them must be resident at
   // once: kMaxChannels blocks per GPU in all (far below any GPU's capacity), split among them.
-  const int per_gpu = gpu_ ? gpu_->max_pes_per_device() : 1;
+  const int per_gpu = backend_->max_pes_per_device();
   const int cap =
       std::max(1, std::min(config_->max_channels, device::detail::kMaxChannels / per_gpu));
   // LL channels carry a sixteenth as much (2 KiB by default): an LL channel's time grows with
   // the packets its one block stores and polls, where a direct channel's is mostly its two
   // syncs. Measured on two H200s (docs/perf_notes.md, session 6): 8 KiB per LL channel took
   // 6.95 us at 8 KiB and 7.15 at 32 KiB; 2 KiB took 6.06 and 6.24.
-  const bool ll = c.kind == CollKind::kAllreduce && coll::is_ll(c.algo);
+  const bool ll = c.kind == coll::Kind::kAllreduce && coll::is_ll(c.algo);
   return coll::channels_for(
       bytes, ll ? std::max<std::uint64_t>(config_->channel_bytes / 16, 1) : config_->channel_bytes,
       cap);

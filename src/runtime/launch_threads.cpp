@@ -4,8 +4,8 @@
 #include <thread>
 #include <vector>
 
-#include "../bootstrap/thread_bootstrap.hpp"
-#include "../core/config.hpp"
+#include "bootstrap/thread_bootstrap.hpp"
+#include "core/config.hpp"
 #include "symmetra/launch.hpp"
 
 namespace symmetra {
@@ -18,7 +18,7 @@ namespace {
 // programs faster. Also the most hardware queues (32; CUDA's default is 8): streams of PEs that
 // share a GPU then share a queue less often, and a stream-ordered wait for a peer's signal
 // (signal_wait_until_on_stream) can deadlock only where they do (collectives are launched
-// together and cannot; src/transport/cuda/co_launch.hpp). setenv needs the process still
+// together and cannot; src/backend/cuda/co_launch.hpp). setenv needs the process still
 // single-threaded: before the PE threads.
 void prepare_threaded_cuda_env() {
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);

@@ -2,11 +2,11 @@
 #include <cstring>
 #include <string>
 
-#include "../bootstrap/bootstrap.hpp"
-#include "../core/config.hpp"
-#include "../heap/allocator.hpp"
-#include "../heap/symmetric_heap.hpp"
-#include "gpu_state.hpp"
+#include "backend/backend.hpp"
+#include "bootstrap/bootstrap.hpp"
+#include "core/config.hpp"
+#include "heap/allocator.hpp"
+#include "heap/symmetric_heap.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
@@ -39,11 +39,7 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
                         "; raise SYMMETRA_MAX_SYMMETRIC_SIZE");
     // Grow geometrically so that many small allocations do not each remap the heap.
     const std::uint64_t target = std::min(limit, std::max<std::uint64_t>(want, data_size() * 2));
-    if (gpu_) {
-      gpu_->grow(target).or_throw();
-    } else {
-      heap_->grow(target).or_throw();
-    }
+    backend_->grow(target).or_throw();
     allocator_->grow(data_size());
     refresh_context();
     offset = allocator_->allocate(bytes, alignment, phase);
@@ -79,11 +75,7 @@ void* Runtime::calloc(std::size_t count, std::size_t size) {
                       " * " + std::to_string(size) + " bytes overflows");
   void* p = allocate_malloc_like(count * size, "calloc");
   if (p != nullptr) {
-    if (gpu_) {
-      gpu_->memset(p, 0, count * size).or_throw();
-    } else {
-      std::memset(p, 0, count * size);
-    }
+    backend_->memset(p, 0, count * size).or_throw();
   }
   barrier_all();  // nobody writes into a peer's block before the peer zeroed it
   return p;
@@ -98,11 +90,7 @@ void* Runtime::reallocate(void* p, std::size_t bytes) {
   void* q = allocate_malloc_like(bytes, "reallocate");
   if (q != nullptr) {
     const std::size_t keep = std::min<std::uint64_t>(old_size, bytes);
-    if (gpu_) {
-      gpu_->copy(q, data_base() + old_offset, keep).or_throw();
-    } else {
-      std::memcpy(q, data_base() + old_offset, keep);
-    }
+    backend_->copy(q, data_base() + old_offset, keep).or_throw();
   }
   allocator_->free(old_offset);
   barrier_all();

@@ -9,14 +9,14 @@
 #include <exception>
 #include <string>
 
-#include "../bootstrap/bootstrap.hpp"
-#include "../core/config.hpp"
-#include "../heap/allocator.hpp"
-#include "../heap/static_data.hpp"
-#include "../heap/symmetric_heap.hpp"
-#include "../transport/nccl/nccl.hpp"
-#include "gpu_state.hpp"
-#include "selector.hpp"
+#include "backend/backend.hpp"
+#include "bootstrap/bootstrap.hpp"
+#include "coll/nccl.hpp"
+#include "coll/selector.hpp"
+#include "core/config.hpp"
+#include "heap/allocator.hpp"
+#include "heap/static_data.hpp"
+#include "heap/symmetric_heap.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 
@@ -45,9 +45,7 @@ std::uint64_t pow2_at_least(std::uint64_t bytes) {
   return p;
 }
 
-}  // namespace
-
-namespace detail {
+// kAuto becomes SYMMETRA_BACKEND (cpu | cuda), default cpu; throws naming `pe` on a bad value.
 Backend resolve_backend(Backend requested, const std::string& pe) {
   if (requested != Backend::kAuto) return requested;
   const char* v = std::getenv("SYMMETRA_BACKEND");
@@ -55,7 +53,8 @@ Backend resolve_backend(Backend requested, const std::string& pe) {
   if (std::string(v) == "cuda" || std::string(v) == "gpu") return Backend::kCuda;
   throw Error(pe + "SYMMETRA_BACKEND='" + v + "' is not cpu or cuda");
 }
-}  // namespace detail
+
+}  // namespace
 
 std::unique_ptr<Runtime> Runtime::init(const RuntimeOptions& options) {
   return std::make_unique<Runtime>(detail::bootstrap_from_env().value_or_throw(), options);
@@ -104,7 +103,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     host_of_[p] = static_cast<int>(it - seen.begin());
     if (it == seen.end()) seen.push_back(name);
   }
-  const bool gpu = detail::resolve_backend(options.backend, pe) == Backend::kCuda;
+  const bool gpu = resolve_backend(options.backend, pe) == Backend::kCuda;
   // The host-memory heap always exists: host-side synchronization runs on its header. On the
   // CPU backend it is also the data heap; on the GPU backend it is only that header.
   const std::uint64_t host_initial = gpu ? header : config_->symmetric_size + reserved;
@@ -127,11 +126,24 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     ctx_.static_bytes = statics.bytes;
     ctx_.static_window = heap_->base() + window;
   }
-  if (gpu) {
-    gpu_ = detail::GpuState::create(bs, options.device, pow2_at_least(heap_limit_),
-                                    config_->symmetric_size + reserved, reserved,
-                                    config_->ws_world_bytes, config_->ws_team_bytes)
-               .value_or_throw();
+  detail::BackendParams params;
+  params.host_heap = heap_.get();
+  params.control = &ctx_;
+  params.device = options.device;
+  params.stride = pow2_at_least(heap_limit_);
+  params.initial = config_->symmetric_size + reserved;
+  params.reserved_bytes = reserved;
+  params.ws_world = config_->ws_world_bytes;
+  params.ws_team = config_->ws_team_bytes;
+  backend_ =
+      detail::make_backend(gpu ? detail::BackendKind::kCuda : detail::BackendKind::kCpu, bs, params)
+          .value_or_throw();
+  if (!backend_->host_memory()) {
+    gpu_ = backend_.get();
+    // NCCL too, if it is there: loading a library's kernels can wait for running kernels, and
+    // later the other PEs' kernels would be running (the all-reduce's NCCL route loads it on a
+    // team's first call). Whether it loaded is the answer nccl_library() keeps.
+    (void)detail::nccl_library();
   }
   allocator_ = std::make_unique<detail::Allocator>(reserved, data_size());
   pe_index_.resize(n);
@@ -193,7 +205,8 @@ void Runtime::finalize() {
   bootstrap_->unwatch();
   bootstrap_->barrier().or_throw();
   nccl_->release_all();  // before the GPU state goes
-  gpu_.reset();
+  gpu_ = nullptr;
+  backend_.reset();  // before the host heap, which the CPU backend's data heap is
   heap_.reset();
   bootstrap_->finalize();
 }
@@ -220,7 +233,8 @@ void Runtime::abandon() {
   bootstrap_->unwatch();
   mark_failed();
   nccl_->release_all();
-  gpu_.reset();
+  gpu_ = nullptr;
+  backend_.reset();
   heap_.reset();
   bootstrap_->finalize();
 }
@@ -233,24 +247,24 @@ void Runtime::refresh_context() {
   if (ctx_.pe_index != pe_index_.data()) ctx_.pe_index = pe_index_.data();
   if (ctx_.teams != teams_.data()) ctx_.teams = teams_.data();
   __atomic_store_n(&ctx_.heap_bytes, std::uint64_t{heap_->size()}, __ATOMIC_RELAXED);
-  if (gpu_) gpu_->refresh(ctx_).or_throw();
+  backend_->refresh(ctx_).or_throw();
 }
 
 const device::Context& Runtime::device_context() const {
-  return gpu_ ? gpu_->device_context() : ctx_;
+  return backend_->device_context();
 }
 
 const device::Context& Runtime::data_view() const {
-  return gpu_ ? gpu_->host_view() : ctx_;
+  return backend_->host_view();
 }
 std::byte* Runtime::data_base() const {
   return data_view().heap_base;
 }
 std::size_t Runtime::data_size() const {
-  return gpu_ ? gpu_->heap_size() : heap_->size();
+  return backend_->heap_size();
 }
 int Runtime::device() const {
-  return gpu_ ? gpu_->device() : -1;
+  return backend_->device();
 }
 
 std::uint64_t Runtime::now_ns() {

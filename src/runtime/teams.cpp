@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <string>
 
-#include "../transport/nccl/nccl.hpp"
-#include "gpu_state.hpp"
+#include "backend/backend.hpp"
+#include "coll/nccl.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -72,7 +72,7 @@ constexpr std::size_t kChannelRows[] = {offsetof(hd::HeapHeader, chan_seq),
 std::size_t row_offset(std::size_t rows, int slot) {
   return rows + sizeof(ChannelRow) * static_cast<std::size_t>(slot);
 }
-void* gpu_row(detail::GpuState& gpu, std::size_t rows, int slot) {
+void* gpu_row(detail::Backend& gpu, std::size_t rows, int slot) {
   return gpu.device_context().heap_base + row_offset(rows, slot);
 }
 // The largest of `all` (one value per parent rank) over the new team's members.
@@ -167,7 +167,7 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
   const auto counters = agree_slot_counters(parent, slot, is_member);
   if (!member) return -1;
   set_slot_counters(slot, counters, size);
-  if (gpu_) gpu_->reset_launch_seq(slot);
+  backend_->team_created(slot);
   const int first = par.start + start * par.stride, step = par.stride * stride;
   teams_[slot] = {first, step, size, rel / stride, slot, local_run(first, step, size)};
   refresh_context();  // the GPU backend's device-side team table

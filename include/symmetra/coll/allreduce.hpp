@@ -7,7 +7,7 @@
 //   kHierarchical      allreduce_ll.hpp      NVRAR: LL inside hosts, recursive doubling across
 //   kRing              allreduce_ring.hpp    ring reduce-scatter + all-gather  (large messages)
 //   kNccl              ncclAllReduce on the PE's stream: host and stream forms on the GPU
-//                      backend, PEs on distinct GPUs, NCCL loadable (src/transport/nccl)
+//                      backend, PEs on distinct GPUs, NCCL loadable (src/coll/nccl.hpp)
 //
 // kAuto picks by message size and the team's topology with the defaults below; the host forms
 // (Runtime::allreduce) pick through the selector instead (measured crossovers, SYMMETRA_ALGO),
@@ -20,63 +20,12 @@
 
 #include <cstddef>
 
+#include "symmetra/coll/allreduce_algo.hpp"
 #include "symmetra/coll/allreduce_direct.hpp"
 #include "symmetra/coll/allreduce_ll.hpp"
 #include "symmetra/coll/allreduce_ring.hpp"
 
 namespace symmetra::coll {
-
-enum class AllreduceAlgo : int {
-  kAuto,
-  kOneShot,
-  kTwoShot,
-  kRecursiveDoubling,
-  kLLTwoShot,
-  kHierarchical,
-  kRing,
-  kNccl,
-};
-inline constexpr int kAllreduceAlgos = 8;
-
-// The algorithms that run in device code (all but kAuto and kNccl): what the benchmarks,
-// symmetra-tune and the tests iterate.
-inline constexpr AllreduceAlgo kDeviceAllreduceAlgos[] = {
-    AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
-    AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing};
-
-SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
-  switch (a) {
-    case AllreduceAlgo::kAuto:
-      return "auto";
-    case AllreduceAlgo::kOneShot:
-      return "one_shot";
-    case AllreduceAlgo::kTwoShot:
-      return "two_shot";
-    case AllreduceAlgo::kRecursiveDoubling:
-      return "recursive_doubling";
-    case AllreduceAlgo::kLLTwoShot:
-      return "ll_two_shot";
-    case AllreduceAlgo::kHierarchical:
-      return "hierarchical";
-    case AllreduceAlgo::kRing:
-      return "ring";
-    case AllreduceAlgo::kNccl:
-      return "nccl";
-  }
-  return "?";
-}
-
-// Whether `a` splits into channels (channel.hpp): every algorithm that runs in device code.
-SYMMETRA_INLINE constexpr bool takes_channels(AllreduceAlgo a) {
-  return a != AllreduceAlgo::kAuto && a != AllreduceAlgo::kNccl;
-}
-
-// Whether `a` sends LL packets (allreduce_ll.hpp): its channels carry less data each, since an
-// LL channel's time grows with its chunks where a direct one's is mostly its syncs.
-SYMMETRA_INLINE constexpr bool is_ll(AllreduceAlgo a) {
-  return a == AllreduceAlgo::kRecursiveDoubling || a == AllreduceAlgo::kLLTwoShot ||
-         a == AllreduceAlgo::kHierarchical;
-}
 
 // Members per host of team `t` for the hierarchy: TeamDesc::local when the team's hosts are
 // contiguous runs of equal length, else 1 (the LL algorithms then treat every member as a host).

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "state.hpp"
+#include "bindings/shmem/state.hpp"
 
 namespace symmetra::shmem {
 

@@ -1,7 +1,7 @@
 // OpenSHMEM atomic memory operations (shmem.h): standard, extended and bitwise families, their
 // non-blocking fetch forms (complete on return, so already "delivered" at the next quiet), and
 // the deprecated 1.3 names. Each C type runs as the fixed-width type of its size (Canon).
-#include "state.hpp"
+#include "bindings/shmem/state.hpp"
 
 namespace symmetra::shmem {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#include "active_set.hpp"
-#include "state.hpp"
+#include "bindings/shmem/active_set.hpp"
+#include "bindings/shmem/state.hpp"
 
 namespace symmetra::shmem {
 namespace {

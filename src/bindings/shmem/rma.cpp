@@ -1,7 +1,7 @@
 // OpenSHMEM remote memory access and put-with-signal (shmem.h): typed, sized and mem forms, each
 // with and without a context. One template per operation; the C names are generated from the
 // type tables.
-#include "state.hpp"
+#include "bindings/shmem/state.hpp"
 
 namespace symmetra::shmem {
 namespace {

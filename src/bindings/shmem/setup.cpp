@@ -12,7 +12,7 @@
 
 #include <chrono>
 
-#include "state.hpp"
+#include "bindings/shmem/state.hpp"
 
 struct symmetra_ctx_s symmetra_ctx_default = {symmetra::device::kTeamWorld, 0};
 

@@ -3,8 +3,8 @@
 
 #include <chrono>
 
-#include "active_set.hpp"
-#include "state.hpp"
+#include "bindings/shmem/active_set.hpp"
+#include "bindings/shmem/state.hpp"
 
 namespace symmetra::shmem {
 namespace {

@@ -6,6 +6,7 @@
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/device/impl/check.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
+#include "symmetra/types.hpp"
 
 namespace symmetra::device {
 
@@ -112,5 +113,37 @@ template <class T>
 SYMMETRA_INLINE void atomic_xor(const Context& ctx, T* dest, T value, int pe) {
   detail::amo(ctx, "atomic_xor", dest, pe, [&](auto& r) { r.fetch_xor(value, detail::kRelease); });
 }
+
+namespace detail {
+// `op` as a value (types.hpp's AmoOp), for backends that run host-initiated atomics where the
+// memory is: returns the old value (T{} for kSet). Bitwise operations on floating types do
+// nothing: the callers reject them first.
+template <class T>
+SYMMETRA_INLINE T apply_amo(const Context& ctx, AmoOp op, T* dest, T value, T cond, int pe) {
+  switch (op) {
+    case AmoOp::kFetch:
+      return atomic_fetch(ctx, dest, pe);
+    case AmoOp::kSet:
+      atomic_set(ctx, dest, value, pe);
+      return T{};
+    case AmoOp::kSwap:
+      return atomic_swap(ctx, dest, value, pe);
+    case AmoOp::kCompareSwap:
+      return atomic_compare_swap(ctx, dest, cond, value, pe);
+    case AmoOp::kFetchAdd:
+      return atomic_fetch_add(ctx, dest, value, pe);
+    case AmoOp::kFetchAnd:
+      if constexpr (std::is_integral_v<T>) return atomic_fetch_and(ctx, dest, value, pe);
+      break;
+    case AmoOp::kFetchOr:
+      if constexpr (std::is_integral_v<T>) return atomic_fetch_or(ctx, dest, value, pe);
+      break;
+    case AmoOp::kFetchXor:
+      if constexpr (std::is_integral_v<T>) return atomic_fetch_xor(ctx, dest, value, pe);
+      break;
+  }
+  return T{};
+}
+}  // namespace detail
 
 }  // namespace symmetra::device

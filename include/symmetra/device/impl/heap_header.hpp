@@ -2,8 +2,8 @@
 //
 // Everything the protocols share lives in symmetric memory as plain integers (docs/design.md §1.1),
 // so the same code synchronizes CPU threads, CPU processes and GPU kernels. The data heap holds, in
-// order: this header, the collective workspace (coll/workspace.hpp, Context::ws_bytes per team
-// slot), then user allocations at Context::heap_base + reserved_bytes(ctx).
+// order: this header, the collective workspace (device/context.hpp: ws_world_bytes, ws_team_bytes
+// per team slot), then user allocations at Context::heap_base + reserved_bytes(ctx).
 #pragma once
 
 #include <cstddef>

@@ -15,8 +15,8 @@
 #include <memory>
 #include <vector>
 
-#include "../../bootstrap/bootstrap.hpp"
-#include "driver.hpp"
+#include "backend/cuda/driver.hpp"
+#include "bootstrap/bootstrap.hpp"
 
 namespace symmetra::detail {
 

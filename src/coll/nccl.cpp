@@ -1,4 +1,4 @@
-#include "nccl.hpp"
+#include "coll/nccl.hpp"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "driver.hpp"
+#include "backend/cuda/driver.hpp"
 
 #include <mutex>
 

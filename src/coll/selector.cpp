@@ -1,4 +1,4 @@
-#include "selector.hpp"
+#include "coll/selector.hpp"
 
 #include <cstdlib>
 #include <fstream>

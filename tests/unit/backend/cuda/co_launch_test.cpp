@@ -1,7 +1,7 @@
-// CoLaunch (src/transport/cuda/co_launch.hpp), host logic only, no GPU: a call's launches all
+// CoLaunch (src/backend/cuda/co_launch.hpp), host logic only, no GPU: a call's launches all
 // come before any member returns from it; keys come back for new batches; a member that never
 // comes is named after the timeout; disjoint batches do not wait for each other.
-#include "transport/cuda/co_launch.hpp"
+#include "backend/cuda/co_launch.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The all-reduce selector: table parsing, table lookup by team shape and size, the defaults,
 // SYMMETRA_ALGO, and the fallback to LL algorithms when buffers are not symmetric.
-#include "runtime/selector.hpp"
+#include "coll/selector.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // See co_launch.hpp.
-#include "co_launch.hpp"
+#include "backend/cuda/co_launch.hpp"
 
-#include "../../core/cpu_relax.hpp"
+#include "core/cpu_relax.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "cuda_heap.hpp"
+#include "backend/cuda/cuda_heap.hpp"
 
 #include <unistd.h>
 

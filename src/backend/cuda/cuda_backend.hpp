@@ -1,0 +1,89 @@
+// The CUDA backend (backend.hpp): the data heap in device memory (cuda_heap.hpp), the device
+// copies of the PE and team tables that kernels read through the Context, and an internal
+// stream for host-initiated copies and kernels. No CUDA headers here: the factory includes it.
+//
+// Files: cuda_backend.cu (setup, memory, tables), host_ops.cu (host-initiated RMA, atomics,
+// waits), stream_ops.cu (the stream forms), coll_ops.cu (collective kernels).
+// Threads: the PE's thread, with the PE's device current.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "backend/backend.hpp"
+
+namespace symmetra::detail {
+
+class CudaBackend final : public Backend {
+ public:
+  // Collective. params.device < 0 picks SYMMETRA_DEVICE, else this PE's local rank modulo the
+  // device count.
+  static Result<std::unique_ptr<CudaBackend>> create(Bootstrap& bs, const BackendParams& params);
+  ~CudaBackend() override;
+
+  bool host_memory() const override { return false; }
+  const device::Context& device_context() const override { return dctx_; }
+  const device::Context& host_view() const override { return hctx_; }
+  std::uint64_t heap_size() const override;
+  int device() const override;
+  int max_pes_per_device() const override;
+  Status refresh(const device::Context& control) override;
+  Status grow(std::uint64_t new_size) override;
+  Status memset(void* p, int value, std::size_t bytes) override;
+  Status copy(void* dst, const void* src, std::size_t bytes) override;
+  Result<std::uint64_t> header_word(std::size_t offset) override;
+  Status set_header_word(std::size_t offset, std::uint64_t value) override;
+  void team_created(int slot) override;
+
+  void put(const device::Context& ctl, const char* op, void* dest, const void* src,
+           std::size_t bytes, int pe) override;
+  void get(const device::Context& ctl, const char* op, void* dest, const void* src,
+           std::size_t bytes, int pe) override;
+  void strided(const device::Context& ctl, bool put, void* dest, const void* src, std::size_t elem,
+               std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t n,
+               int pe) override;
+  std::uint64_t amo(const device::Context& ctl, AmoOp op, DataType type, void* dest,
+                    std::uint64_t value, std::uint64_t cond, int pe) override;
+  void quiet(const device::Context& ctl) override;
+  void read_local(const device::Context& ctl, const char* op, void* dst, const void* src,
+                  std::size_t bytes) override;
+
+  void put_on_stream(const device::Context& ctl, const char* op, void* dest, const void* src,
+                     std::size_t bytes, int pe, Stream s) override;
+  void get_on_stream(const device::Context& ctl, const char* op, void* dest, const void* src,
+                     std::size_t bytes, int pe, Stream s) override;
+  void signal_on_stream(const device::Context& ctl, std::uint64_t* sig, std::uint64_t value,
+                        SignalOp op, int pe, Stream s) override;
+  void signal_wait_on_stream(const device::Context& ctl, std::uint64_t* sig, Cmp cmp,
+                             std::uint64_t value, bool bounded, Stream s) override;
+  void barrier_all_on_stream(const device::Context& ctl, Stream s) override;
+  void launch_graph(const device::Context& ctl, void* graph_exec, Stream s) override;
+  void collective(const device::Context& ctl, const coll::Call& call, int channels,
+                  Stream s) override;
+  Stream stream() const override { return stream_; }
+  void sync_stream(const device::Context& ctl, const char* op, Stream s) override;
+
+  // The CUDA machinery (cuda_backend.cu).
+  struct Impl;
+
+ private:
+  CudaBackend() = default;
+  // Enqueues a kernel of a collective call on team handle `team`; `launch` enqueues it and
+  // returns its cudaError_t. Where PEs share this GPU as threads, it is launched together with
+  // the co-located members' kernels of the same call, and this returns once they all are
+  // (co_launch.hpp says why); elsewhere at once. Every member of the team must call it for
+  // each of the team's calls, in the same order.
+  Status launch_collective(int team, const std::function<int()>& launch, const char* op);
+
+  std::unique_ptr<Impl> impl_;
+  device::Context dctx_{};
+  device::Context hctx_{};
+  std::vector<std::int32_t> pe_index_;  // host copy of the table hctx_ points to
+  std::vector<device::TeamDesc> teams_;
+  Stream stream_ = nullptr;
+  std::uint64_t ws_world_ = 0, ws_team_ = 0;
+};
+
+}  // namespace symmetra::detail

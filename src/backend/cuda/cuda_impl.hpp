@@ -1,0 +1,47 @@
+// The CUDA backend's state behind CudaBackend::Impl, shared by its .cu files.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/cuda/co_launch.hpp"
+#include "backend/cuda/cuda_backend.hpp"
+#include "backend/cuda/cuda_heap.hpp"
+#include "backend/cuda/driver.hpp"
+
+namespace symmetra::detail {
+
+struct CudaBackend::Impl {
+  std::unique_ptr<CudaHeap> heap;
+  std::int32_t* d_pe_index = nullptr;
+  device::TeamDesc* d_teams = nullptr;
+  std::uint64_t* d_result = nullptr;  // one word for host-initiated atomics
+  cudaStream_t stream = nullptr;
+  int n_pes = 0;
+  // PEs that share this GPU as threads (co_launch.hpp): the process-wide batches, and per team
+  // slot the co-located members and this PE's count of calls.
+  std::shared_ptr<CoLaunch> co_launch;
+  std::vector<int> colocated[device::kMaxTeams];
+  std::uint64_t launch_seq[device::kMaxTeams] = {};
+  // This PE's host control header, registered mapped so that kernels see its abort mark
+  // (Context::host_header); null if the driver refused (waits then end at their timeout).
+  void* host_header = nullptr;
+  void* host_header_device = nullptr;
+};
+
+// Kernels each file loads at setup (CudaBackend::create): with lazy module loading (CUDA's
+// default) a kernel's first launch may wait for running kernels, and these kernels wait for
+// each other across PEs: loading them at a first launch could deadlock. NCCL and NVSHMEM load
+// theirs at init for the same reason.
+Status preload_host_kernels();    // host_ops.cu
+Status preload_stream_kernels();  // stream_ops.cu
+Status preload_coll_kernels();    // coll_ops.cu
+
+inline cudaStream_t cu(Stream s) {
+  return reinterpret_cast<cudaStream_t>(s);
+}
+
+}  // namespace symmetra::detail

@@ -1,0 +1,131 @@
+// The CUDA backend's host-initiated operations on device memory (backend.hpp, "data path"):
+// copies by the copy engine on the backend's stream, complete on return; atomics in a
+// one-thread kernel; host-side waits by copies of the words.
+#include <cstring>
+
+#include "backend/cuda/cuda_impl.hpp"
+#include "symmetra/device.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+
+namespace symmetra::detail {
+namespace {
+
+template <class T>
+__global__ void amo_kernel(device::Context ctx, AmoOp op, T* dest, T value, T cond, int pe,
+                           T* result) {
+  *result = device::detail::apply_amo(ctx, op, dest, value, cond, pe);
+}
+
+template <class T>
+std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,
+                      std::uint64_t* d_result, AmoOp op, void* dest, std::uint64_t value,
+                      std::uint64_t cond, int pe) {
+  T v, c;
+  std::memcpy(&v, &value, sizeof(T));
+  std::memcpy(&c, &cond, sizeof(T));
+  T* result = reinterpret_cast<T*>(d_result);
+  amo_kernel<T><<<1, 1, 0, s>>>(dctx, op, static_cast<T*>(dest), v, c, pe, result);
+  check_cuda(ctl, "atomic", cudaGetLastError(), "amo_kernel launch");
+  T old{};
+  check_cuda(ctl, "atomic", cudaMemcpyAsync(&old, result, sizeof(T), cudaMemcpyDeviceToHost, s),
+             "cudaMemcpyAsync");
+  check_cuda(ctl, "atomic", cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &old, sizeof(T));
+  return bits;
+}
+
+}  // namespace
+
+Status preload_host_kernels() {  // cuda_impl.hpp says why
+  cudaFuncAttributes a;
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, amo_kernel<std::int32_t>));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, amo_kernel<std::uint32_t>));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, amo_kernel<std::int64_t>));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, amo_kernel<std::uint64_t>));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, amo_kernel<float>));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, amo_kernel<double>));
+  return {};
+}
+
+void CudaBackend::put(const device::Context& ctl, const char* op, void* dest, const void* src,
+                      std::size_t bytes, int pe) {
+  device::detail::check_access(hctx_, op, dest, bytes, pe);
+  const cudaStream_t s = impl_->stream;
+  check_cuda(ctl, op, cudaMemcpyAsync(hctx_.peer(dest, pe), src, bytes, cudaMemcpyDefault, s),
+             "cudaMemcpyAsync");
+  check_cuda(ctl, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+void CudaBackend::get(const device::Context& ctl, const char* op, void* dest, const void* src,
+                      std::size_t bytes, int pe) {
+  device::detail::check_access(hctx_, op, src, bytes, pe);
+  const cudaStream_t s = impl_->stream;
+  check_cuda(ctl, op, cudaMemcpyAsync(dest, hctx_.peer(src, pe), bytes, cudaMemcpyDefault, s),
+             "cudaMemcpyAsync");
+  check_cuda(ctl, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+void CudaBackend::strided(const device::Context& ctl, bool put, void* dest, const void* src,
+                          std::size_t elem, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
+                          std::size_t n, int pe) {
+  if (n == 0) return;
+  const char* op = put ? "iput" : "iget";
+  if (dst_stride < 1 || src_stride < 1)
+    device::detail::host_fatalf(ctl, op, "strides must be positive (got %td and %td)", dst_stride,
+                                src_stride);
+  const void* sym = put ? dest : src;
+  const std::ptrdiff_t sym_stride = put ? dst_stride : src_stride;
+  device::detail::check_access(hctx_, op, sym, elem, pe);
+  device::detail::check_access(
+      hctx_, op, static_cast<const char*>(sym) + (n - 1) * sym_stride * elem, elem, pe);
+  void* d = put ? hctx_.peer(dest, pe) : dest;
+  const void* s = put ? src : hctx_.peer(src, pe);
+  const cudaStream_t st = impl_->stream;
+  check_cuda(
+      ctl, op,
+      cudaMemcpy2DAsync(d, dst_stride * elem, s, src_stride * elem, elem, n, cudaMemcpyDefault, st),
+      "cudaMemcpy2DAsync");
+  check_cuda(ctl, op, cudaStreamSynchronize(st), "cudaStreamSynchronize");
+}
+
+std::uint64_t CudaBackend::amo(const device::Context& ctl, AmoOp op, DataType type, void* dest,
+                               std::uint64_t value, std::uint64_t cond, int pe) {
+  device::detail::check_access(hctx_, "atomic", dest, data_type_size(type), pe);
+  device::detail::check_aligned(hctx_, "atomic", dest, data_type_size(type));
+  const cudaStream_t s = impl_->stream;
+  std::uint64_t* r = impl_->d_result;
+  switch (type) {
+    case DataType::kInt32:
+      return run_amo<std::int32_t>(ctl, dctx_, s, r, op, dest, value, cond, pe);
+    case DataType::kUint32:
+      return run_amo<std::uint32_t>(ctl, dctx_, s, r, op, dest, value, cond, pe);
+    case DataType::kInt64:
+      return run_amo<std::int64_t>(ctl, dctx_, s, r, op, dest, value, cond, pe);
+    case DataType::kUint64:
+      return run_amo<std::uint64_t>(ctl, dctx_, s, r, op, dest, value, cond, pe);
+    case DataType::kFloat:
+      return run_amo<float>(ctl, dctx_, s, r, op, dest, value, cond, pe);
+    case DataType::kDouble:
+      return run_amo<double>(ctl, dctx_, s, r, op, dest, value, cond, pe);
+    default:
+      device::detail::host_fatal(ctl, "atomic", "GPU atomics act on 32- or 64-bit words");
+  }
+}
+
+void CudaBackend::quiet(const device::Context& ctl) {
+  sync_stream(ctl, "quiet", nullptr);
+}
+
+void CudaBackend::sync_stream(const device::Context& ctl, const char* op, Stream s) {
+  check_cuda(ctl, op, cudaStreamSynchronize(s ? cu(s) : impl_->stream), "cudaStreamSynchronize");
+}
+
+void CudaBackend::read_local(const device::Context& ctl, const char* op, void* dst, const void* src,
+                             std::size_t bytes) {
+  const cudaStream_t s = impl_->stream;
+  check_cuda(ctl, op, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(ctl, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
+}  // namespace symmetra::detail

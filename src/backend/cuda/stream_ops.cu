@@ -1,0 +1,140 @@
+// The stream-ordered API (runtime.hpp, "Stream-ordered forms"): copies by the copy engine,
+// signals by stream memory operations where the hardware has them, one-thread kernels where it
+// does not. Every call only enqueues work; all of it is capturable in a CUDA graph.
+#include "backend/cuda/cuda_impl.hpp"
+#include "symmetra/device.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+
+namespace symmetra::detail {
+namespace {
+
+void check_cu(const device::Context& ctx, const char* op, CUresult rc, const char* call) {
+  if (rc == CUDA_SUCCESS) return;
+  auto drv = cuda_driver();
+  device::detail::host_fatalf(ctx, op, "%s",
+                              drv.ok() ? cu_error(*drv.value(), call, rc).c_str() : call);
+}
+
+__global__ void signal_add_kernel(device::Context ctx, std::uint64_t* sig, std::uint64_t value,
+                                  int pe) {
+  device::atomic_add(ctx, sig, value, pe);
+}
+
+__global__ void signal_wait_kernel(device::Context ctx, std::uint64_t* sig, Cmp cmp,
+                                   std::uint64_t value) {
+  // signal_wait_until's wait, under the stream form's name: its timeout message says which.
+  (void)device::detail::wait_value(ctx, "signal_wait_until_on_stream", sig, cmp, value);
+}
+
+__global__ void barrier_all_kernel(device::Context ctx) {
+  device::barrier_all(device::ThreadGroup{}, ctx);
+}
+
+}  // namespace
+
+Status preload_stream_kernels() {  // cuda_impl.hpp says why
+  cudaFuncAttributes a;
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, signal_add_kernel));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, signal_wait_kernel));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, barrier_all_kernel));
+  return {};
+}
+
+void CudaBackend::put_on_stream(const device::Context& ctl, const char* op, void* dest,
+                                const void* src, std::size_t bytes, int pe, Stream stream) {
+  device::detail::check_access(hctx_, op, dest, bytes, pe);
+  check_cuda(ctl, op,
+             cudaMemcpyAsync(hctx_.peer(dest, pe), src, bytes, cudaMemcpyDefault, cu(stream)),
+             "cudaMemcpyAsync");
+}
+
+void CudaBackend::get_on_stream(const device::Context& ctl, const char* op, void* dest,
+                                const void* src, std::size_t bytes, int pe, Stream stream) {
+  device::detail::check_access(hctx_, op, src, bytes, pe);
+  check_cuda(ctl, op,
+             cudaMemcpyAsync(dest, hctx_.peer(src, pe), bytes, cudaMemcpyDefault, cu(stream)),
+             "cudaMemcpyAsync");
+}
+
+void CudaBackend::signal_on_stream(const device::Context& ctl, std::uint64_t* sig,
+                                   std::uint64_t value, SignalOp op, int pe, Stream stream) {
+  const device::Context& v = hctx_;
+  device::detail::check_access(v, "signal_op_on_stream", sig, sizeof(*sig), pe);
+  if (op == SignalOp::kSet) {
+    // The default write carries a memory barrier: earlier stream work is visible first.
+    static const Driver* drv = cuda_driver().value();  // loaded by CudaBackend::create
+    check_cu(ctl, "signal_op_on_stream",
+             drv->stream_write_value64(reinterpret_cast<CUstream>(stream),
+                                       reinterpret_cast<CUdeviceptr>(v.peer(sig, pe)), value,
+                                       CU_STREAM_WRITE_VALUE_DEFAULT),
+             "cuStreamWriteValue64");
+    return;
+  }
+  signal_add_kernel<<<1, 1, 0, cu(stream)>>>(dctx_, sig, value, pe);
+  check_cuda(ctl, "signal_op_on_stream", cudaGetLastError(), "signal_add_kernel launch");
+}
+
+void CudaBackend::signal_wait_on_stream(const device::Context& ctl, std::uint64_t* sig, Cmp cmp,
+                                        std::uint64_t value, bool bounded, Stream stream) {
+  device::detail::check_access(hctx_, "signal_wait_until_on_stream", sig, sizeof(*sig),
+                               hctx_.my_pe);
+  unsigned flags = 0;
+  std::uint64_t target = value;
+  bool mem_op = true;
+  switch (cmp) {
+    case Cmp::kEq:
+      flags = CU_STREAM_WAIT_VALUE_EQ;
+      break;
+    case Cmp::kGe:
+      flags = CU_STREAM_WAIT_VALUE_GEQ;
+      break;
+    case Cmp::kGt:
+      flags = CU_STREAM_WAIT_VALUE_GEQ;
+      target = value + 1;
+      break;
+    default:
+      mem_op = false;
+  }
+  // GEQ compares wrap-around distances, as sequence numbers want; it cannot express kGt at the
+  // top of the range, so that case polls in a kernel like kNe, kLt and kLe.
+  if (cmp == Cmp::kGt && value == ~std::uint64_t{0}) mem_op = false;
+  // The stream memory operation has no bound: a lost signal holds the stream forever. Bounded
+  // waits (debug builds, SYMMETRA_CHECK=1, SYMMETRA_STREAM_WAIT=kernel) poll in a kernel that
+  // stops with a message after SYMMETRA_TIMEOUT_S (docs/gpu_backend.md).
+  if (bounded) mem_op = false;
+  if (mem_op) {
+    static const Driver* drv = cuda_driver().value();
+    check_cu(ctl, "signal_wait_until_on_stream",
+             drv->stream_wait_value64(reinterpret_cast<CUstream>(stream),
+                                      reinterpret_cast<CUdeviceptr>(sig), target, flags),
+             "cuStreamWaitValue64");
+    return;
+  }
+  signal_wait_kernel<<<1, 1, 0, cu(stream)>>>(dctx_, sig, cmp, value);
+  check_cuda(ctl, "signal_wait_until_on_stream", cudaGetLastError(), "signal_wait_kernel launch");
+}
+
+void CudaBackend::barrier_all_on_stream(const device::Context& ctl, Stream stream) {
+  const Status st = launch_collective(
+      device::kTeamWorld,
+      [dctx = dctx_, s = cu(stream)]() mutable {
+        void* args[] = {&dctx};
+        return static_cast<int>(cudaLaunchKernel(reinterpret_cast<const void*>(barrier_all_kernel),
+                                                 dim3(1), dim3(1), args, 0, s));
+      },
+      "barrier_all_on_stream");
+  if (!st.ok())
+    device::detail::host_fatalf(ctl, "barrier_all_on_stream", "%s", st.message().c_str());
+}
+
+void CudaBackend::launch_graph(const device::Context& ctl, void* graph_exec, Stream stream) {
+  const Status st = launch_collective(
+      device::kTeamWorld,
+      [g = static_cast<cudaGraphExec_t>(graph_exec), s = cu(stream)] {
+        return static_cast<int>(cudaGraphLaunch(g, s));
+      },
+      "launch_graph");
+  if (!st.ok()) device::detail::host_fatalf(ctl, "launch_graph", "%s", st.message().c_str());
+}
+
+}  // namespace symmetra::detail

@@ -1,0 +1,114 @@
+// The host and stream forms that go to the backend (src/backend/backend.hpp): where the data
+// heap is device memory, the host-initiated data path; on every backend, the stream forms and
+// the stream collectives. The Runtime checks and resolves; the backend moves the bytes.
+#include <unistd.h>
+
+#include <string>
+
+#include "backend/backend.hpp"
+#include "core/config.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+#include "symmetra/runtime.hpp"
+
+namespace symmetra {
+
+void Runtime::gpu_put(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
+  backend_->put(ctx_, op, dest, src, bytes, pe);
+}
+
+void Runtime::gpu_get(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
+  backend_->get(ctx_, op, dest, src, bytes, pe);
+}
+
+void Runtime::gpu_strided(void* dest, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
+                          std::ptrdiff_t src_stride, std::size_t n, int pe, bool put) {
+  backend_->strided(ctx_, put, dest, src, elem, dst_stride, src_stride, n, pe);
+}
+
+void Runtime::gpu_quiet() {
+  backend_->quiet(ctx_);
+}
+
+std::uint64_t Runtime::gpu_amo(AmoOp op, DataType type, void* dest, std::uint64_t value,
+                               std::uint64_t cond, int pe) {
+  return backend_->amo(ctx_, op, type, dest, value, cond, pe);
+}
+
+void Runtime::gpu_poll_step(const char* op, const void* ivars, std::size_t bytes, void* copy,
+                            std::uint64_t start_ns, std::uint64_t step) {
+  if (step > 0) {
+    if (now_ns() - start_ns > ctx_.timeout_ns)
+      device::detail::host_fatalf(ctx_, op,
+                                  "timed out after %llu s waiting on GPU memory at %p "
+                                  "(SYMMETRA_TIMEOUT_S sets the bound)",
+                                  static_cast<unsigned long long>(ctx_.timeout_ns / 1000000000ull),
+                                  ivars);
+    if (step > 64) usleep(step > 1024 ? 100 : 10);
+  }
+  backend_->read_local(ctx_, op, copy, ivars, bytes);
+}
+
+void Runtime::putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe,
+                               Stream stream) {
+  backend_->put_on_stream(ctx_, "putmem_on_stream", dest, src, bytes, pe, stream);
+}
+
+void Runtime::getmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe,
+                               Stream stream) {
+  backend_->get_on_stream(ctx_, "getmem_on_stream", dest, src, bytes, pe, stream);
+}
+
+void Runtime::signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe,
+                                  Stream stream) {
+  backend_->signal_on_stream(ctx_, sig, value, op, pe, stream);
+}
+
+void Runtime::putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes,
+                                      std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe,
+                                      Stream stream) {
+  backend_->put_on_stream(ctx_, "putmem_signal_on_stream", dest, src, bytes, pe, stream);
+  backend_->signal_on_stream(ctx_, sig, value, op, pe, stream);
+}
+
+void Runtime::signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint64_t value,
+                                          Stream stream) {
+  // A stream memory wait has no bound: the bounded form polls in a kernel instead
+  // (SYMMETRA_STREAM_WAIT, docs/gpu_backend.md).
+  const bool bounded = config_->stream_wait == detail::Config::StreamWait::kKernel;
+  backend_->signal_wait_on_stream(ctx_, sig, cmp, value, bounded, stream);
+}
+
+void Runtime::quiet_on_stream(Stream stream) {
+  // Copies and stream memory operations complete in stream order, and kernels that issued
+  // device-side puts are complete when the stream moves past them: nothing to add.
+  (void)stream;
+  if (!gpu_) fail("quiet_on_stream needs the CUDA backend");
+}
+
+void Runtime::barrier_all_on_stream(Stream stream) {
+  backend_->barrier_all_on_stream(ctx_, stream);
+}
+
+void Runtime::launch_graph(void* graph_exec, Stream stream) {
+  if (gpu_ && graph_exec == nullptr) fail("launch_graph: the graph is null");
+  backend_->launch_graph(ctx_, graph_exec, stream);
+}
+
+void Runtime::gpu_collective(const coll::Call& c, Stream stream, const char* op) {
+  if (!gpu_) return backend_->collective(ctx_, c, 1, stream);  // the CPU backend says it cannot
+  const bool bitwise =
+      c.op == coll::ReduceOp::kAnd || c.op == coll::ReduceOp::kOr || c.op == coll::ReduceOp::kXor;
+  const bool floating = c.type == DataType::kHalf || c.type == DataType::kBfloat16 ||
+                        c.type == DataType::kFloat || c.type == DataType::kDouble;
+  if (coll::is_reduction(c.kind) && bitwise && floating)
+    fail(std::string(op) + ": bitwise reductions need an integer type");
+  if (c.kind == coll::Kind::kAllreduce && c.algo == coll::AllreduceAlgo::kNccl) {
+    const Stream s = stream ? stream : backend_->stream();
+    nccl_allreduce(c, s, op);
+    if (!stream) backend_->sync_stream(ctx_, op, s);
+    return;
+  }
+  backend_->collective(ctx_, c, coll_channels(c), stream);
+}
+
+}  // namespace symmetra
