@@ -150,7 +150,7 @@ void shmem_init(void) {
 }
 
 // The CPU backend serves SHMEM_THREAD_MULTIPLE: data-path calls of several threads at once, and
-// a collective (allocation, team, barrier) on one thread beside them (conformance_thread, under
+// a collective (allocation, team, barrier) on one thread beside them (openshmem_thread, under
 // ThreadSanitizer). The GPU backend's host forms share a view of the device heap that growth
 // rewrites: one thread at a time there.
 static int thread_level() {

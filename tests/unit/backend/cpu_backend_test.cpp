@@ -114,9 +114,8 @@ TEST(CpuBackend, PutGetStridedAndAtomicsThroughTheInterface) {
     auto* i32 = reinterpret_cast<std::int32_t*>(w + 5 * kWords) + r;
     (void)b.amo(pe.ctx, AmoOp::kSet, DataType::kInt32, i32, static_cast<std::uint32_t>(-7), 0,
                 peer);
-    const std::uint64_t cas =
-        b.amo(pe.ctx, AmoOp::kCompareSwap, DataType::kInt32, i32, 9, static_cast<std::uint32_t>(-7),
-              peer);
+    const std::uint64_t cas = b.amo(pe.ctx, AmoOp::kCompareSwap, DataType::kInt32, i32, 9,
+                                    static_cast<std::uint32_t>(-7), peer);
     std::int32_t was;
     std::memcpy(&was, &cas, sizeof(was));
     if (was != -7) errors[r] += "int32 compare_swap; ";
@@ -136,7 +135,8 @@ TEST(CpuBackend, StreamFormsSayTheyNeedCuda) {
       pe.backend->put_on_stream(pe.ctx, "putmem_on_stream", w, w, 8, 0, nullptr);
       ADD_FAILURE() << "putmem_on_stream returned on the CPU backend";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("[pe " + std::to_string(r) + "] putmem_on_stream "
+      EXPECT_NE(std::string(e.what()).find("[pe " + std::to_string(r) +
+                                           "] putmem_on_stream "
                                            "needs the CUDA backend"),
                 std::string::npos)
           << e.what();

@@ -1,4 +1,4 @@
-/* Helpers of the OpenSHMEM conformance tests (C, built with symcc, run with symrun).
+/* Helpers of the OpenSHMEM C API tests (C, built with symcc, run with symrun).
  * Every test draws its data from a seed all PEs agree on (SYMMETRA_TEST_SEED replays one), and
  * checks every element against a value computed independently from (seed, pe, index). */
 #ifndef SYMMETRA_CONFORMANCE_CHECK_H

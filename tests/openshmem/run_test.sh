@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds one conformance test with symcc and runs it with symrun for each PE count given:
+# Builds one OpenSHMEM test with symcc and runs it with symrun for each PE count given:
 #   run_test.sh BINDIR SOURCE OUTDIR NPES...
 # Fails on a compile error, a nonzero exit of any run, or a run that prints no "PASS". With
 # EXPECT_STATUS=s set, each run must instead end with status s.
