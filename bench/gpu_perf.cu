@@ -273,7 +273,7 @@ __global__ void raw_copy(int4* dst, const int4* src, std::size_t vecs) {
 
 // The bulk-copy engine (TMA, sm_90): one thread per block moves chunks global -> shared ->
 // global with cp.async.bulk through kStages shared buffers; no registers carry the data. A
-// candidate for the block put's large sizes (docs/perf_notes.md, "block put").
+// candidate for the block put's large sizes (docs/perf_gpu.md#block-put).
 constexpr int kBulkChunk = 32 << 10;
 template <int kStages>
 __global__ void bulk_copy(char* dst, const char* src, std::size_t bytes) {
@@ -608,8 +608,8 @@ int main(int argc, char** argv) {
                 CK(cudaMemcpyAsync(peer, src, bytes, cudaMemcpyDeviceToDevice, s));
               });
               // "symmetra": block puts of 64 KiB pieces dealt round-robin to 4 blocks per SM, the
-              // way docs/perf_notes.md recommends for grid-wide transfers (the grid sweeps one
-              // window of addresses); "symmetra_block_slices": each block puts one contiguous
+              // way docs/perf_gpu.md#block-put recommends for grid-wide transfers (the grid sweeps
+              // one window of addresses); "symmetra_block_slices": each block puts one contiguous
               // slice.
               const float il = time_ms(s, runs, [&] {
                 block_put_interleaved<64 << 10><<<sms * 4, 1024, 0, s>>>(ctx, dst, src, bytes, 1);

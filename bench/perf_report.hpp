@@ -40,9 +40,9 @@ inline double now_us() {
 }
 
 // Puts this CPU in the same state before every row: BENCH_SETTLE_MS (default 10, 0 = off) of
-// 32 KiB copies between two private buffers. The 2-core KVM guest copies about 13% faster for a
-// few ms after its core idled than under sustained copying (0.586 against 0.667 us per 32 KiB,
-// docs/perf_notes.md, session 9). Without this, a row that follows one in which the core idled
+// 32 KiB copies between two private buffers. The 2-core KVM guest copies faster for a few ms
+// after its core idled than under sustained copying (docs/perf_cpu.md#measuring-on-this-vm).
+// Without this, a row that follows one in which the core idled
 // (Open MPI's OSHMEM waits off the CPU on its static-data rows) runs in the faster state, and the
 // comparison measures the previous row. bench/oshmem/oshmem_perf.c does the same.
 inline void settle() {

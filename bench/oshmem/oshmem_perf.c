@@ -21,7 +21,7 @@ static double now_us(void) {
 
 /* settle() in bench/perf_report.hpp, the same here: BENCH_SETTLE_MS (default 10, 0 = off) of
  * 32 KiB copies before every row, so that no row runs in the faster state this machine's core
- * reaches after idling (docs/perf_notes.md, session 9) because the row before it idled. */
+ * reaches after idling (docs/perf_cpu.md#measuring-on-this-vm) because the row before it idled. */
 static void settle(void) {
   static double ms = -1;
   static char from[32768], to[32768];
@@ -72,7 +72,7 @@ static char* local;
  * benchmarks place theirs: `local` comes from malloc, 16 bytes into a cache line, and a heap
  * block's own offset in its line (0 for Symmetra, 16 for Open MPI's OSHMEM) then decides whether
  * every load of a copy splits two lines, a 5-10% difference from 32 KiB up that says nothing
- * about the transport (docs/perf_notes.md, session 7). */
+ * about the transport (docs/perf_cpu.md#copies). */
 static char* buf_aligned;
 static char* local_aligned;
 static long* word;

@@ -107,8 +107,8 @@ void Runtime::reduce(const Team& team, T* dest, const T* source, std::size_t nre
                      coll::ReduceOp op) {
   if (gpu_) return reduce_on_stream(team, dest, source, nreduce, op, nullptr);
   // The same result as the all-reduce, whose selector picks among one-shot (what coll::reduce
-  // is), recursive doubling and two-shot by size: 2-2.4x faster than one-shot alone at 512 KiB on
-  // 4 CPU PEs (docs/perf_notes.md). It takes dest == source too.
+  // is), recursive doubling and two-shot by size: about twice as fast as one-shot alone at
+  // large sizes (docs/perf_cpu.md#collectives). It takes dest == source too.
   allreduce(team, dest, source, nreduce, op);
 }
 template <class T>

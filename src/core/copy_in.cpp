@@ -2,10 +2,9 @@
 //
 // Why not memcpy: glibc (2.36) copies 2 KiB and more with `rep movsb`, and reading pages that
 // another process mapped, `rep movsb` ran 2-4x slower than vector loads of the same pages in the
-// OpenSHMEM benchmark (4 KiB get: 0.13 us against 0.037), while vector loads ran at full speed
-// (docs/perf_notes.md, session 6). The loop below is glibc's own vector loop: unaligned loads,
-// stores aligned to the vector, four vectors per step, the first and last four copied unaligned
-// (they may overlap the aligned body).
+// OpenSHMEM benchmark, while vector loads ran at full speed (docs/perf_cpu.md#copies). The loop
+// below is glibc's own vector loop: unaligned loads, stores aligned to the vector, four vectors per
+// step, the first and last four copied unaligned (they may overlap the aligned body).
 //
 // Threads: any; no state besides the one-time choice of the loop. Ordering: none (plain stores).
 #include <cstddef>

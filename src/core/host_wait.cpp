@@ -3,8 +3,8 @@
 // A waiter spins briefly (the common case on an idle core), then yields (other PEs may share the
 // core: CI runs 8 PEs on 2 cores), then sleeps on its heap's doorbell with a futex. Where PEs
 // outnumber CPUs (Context::kOversubscribed) it yields almost at once: the PE it waits for may
-// need this very CPU, and a 64-pause spin (0.64 us here) then only delays it. 4 PEs on 2 cores,
-// 8 B broadcast + barrier: 4.5 -> 2.2 us (docs/perf_notes.md, session 7). A writer rings
+// need this very CPU, and a 64-pause spin then only delays it (docs/perf_cpu.md#waits). A writer
+// rings
 // the doorbell only when `waiters` is non-zero, so the data path pays one load when nobody sleeps.
 #include <linux/futex.h>
 #include <sched.h>
@@ -42,8 +42,7 @@ constexpr std::uint64_t kYieldNs = 100'000;
 // The longest futex sleep. Every store a waiter can wait on rings its doorbell (notify), a
 // failing PE rings every doorbell (host_mark_abort), and the sleep ends at the wait's deadline,
 // so this is only a safety net. It was 2 ms: 500 wake-ups a second per sleeping PE, which cost
-// a PE sharing its core 2-4% on long copies (4 MiB put: 323 against 314 us with 100 ms, 4 PEs
-// on 2 cores; docs/perf_notes.md, session 9).
+// a PE sharing its core a few percent on long copies (docs/perf_cpu.md#waits).
 constexpr std::uint64_t kSleepNs = 100'000'000;
 
 std::uint64_t now_ns() {

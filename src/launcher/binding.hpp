@@ -1,8 +1,8 @@
 // symrun's CPU binding: which CPUs each PE runs on.
 //
-// Pinned PEs stay where they start: with more PEs than CPUs, an unpinned job on the 2-core CI
-// machine ran its 4-PE barrier at 2.2 or 3.9 us from run to run, by where the scheduler happened
-// to put the processes; pinned, 2.2-2.4 in every run (docs/perf_notes.md, session 7).
+// Pinned PEs stay where they start: with more PEs than CPUs, an unpinned job's barrier took
+// nearly twice as long in some runs as in others, by where the scheduler happened to put the
+// processes; pinned, it took the short time in every run (docs/perf_cpu.md#oversubscription).
 // Threads: any (pure function).
 #pragma once
 

@@ -43,8 +43,7 @@ int Runtime::coll_channels(const coll::Call& c) const {
       std::max(1, std::min(config_->max_channels, device::detail::kMaxChannels / per_gpu));
   // LL channels carry a sixteenth as much (2 KiB by default): an LL channel's time grows with
   // the packets its one block stores and polls, where a direct channel's is mostly its two
-  // syncs. Measured on two H200s (docs/perf_notes.md, session 6): 8 KiB per LL channel took
-  // 6.95 us at 8 KiB and 7.15 at 32 KiB; 2 KiB took 6.06 and 6.24.
+  // syncs (docs/perf_gpu.md#channels).
   const bool ll = c.kind == coll::Kind::kAllreduce && coll::is_ll(c.algo);
   return coll::channels_for(
       bytes, ll ? std::max<std::uint64_t>(config_->channel_bytes / 16, 1) : config_->channel_bytes,

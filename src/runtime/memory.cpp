@@ -53,9 +53,8 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
 // cache line, where glibc's large malloc chunks start (and Open MPI's OSHMEM heap blocks), so
 // that a copy between such a private buffer and the block keeps source and destination at one
 // offset in their lines; at different offsets every load of the copy splits two lines, 5-10%
-// of an L2-bound put or get (a 64 KiB put: 1.29 against 1.17 us; docs/perf_notes.md, session
-// 7). Smaller blocks, align() and the GPU backend (partners from cudaMalloc) keep plain
-// alignment.
+// of an L2-bound put or get (docs/perf_cpu.md#copies). Smaller blocks, align() and the GPU backend
+// (partners from cudaMalloc) keep plain alignment.
 void* Runtime::allocate_malloc_like(std::size_t bytes, const char* op) {
   if (!gpu_ && bytes >= 256) return allocate_aligned(64, bytes, op, 16);
   return allocate_aligned(16, bytes, op, 0);

@@ -161,7 +161,8 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   }
   ctx_.flags = (config_->check ? device::Context::kCheckArgs : 0) | device::Context::kIdentityIndex;
   // Every PE runs on this machine (checked above): more PEs than CPUs means waits cost context
-  // switches, which the central-counter sync and yielding at once keep few (docs/perf_notes.md).
+  // switches, which the central-counter sync and yielding at once keep few
+  // (docs/perf_cpu.md#oversubscription).
   const long cpus = config_->cpus > 0 ? config_->cpus : sysconf(_SC_NPROCESSORS_ONLN);
   const bool oversubscribed = cpus > 0 && n > cpus;
   if (oversubscribed) ctx_.flags |= device::Context::kOversubscribed;

@@ -40,8 +40,8 @@ SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
 // to 512 KiB), then with two members the one-shot (one read of the message, two syncs), with
 // more the two-shot (the one-shot would read the message m-1 times); the ring never won on one
 // host. Across hosts the hierarchy, then the ring.
-// CPU (measured on 4 PEs, docs/perf_notes.md): LL recursive doubling for a few cache lines,
-// one-shot to 4 KiB, then two-shot; across hosts the hierarchy, then the ring.
+// CPU (measured on 4 PEs, docs/perf_cpu.md#collectives): LL recursive doubling for a few cache
+// lines, one-shot to 4 KiB, then two-shot; across hosts the hierarchy, then the ring.
 SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes, bool gpu) {
   const bool one_host = team_local(t) == t.size;
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
@@ -58,8 +58,8 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
   // Measured with symmetra-tune on the 2-core VM: with two PEs the ring (one reduce-scatter and
   // one all-gather step, signalled, no team syncs) wins from 4 KiB. With four (two per core,
   // bound by symrun, yielding at once), recursive doubling to 256 B, two-shot to 32 KiB and the
-  // ring from 64 KiB: 128 KiB 59 us against two-shot's 99 (session 7; it was 256 KiB before
-  // its steps' waits stopped spinning).
+  // ring from 64 KiB (docs/perf_cpu.md#collectives; it was 256 KiB before its steps' waits
+  // stopped spinning).
   if (t.size == 2) {
     if (bytes <= 1024) return AllreduceAlgo::kRecursiveDoubling;
     return bytes <= 2048u ? AllreduceAlgo::kOneShot : AllreduceAlgo::kRing;

@@ -14,15 +14,14 @@ namespace symmetra::device::detail {
 #if !SYMMETRA_DEVICE_PASS
 // Copies bytes out of another PE's memory on the CPU (src/core/copy_in.cpp): vector loads and
 // aligned vector stores instead of glibc's `rep movsb`, which ran 2-4x slower reading pages that
-// another process had mapped (docs/perf_notes.md, session 6). Any sizes, any alignment.
+// another process had mapped (docs/perf_cpu.md#copies). Any sizes, any alignment.
 void host_copy_in(void* dst, const void* src, std::size_t bytes);
 // The sizes that take host_copy_in: below, glibc copies with vectors already; above 512 KiB
 // `rep movsb`, which writes whole lines without reading them first, was as fast or faster
 // (a 1 MiB copy into a peer: 35-39 us against the vector loop's 53-55). From 8 KiB
 // (kCopyInCoaligned) only when source and destination differ in their offset in a cache line:
 // `rep movsb` loses to the vector loop then (a malloc'd buffer 16 bytes into a line, got into
-// from a line-aligned heap block: 64 KiB 1.41 us against 1.59), and wins when they agree
-// (64 KiB 1.27 against 1.43, 8 KiB 0.045 against 0.053; docs/perf_notes.md, session 7).
+// from a line-aligned heap block), and wins when they agree (docs/perf_cpu.md#copies).
 inline constexpr std::size_t kCopyInMin = 2048, kCopyInMax = 524288, kCopyInCoaligned = 8192;
 SYMMETRA_INLINE bool copy_in_wins(void* dst, const void* src, std::size_t bytes) {
   if (bytes < kCopyInMin || bytes > kCopyInMax) return false;

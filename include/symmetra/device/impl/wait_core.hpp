@@ -248,10 +248,9 @@ SYMMETRA_INLINE T wait_value(const Context& ctx, const char* op, const T* ivar, 
   T seen{};
 #if SYMMETRA_DEVICE_PASS
   // One word, its own loop: plain values only (no lambda capturing them by reference, which
-  // made them address-taken locals reloaded after every generic-address poll: +0.6 us per
-  // ping-pong round trip, docs/perf_notes.md). Every poll is the acquire load (GPU scope): the
-  // load that sees the value is the one that orders what follows, with no second trip to L2
-  // after a relaxed poll (-0.25 us per hop, docs/perf_notes.md).
+  // made them address-taken locals reloaded after every generic-address poll). Every poll is
+  // the acquire load (GPU scope): the load that sees the value is the one that orders what
+  // follows, with no second trip to L2 after a relaxed poll (docs/perf_gpu.md#ping-pong).
   constexpr int kSpins = 4096;
   std::uint64_t start = 0;
   unsigned sleep_ns = 32;
