@@ -1,9 +1,10 @@
 // Probe: which CUDA streams of one process share a hardware work queue, and whether a full
 // launch queue on one stream blocks launches on another. Kernels of PEs that share a GPU wait for
 // each other, so both decide whether stream-ordered collectives can deadlock (docs/gpu_backend.md).
-// Caveat (docs/perf_gpu.md#pes-that-share-a-gpu): this probe saw no sharing, yet the stream-form tests deadlocked
-// at once with CUDA_DEVICE_MAX_CONNECTIONS=1 and sometimes with 8 or 32: how the driver assigns
-// queues to the tests' streams is not what this probe exercises. A "no" here proves nothing.
+// Caveat (docs/perf_gpu.md#pes-that-share-a-gpu): this probe saw no sharing, yet the stream-form
+// tests deadlocked at once with CUDA_DEVICE_MAX_CONNECTIONS=1 and sometimes with 8 or 32: how the
+// driver assigns queues to the tests' streams is not what this probe exercises. A "no" here proves
+// nothing.
 //   nvcc -O2 -arch=sm_90 -o /tmp/sq bench/probes/stream_queues.cu && /tmp/sq [streams]
 // Test 1: stream 0 runs a kernel that spins until released, then has a second kernel queued
 // behind it. A kernel on stream j that completes while stream 0 is held means j has its own

@@ -52,6 +52,56 @@ constexpr DataType data_type_of() {
   }
 }
 
+// Calls f(std::type_identity<T>{}) with the C++ type of `t` and returns what f returns: how
+// type-erased code (the collectives' dispatch, host-initiated atomics) gets back to templates.
+template <class F>
+constexpr decltype(auto) visit_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kInt8:
+      return f(std::type_identity<std::int8_t>{});
+    case DataType::kUint8:
+      return f(std::type_identity<std::uint8_t>{});
+    case DataType::kInt16:
+      return f(std::type_identity<std::int16_t>{});
+    case DataType::kUint16:
+      return f(std::type_identity<std::uint16_t>{});
+    case DataType::kInt32:
+      return f(std::type_identity<std::int32_t>{});
+    case DataType::kUint32:
+      return f(std::type_identity<std::uint32_t>{});
+    case DataType::kInt64:
+      return f(std::type_identity<std::int64_t>{});
+    case DataType::kUint64:
+      return f(std::type_identity<std::uint64_t>{});
+    case DataType::kHalf:
+      return f(std::type_identity<half>{});
+    case DataType::kBfloat16:
+      return f(std::type_identity<bfloat16>{});
+    case DataType::kFloat:
+      return f(std::type_identity<float>{});
+    case DataType::kDouble:
+      break;
+  }
+  return f(std::type_identity<double>{});
+}
+
+// The same with the unsigned integer of `bytes` (1, 2, 4, else 8): what moves elements of a
+// type of that size.
+template <class F>
+constexpr decltype(auto) visit_size(std::size_t bytes, F&& f) {
+  switch (bytes) {
+    case 1:
+      return f(std::type_identity<std::uint8_t>{});
+    case 2:
+      return f(std::type_identity<std::uint16_t>{});
+    case 4:
+      return f(std::type_identity<std::uint32_t>{});
+    default:
+      break;
+  }
+  return f(std::type_identity<std::uint64_t>{});
+}
+
 constexpr int data_type_size(DataType t) {
   switch (t) {
     case DataType::kInt8:

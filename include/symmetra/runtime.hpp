@@ -535,6 +535,13 @@ class Runtime {
   void permute(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
                std::size_t chunk_elems, OnChunk on_chunk = {});
 
+  // Any collective as a value (coll/call.hpp, built with coll::make_call): what every form above
+  // does, for bindings and code that holds calls as data. Same contract as the typed forms, with
+  // stream null for the host form and a stream for the _on_stream form. The all-reduce's
+  // algorithm kAuto goes through the selector; on the GPU backend a permute sends one chunk per
+  // channel (no consumer sees chunks there).
+  void collective(const coll::Call& call, Stream stream = nullptr);
+
   // Stream forms (GPU backend).
   template <class T>
   void broadcast_on_stream(const Team& team, T* dest, const T* source, std::size_t nelems, int root,
@@ -573,6 +580,8 @@ class Runtime {
                          int from, std::size_t chunk_elems, Stream s);
 
  private:
+  // A resolved call on the CPU backend, on this thread (src/runtime/collective.cpp).
+  void host_collective(const coll::Call& call);
   // A collective call, resolved and checked, to the backend (src/runtime/backend_ops.cpp):
   // channels, the NCCL route, the kernels. stream null: the internal stream, waited for.
   void gpu_collective(const coll::Call& call, Stream stream, const char* op);
@@ -583,15 +592,6 @@ class Runtime {
   // Collective over the team, once per team on the GPU backend (src/runtime/allreduce_nccl.cpp).
   void ensure_nccl(int team);
   void nccl_allreduce(const coll::Call& call, Stream stream, const char* op);
-  template <class T>
-  coll::Call coll_call(coll::Kind kind, const Team& team, T* dest, const T* source, std::size_t n,
-                       const char* op) const {
-    return coll::Call{kind, data_type_of<T>(), checked(team, op), dest, source, n};
-  }
-  template <class T>
-  static bool overlaps(const T* a, std::size_t na, const T* b, std::size_t nb) {
-    return a < b + nb && b < a + na;
-  }
   // Host-initiated operations on a device heap, through the backend (src/runtime/backend_ops.cpp;
   // src/backend/cuda/host_ops.cu does them; they end the job with a message on a CUDA error,
   // like every data-path call).

@@ -305,6 +305,54 @@ TEST_P(CollTest, ReduceThousandBackToBackCalls) {
   });
 }
 
+// The collectives as values (coll::Call through Runtime::collective), as bindings call them:
+// an all-reduce with the selector's pick, an in-place reduce-scatter (into a temporary on the
+// CPU), and a team handle that is not a team of this PE, which must throw naming the call.
+TEST_P(CollTest, CallsAsValues) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    constexpr std::size_t kN = 1000;
+    const int n = rt.n_pes(), me = rt.my_pe();
+    const std::uint64_t salt = run_seed();
+    auto* src = rt.allocate_array<std::int32_t>(kN * static_cast<std::size_t>(n));
+    auto* dst = rt.allocate_array<std::int32_t>(kN);
+    for (std::uint64_t call = 0; call < 20; ++call) {
+      for (std::size_t i = 0; i < kN * n; ++i)
+        src[i] = static_cast<std::int32_t>(mix(call, me, i, salt) % 100000);
+      for (std::size_t i = 0; i < kN; ++i) dst[i] = -1;  // poison
+      auto c = coll::make_call(coll::Kind::kAllreduce, device::kTeamWorld, dst, src, kN);
+      c.op = ReduceOp::kMax;
+      rt.collective(c);
+      for (std::size_t i = 0; i < kN; ++i) {
+        std::int32_t want = 0;
+        for (int r = 0; r < n; ++r)
+          want = std::max(want, static_cast<std::int32_t>(mix(call, r, i, salt) % 100000));
+        ASSERT_EQ(dst[i], want) << "all-reduce call " << call << " i " << i;
+      }
+      rt.barrier_all();
+      // In place: member r's result, block r of the sum, lands at the start of src.
+      auto rs = coll::make_call(coll::Kind::kReduceScatter, device::kTeamWorld, src, src, kN);
+      if (!rt.on_gpu()) {
+        rt.collective(rs);
+        for (std::size_t i = 0; i < kN; ++i) {
+          std::int64_t want = 0;
+          for (int r = 0; r < n; ++r)
+            want += static_cast<std::int64_t>(mix(call, r, me * kN + i, salt) % 100000);
+          ASSERT_EQ(src[i], static_cast<std::int32_t>(want)) << "reduce_scatter call " << call;
+        }
+      }
+      rt.barrier_all();
+    }
+    auto bad = coll::make_call(coll::Kind::kBroadcast, 17, dst, src, kN);
+    try {
+      rt.collective(bad);
+      ADD_FAILURE() << "a call on a team this PE is not in returned";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("broadcast: team handle 17"), std::string::npos)
+          << e.what();
+    }
+  });
+}
+
 // --- permute --------------------------------------------------------------------------------
 
 TEST_P(CollTest, PermuteRingShiftChunksBackToBack) {

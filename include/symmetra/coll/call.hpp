@@ -84,4 +84,17 @@ struct Call {
 };
 static_assert(std::is_trivially_copyable_v<Call>);
 
+// A call of `kind` on team handle `team` over elements of T; set the kind's other fields after.
+template <class T>
+constexpr Call make_call(Kind kind, int team, T* dest, const T* source, std::size_t nelems) {
+  Call c;
+  c.kind = kind;
+  c.type = data_type_of<T>();
+  c.team = team;
+  c.dest = dest;
+  c.source = source;
+  c.nelems = nelems;
+  return c;
+}
+
 }  // namespace symmetra::coll

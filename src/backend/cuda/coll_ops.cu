@@ -4,8 +4,8 @@
 // Kernels are compiled here once per element type: data-moving collectives by element size,
 // reductions by type; the host forms pick one through DataType.
 #include "backend/cuda/cuda_impl.hpp"
-#include "symmetra/coll.hpp"
 #include "symmetra/coll/call.hpp"
+#include "symmetra/coll/run.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 
@@ -24,110 +24,24 @@ __device__ coll::Channel block_channel() {
 constexpr int kThreads = 512;
 
 template <class T>
-__global__ void __launch_bounds__(kThreads) move_kernel(device::Context ctx, coll::Call a) {
-  const device::BlockGroup g;
-  T* d = static_cast<T*>(a.dest);
-  const T* s = static_cast<const T*>(a.source);
-  switch (a.kind) {
-    case Kind::kBroadcast:
-      coll::broadcast(g, ctx, a.team, d, s, a.nelems, a.root, block_channel());
-      break;
-    case Kind::kFcollect:
-      coll::fcollect(g, ctx, a.team, d, s, a.nelems, block_channel());
-      break;
-    case Kind::kFcollectRead:
-      coll::fcollect_read(g, ctx, a.team, d, s, a.nelems, block_channel());
-      break;
-    case Kind::kFcollectRing:
-      coll::fcollect_ring(g, ctx, a.team, d, s, a.nelems);
-      break;
-    case Kind::kCollect:
-      coll::collect(g, ctx, a.team, d, s, a.nelems);
-      break;
-    case Kind::kAlltoall:
-      coll::alltoall(g, ctx, a.team, d, s, a.nelems, block_channel());
-      break;
-    case Kind::kAlltoalls:
-      coll::alltoalls(g, ctx, a.team, d, s, a.dst_stride, a.src_stride, a.nelems);
-      break;
-    case Kind::kPermute:
-      coll::permute(g, ctx, a.team, d, s, a.nelems, a.to, a.from, a.chunk, coll::NoChunkCallback{},
-                    block_channel());
-      break;
-    case Kind::kBarrier:
-      device::barrier(g, ctx, a.team);
-      break;
-    case Kind::kSync:
-      device::sync(g, ctx, a.team);
-      break;
-    default:
-      break;
-  }
+__global__ void __launch_bounds__(kThreads) move_kernel(device::Context ctx, coll::Call c) {
+  coll::run_move<T>(device::BlockGroup{}, ctx, c, block_channel());
 }
 
 template <class T>
-__global__ void __launch_bounds__(kThreads) reduce_kernel(device::Context ctx, coll::Call a) {
-  const device::BlockGroup g;
-  T* d = static_cast<T*>(a.dest);
-  const T* s = static_cast<const T*>(a.source);
-  switch (a.kind) {
-    case Kind::kReduce:
-      coll::reduce(g, ctx, a.team, d, s, a.nelems, a.op, block_channel());
-      break;
-    case Kind::kReduceScatter:
-      coll::reduce_scatter(g, ctx, a.team, d, s, a.nelems, a.op, block_channel());
-      break;
-    case Kind::kAllreduce:
-      coll::allreduce(g, ctx, a.team, d, s, a.nelems, a.op, a.algo, block_channel());
-      break;
-    default:
-      break;
-  }
+__global__ void __launch_bounds__(kThreads) reduce_kernel(device::Context ctx, coll::Call c) {
+  coll::run_reduce<T>(device::BlockGroup{}, ctx, c, block_channel());
 }
 
 using KernelFn = void (*)(device::Context, coll::Call);
 
 // The kernel for a call: reductions by type, the rest by element size.
 KernelFn kernel_for(Kind kind, DataType t) {
-  if (coll::is_reduction(kind)) {
-    switch (t) {
-      case DataType::kInt8:
-        return reduce_kernel<std::int8_t>;
-      case DataType::kUint8:
-        return reduce_kernel<std::uint8_t>;
-      case DataType::kInt16:
-        return reduce_kernel<std::int16_t>;
-      case DataType::kUint16:
-        return reduce_kernel<std::uint16_t>;
-      case DataType::kInt32:
-        return reduce_kernel<std::int32_t>;
-      case DataType::kUint32:
-        return reduce_kernel<std::uint32_t>;
-      case DataType::kInt64:
-        return reduce_kernel<std::int64_t>;
-      case DataType::kUint64:
-        return reduce_kernel<std::uint64_t>;
-      case DataType::kHalf:
-        return reduce_kernel<half>;
-      case DataType::kBfloat16:
-        return reduce_kernel<bfloat16>;
-      case DataType::kFloat:
-        return reduce_kernel<float>;
-      case DataType::kDouble:
-        return reduce_kernel<double>;
-    }
-    return nullptr;
-  }
-  switch (data_type_size(t)) {
-    case 1:
-      return move_kernel<std::uint8_t>;
-    case 2:
-      return move_kernel<std::uint16_t>;
-    case 4:
-      return move_kernel<std::uint32_t>;
-    default:
-      return move_kernel<std::uint64_t>;
-  }
+  if (coll::is_reduction(kind))
+    return visit_type(
+        t, [](auto tag) -> KernelFn { return reduce_kernel<typename decltype(tag)::type>; });
+  return visit_size(data_type_size(t),
+                    [](auto tag) -> KernelFn { return move_kernel<typename decltype(tag)::type>; });
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+// Runtime::collective: one entry for every collective call (runtime.hpp). It checks the call,
+// resolves what depends on the backend and the buffers (the all-reduce's algorithm, in-place
+// reductions), then runs it: on the CPU backend's host form on the calling thread, by element
+// size or type (coll/run.hpp), elsewhere through the backend (gpu_collective).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "symmetra/coll/run.hpp"
+#include "symmetra/runtime.hpp"
+
+namespace symmetra {
+
+void Runtime::collective(const coll::Call& call, Stream stream) {
+  coll::Call c = call;
+  const std::string name = std::string(coll::kind_name(c.kind)) + (stream ? "_on_stream" : "");
+  const char* op = name.c_str();
+  c.team = checked(Team(this, c.team), op);
+  const bool host = !gpu_ && !stream;  // the host form on the CPU backend
+  const std::size_t elem = data_type_size(c.type);
+  const auto* d = static_cast<const std::byte*>(c.dest);
+  const auto* s = static_cast<const std::byte*>(c.source);
+  const auto overlap = [&](std::size_t dest_elems, std::size_t source_elems) {
+    return d != nullptr && s != nullptr && d < s + source_elems * elem && s < d + dest_elems * elem;
+  };
+  const bool bitwise =
+      c.op == coll::ReduceOp::kAnd || c.op == coll::ReduceOp::kOr || c.op == coll::ReduceOp::kXor;
+  const bool floating = c.type == DataType::kHalf || c.type == DataType::kBfloat16 ||
+                        c.type == DataType::kFloat || c.type == DataType::kDouble;
+  if (coll::is_reduction(c.kind) && bitwise && floating)
+    fail(name + ": bitwise reductions need an integer type");
+
+  bool resolve_algo = c.kind == coll::Kind::kAllreduce;
+  if (c.kind == coll::Kind::kReduce) {
+    if (host) {
+      // The same result as the all-reduce, whose selector picks among one-shot (what
+      // coll::reduce is), recursive doubling, two-shot and the ring by size: about twice as fast
+      // as the one-shot alone at large sizes (docs/perf_cpu.md#collectives); dest may be source.
+      c.kind = coll::Kind::kAllreduce;
+      c.algo = coll::AllreduceAlgo::kAuto;
+      resolve_algo = true;
+    } else if (overlap(c.nelems, c.nelems)) {
+      // In place on the GPU: the LL two-shot reads each source once before it writes.
+      c.kind = coll::Kind::kAllreduce;
+      c.algo = coll::AllreduceAlgo::kLLTwoShot;
+    }
+  }
+  if (resolve_algo) {
+    if (gpu_) ensure_nccl(c.team);  // the team's first call: agree whether NCCL can serve it
+    const bool separate = !overlap(c.nelems, c.nelems);
+    c.algo = allreduce_algo(Team(this, c.team), c.nelems * elem,
+                            separate && is_symmetric(c.dest) && is_symmetric(c.source), c.algo,
+                            c.type, c.op);
+  }
+  if (c.kind == coll::Kind::kReduceScatter &&
+      overlap(c.nelems, c.nelems * static_cast<std::size_t>(teams_[c.team].size))) {
+    if (!host) fail(name + ": dest and source overlap; the GPU forms need separate buffers");
+    // Into a temporary, then over dest: every member reads all of source first.
+    std::vector<std::byte> tmp(c.nelems * elem);
+    void* dest = c.dest;
+    c.dest = tmp.data();
+    host_collective(c);
+    std::memcpy(dest, tmp.data(), tmp.size());
+    return;
+  }
+  // Chunks exist for consumers of each chunk (the device form's on_chunk); a kernel per call
+  // has none, and each chunk costs a fence and a signal: one chunk per channel. A chunk of 0
+  // still goes down, for the device form's argument check to report.
+  if (c.kind == coll::Kind::kPermute && !host)
+    c.chunk = c.chunk == 0 ? 0 : std::max<std::size_t>(c.nelems, 1);
+  if (host) return host_collective(c);
+  gpu_collective(c, stream, op);
+}
+
+void Runtime::host_collective(const coll::Call& c) {
+  const device::ThreadGroup g;
+  if (coll::is_reduction(c.kind))
+    return visit_type(
+        c.type, [&](auto tag) { coll::run_reduce<typename decltype(tag)::type>(g, ctx_, c, {}); });
+  visit_size(data_type_size(c.type),
+             [&](auto tag) { coll::run_move<typename decltype(tag)::type>(g, ctx_, c, {}); });
+}
+
+}  // namespace symmetra
