@@ -4,6 +4,11 @@
 // on the calling thread; the GPU: a kernel per call, src/backend/cuda/coll_ops.cu). Two forms
 // stay inline on the CPU: a broadcast that leaves the root's dest alone, and a permute with a
 // chunk consumer, whose callback has no value to travel as.
+//
+// On the CPU backend the typed host forms also run their algorithm inline, in the caller's
+// code, as they did before the one entry: out of line behind the Call's dispatch, the
+// small fcollect, collect and reduce of the C API took 1.1-1.2x as long on 2 PEs (the
+// compiler's inlining of the waits differs there; docs/perf_cpu.md#collectives).
 #pragma once
 
 #include <type_traits>
@@ -22,6 +27,9 @@ void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t 
     return coll::broadcast(device::ThreadGroup{}, ctx_, checked(team, "broadcast"), dest, source,
                            nelems, root, {}, false);
   }
+  if (!gpu_)
+    return coll::broadcast(device::ThreadGroup{}, ctx_, checked(team, "broadcast"), dest, source,
+                           nelems, root);
   broadcast_on_stream(team, dest, source, nelems, root, nullptr);
 }
 template <class T>
@@ -34,6 +42,9 @@ void Runtime::broadcast_on_stream(const Team& team, T* dest, const T* source, st
 
 template <class T>
 void Runtime::fcollect(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (!gpu_)
+    return coll::fcollect(device::ThreadGroup{}, ctx_, checked(team, "fcollect"), dest, source,
+                          nelems);
   collective(coll::make_call(coll::Kind::kFcollect, team.handle(), dest, source, nelems));
 }
 template <class T>
@@ -43,6 +54,9 @@ void Runtime::fcollect_on_stream(const Team& team, T* dest, const T* source, std
 }
 template <class T>
 void Runtime::fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (!gpu_)
+    return coll::fcollect_read(device::ThreadGroup{}, ctx_, checked(team, "fcollect_read"), dest,
+                               source, nelems);
   collective(coll::make_call(coll::Kind::kFcollectRead, team.handle(), dest, source, nelems));
 }
 template <class T>
@@ -52,6 +66,9 @@ void Runtime::fcollect_read_on_stream(const Team& team, T* dest, const T* source
 }
 template <class T>
 void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (!gpu_)
+    return coll::fcollect_ring(device::ThreadGroup{}, ctx_, checked(team, "fcollect_ring"), dest,
+                               source, nelems);
   collective(coll::make_call(coll::Kind::kFcollectRing, team.handle(), dest, source, nelems));
 }
 template <class T>
@@ -61,6 +78,9 @@ void Runtime::fcollect_ring_on_stream(const Team& team, T* dest, const T* source
 }
 template <class T>
 void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (!gpu_)
+    return coll::collect(device::ThreadGroup{}, ctx_, checked(team, "collect"), dest, source,
+                         nelems);
   collective(coll::make_call(coll::Kind::kCollect, team.handle(), dest, source, nelems));
 }
 template <class T>
@@ -71,6 +91,9 @@ void Runtime::collect_on_stream(const Team& team, T* dest, const T* source, std:
 
 template <class T>
 void Runtime::alltoall(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  if (!gpu_)
+    return coll::alltoall(device::ThreadGroup{}, ctx_, checked(team, "alltoall"), dest, source,
+                          nelems);
   collective(coll::make_call(coll::Kind::kAlltoall, team.handle(), dest, source, nelems));
 }
 template <class T>
@@ -81,6 +104,9 @@ void Runtime::alltoall_on_stream(const Team& team, T* dest, const T* source, std
 template <class T>
 void Runtime::alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff_t dst,
                         std::ptrdiff_t sst, std::size_t nelems) {
+  if (!gpu_)
+    return coll::alltoalls(device::ThreadGroup{}, ctx_, checked(team, "alltoalls"), dest, source,
+                           dst, sst, nelems);
   alltoalls_on_stream(team, dest, source, dst, sst, nelems, nullptr);
 }
 template <class T>
@@ -95,6 +121,7 @@ void Runtime::alltoalls_on_stream(const Team& team, T* dest, const T* source, st
 template <class T>
 void Runtime::reduce(const Team& team, T* dest, const T* source, std::size_t nreduce,
                      coll::ReduceOp op) {
+  if (!gpu_) return allreduce(team, dest, source, nreduce, op);  // the same result, faster
   reduce_on_stream(team, dest, source, nreduce, op, nullptr);
 }
 template <class T>
@@ -121,6 +148,14 @@ void Runtime::reduce_scatter_on_stream(const Team& team, T* dest, const T* sourc
 template <class T>
 void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t nelems,
                         coll::ReduceOp op, coll::AllreduceAlgo algo) {
+  if (!gpu_) {
+    const bool separate = dest + nelems <= source || source + nelems <= dest;
+    algo = allreduce_algo(team, nelems * sizeof(T),
+                          separate && is_symmetric(dest) && is_symmetric(source), algo,
+                          data_type_of<T>(), op);
+    return coll::allreduce(device::ThreadGroup{}, ctx_, checked(team, "allreduce"), dest, source,
+                           nelems, op, algo);
+  }
   allreduce_on_stream(team, dest, source, nelems, op, nullptr, algo);
 }
 template <class T>
