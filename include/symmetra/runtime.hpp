@@ -130,6 +130,13 @@ class Runtime {
   std::size_t heap_size() const;  // bytes mapped per PE (grows)
   std::size_t heap_used() const;  // bytes in live allocations
   bool is_symmetric(const void* p) const;
+  // Whether an all-reduce over `bytes` may use every algorithm: dest and source are separate
+  // and both symmetric (the direct and ring algorithms need that; the LL ones take any memory).
+  bool separate_symmetric(const void* dest, const void* source, std::size_t bytes) const {
+    const auto* d = static_cast<const std::byte*>(dest);
+    const auto* s = static_cast<const std::byte*>(source);
+    return (d + bytes <= s || s + bytes <= d) && is_symmetric(dest) && is_symmetric(source);
+  }
   bool pe_accessible(int pe) const { return pe >= 0 && pe < n_pes() && pe_index_[pe] >= 0; }
   // PE `pe`'s copy of symmetric `p` for direct loads and stores, or null if not reachable.
   template <class T>

@@ -149,9 +149,8 @@ template <class T>
 void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t nelems,
                         coll::ReduceOp op, coll::AllreduceAlgo algo) {
   if (!gpu_) {
-    const bool separate = dest + nelems <= source || source + nelems <= dest;
     algo = allreduce_algo(team, nelems * sizeof(T),
-                          separate && is_symmetric(dest) && is_symmetric(source), algo,
+                          separate_symmetric(dest, source, nelems * sizeof(T)), algo,
                           data_type_of<T>(), op);
     return coll::allreduce(device::ThreadGroup{}, ctx_, checked(team, "allreduce"), dest, source,
                            nelems, op, algo);

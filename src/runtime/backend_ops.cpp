@@ -96,12 +96,6 @@ void Runtime::launch_graph(void* graph_exec, Stream stream) {
 
 void Runtime::gpu_collective(const coll::Call& c, Stream stream, const char* op) {
   if (!gpu_) return backend_->collective(ctx_, c, 1, stream);  // the CPU backend says it cannot
-  const bool bitwise =
-      c.op == coll::ReduceOp::kAnd || c.op == coll::ReduceOp::kOr || c.op == coll::ReduceOp::kXor;
-  const bool floating = c.type == DataType::kHalf || c.type == DataType::kBfloat16 ||
-                        c.type == DataType::kFloat || c.type == DataType::kDouble;
-  if (coll::is_reduction(c.kind) && bitwise && floating)
-    fail(std::string(op) + ": bitwise reductions need an integer type");
   if (c.kind == coll::Kind::kAllreduce && c.algo == coll::AllreduceAlgo::kNccl) {
     const Stream s = stream ? stream : backend_->stream();
     nccl_allreduce(c, s, op);

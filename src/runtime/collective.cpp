@@ -47,10 +47,9 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   }
   if (resolve_algo) {
     if (gpu_) ensure_nccl(c.team);  // the team's first call: agree whether NCCL can serve it
-    const bool separate = !overlap(c.nelems, c.nelems);
-    c.algo = allreduce_algo(Team(this, c.team), c.nelems * elem,
-                            separate && is_symmetric(c.dest) && is_symmetric(c.source), c.algo,
-                            c.type, c.op);
+    c.algo =
+        allreduce_algo(Team(this, c.team), c.nelems * elem,
+                       separate_symmetric(c.dest, c.source, c.nelems * elem), c.algo, c.type, c.op);
   }
   if (c.kind == coll::Kind::kReduceScatter &&
       overlap(c.nelems, c.nelems * static_cast<std::size_t>(teams_[c.team].size))) {

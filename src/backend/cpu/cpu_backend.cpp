@@ -84,22 +84,13 @@ void CpuBackend::strided(const device::Context& ctl, bool put, void* dest, const
 
 std::uint64_t CpuBackend::amo(const device::Context& ctl, AmoOp op, DataType type, void* dest,
                               std::uint64_t value, std::uint64_t cond, int pe) {
-  switch (type) {
-    case DataType::kInt32:
-      return amo_as<std::int32_t>(ctl, op, dest, value, cond, pe);
-    case DataType::kUint32:
-      return amo_as<std::uint32_t>(ctl, op, dest, value, cond, pe);
-    case DataType::kInt64:
-      return amo_as<std::int64_t>(ctl, op, dest, value, cond, pe);
-    case DataType::kUint64:
-      return amo_as<std::uint64_t>(ctl, op, dest, value, cond, pe);
-    case DataType::kFloat:
-      return amo_as<float>(ctl, op, dest, value, cond, pe);
-    case DataType::kDouble:
-      return amo_as<double>(ctl, op, dest, value, cond, pe);
-    default:
+  return visit_type(type, [&](auto tag) -> std::uint64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
+      return amo_as<T>(ctl, op, dest, value, cond, pe);
+    else
       device::detail::host_fatal(ctl, "atomic", "atomics act on 32- or 64-bit words");
-  }
+  });
 }
 
 void CpuBackend::quiet(const device::Context& ctl) {

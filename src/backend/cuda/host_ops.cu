@@ -95,22 +95,13 @@ std::uint64_t CudaBackend::amo(const device::Context& ctl, AmoOp op, DataType ty
   device::detail::check_aligned(hctx_, "atomic", dest, data_type_size(type));
   const cudaStream_t s = impl_->stream;
   std::uint64_t* r = impl_->d_result;
-  switch (type) {
-    case DataType::kInt32:
-      return run_amo<std::int32_t>(ctl, dctx_, s, r, op, dest, value, cond, pe);
-    case DataType::kUint32:
-      return run_amo<std::uint32_t>(ctl, dctx_, s, r, op, dest, value, cond, pe);
-    case DataType::kInt64:
-      return run_amo<std::int64_t>(ctl, dctx_, s, r, op, dest, value, cond, pe);
-    case DataType::kUint64:
-      return run_amo<std::uint64_t>(ctl, dctx_, s, r, op, dest, value, cond, pe);
-    case DataType::kFloat:
-      return run_amo<float>(ctl, dctx_, s, r, op, dest, value, cond, pe);
-    case DataType::kDouble:
-      return run_amo<double>(ctl, dctx_, s, r, op, dest, value, cond, pe);
-    default:
+  return visit_type(type, [&](auto tag) -> std::uint64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
+      return run_amo<T>(ctl, dctx_, s, r, op, dest, value, cond, pe);
+    else
       device::detail::host_fatal(ctl, "atomic", "GPU atomics act on 32- or 64-bit words");
-  }
+  });
 }
 
 void CudaBackend::quiet(const device::Context& ctl) {
