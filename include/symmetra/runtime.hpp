@@ -44,6 +44,7 @@ class Bootstrap;
 class SymmetricHeap;
 class Allocator;
 class Backend;
+class Transport;
 class Selector;
 class NcclTeams;
 struct Config;
@@ -137,7 +138,14 @@ class Runtime {
     const auto* s = static_cast<const std::byte*>(source);
     return (d + bytes <= s || s + bytes <= d) && is_symmetric(dest) && is_symmetric(source);
   }
-  bool pe_accessible(int pe) const { return pe >= 0 && pe < n_pes() && pe_index_[pe] >= 0; }
+  // Whether this PE can reach `pe` with the data path: by load and store, or through the
+  // transport (OpenSHMEM's shmem_pe_accessible).
+  bool pe_accessible(int pe) const {
+    return pe >= 0 && pe < n_pes() && (pe_index_[pe] >= 0 || transport_ != nullptr);
+  }
+  // Whether `pe` is reachable by load and store (ptr() gives its memory), not only through the
+  // transport.
+  bool pe_local(int pe) const { return pe >= 0 && pe < n_pes() && pe_index_[pe] >= 0; }
   // PE `pe`'s copy of symmetric `p` for direct loads and stores, or null if not reachable.
   template <class T>
   T* ptr(T* p, int pe) const {
@@ -160,18 +168,25 @@ class Runtime {
   //     return. ---
   void putmem(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_put(dest, src, bytes, pe, "put");
-    device::detail::put_to(device::ThreadGroup{}, ctx_, checked_peer("put", dest, bytes, pe), dest,
-                           src, bytes, pe);
+    void* r = checked_peer("put", dest, bytes, pe);
+    if (!ctx_.reachable(pe)) [[unlikely]]
+      return device::detail::remote_put(device::ThreadGroup{}, ctx_, "put", dest, src, bytes, pe);
+    device::detail::put_to(device::ThreadGroup{}, ctx_, r, dest, src, bytes, pe);
   }
   void getmem(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_get(dest, src, bytes, pe, "get");
-    device::detail::get_from(device::ThreadGroup{}, dest, checked_peer("get", src, bytes, pe),
-                             bytes);
+    const void* r = checked_peer("get", src, bytes, pe);
+    if (!ctx_.reachable(pe)) [[unlikely]]
+      return device::detail::remote_get(device::ThreadGroup{}, ctx_, "get", dest, src, bytes, pe);
+    device::detail::get_from(device::ThreadGroup{}, dest, r, bytes);
   }
   void putmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
     if (gpu_) return gpu_put(dest, src, bytes, pe, "put_nbi");
-    device::detail::put_nbi_to(device::ThreadGroup{}, ctx_,
-                               checked_peer("put_nbi", dest, bytes, pe), dest, src, bytes, pe);
+    void* r = checked_peer("put_nbi", dest, bytes, pe);
+    if (!ctx_.reachable(pe)) [[unlikely]]
+      return device::detail::remote_put(device::ThreadGroup{}, ctx_, "put_nbi", dest, src, bytes,
+                                        pe);
+    device::detail::put_nbi_to(device::ThreadGroup{}, ctx_, r, dest, src, bytes, pe);
   }
   void getmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
     getmem(dest, src, bytes, pe);
@@ -195,7 +210,10 @@ class Runtime {
   template <class T>
   void p(T* dest, T value, int pe) {
     if (gpu_) return gpu_put(dest, &value, sizeof(T), pe, "p");
-    device::detail::p_to(ctx_, checked_peer("p", dest, sizeof(T), pe), dest, value, pe);
+    T* r = checked_peer("p", dest, sizeof(T), pe);
+    if (!ctx_.reachable(pe)) [[unlikely]]
+      return device::detail::remote_p(ctx_, dest, value, pe);
+    device::detail::p_to(ctx_, r, dest, value, pe);
   }
   template <class T>
   T g(const T* src, int pe) {
@@ -204,7 +222,10 @@ class Runtime {
       gpu_get(&v, src, sizeof(T), pe, "g");
       return v;
     }
-    return device::detail::g_from(checked_peer("g", src, sizeof(T), pe));
+    const T* r = checked_peer("g", src, sizeof(T), pe);
+    if (!ctx_.reachable(pe)) [[unlikely]]
+      return device::detail::remote_g(ctx_, src, pe);
+    return device::detail::g_from(r);
   }
   template <class T>
   void iput(T* dest, const T* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
@@ -732,6 +753,10 @@ class Runtime {
   std::unique_ptr<detail::Bootstrap> bootstrap_;
   std::unique_ptr<detail::SymmetricHeap> heap_;
   std::unique_ptr<detail::Allocator> allocator_;
+  // How PEs on other hosts are reached (src/transport/transport.hpp), and the device API's
+  // entry points into it (ctx_.remote); null where every PE is reachable by load and store.
+  std::unique_ptr<detail::Transport> transport_;
+  std::unique_ptr<device::RemoteOps> remote_ops_;
   std::uint64_t static_window_ = 0;  // symmetric static data's bytes at the top of each heap slot
   std::uint64_t heap_limit_ = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
   std::vector<std::int32_t> pe_index_;

@@ -17,11 +17,6 @@ bool parse_algo(const std::string& name, coll::AllreduceAlgo* out) {
   return false;
 }
 
-bool needs_symmetric(coll::AllreduceAlgo algo) {
-  using A = coll::AllreduceAlgo;
-  return algo == A::kOneShot || algo == A::kTwoShot || algo == A::kRing;
-}
-
 Result<std::vector<Selector::Row>> Selector::parse_table(const std::string& text,
                                                          const std::string& where) {
   std::vector<Row> rows;
@@ -83,8 +78,11 @@ coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t byt
     algo = nccl && gpu && bytes > kNcclAbove && bytes <= kNcclUpTo
                ? A::kNccl
                : coll::default_algo(team, bytes, gpu);
-  if (!symmetric && needs_symmetric(algo))
-    algo = local == team.size ? A::kLLTwoShot : A::kHierarchical;
+  // The direct and ring algorithms need symmetric buffers and members reachable by load and
+  // store: a table row or SYMMETRA_ALGO measured on one host must not send them across hosts.
+  const bool one_host = local == team.size;
+  if ((!symmetric || !one_host) && coll::needs_load_store(algo))
+    algo = one_host ? A::kLLTwoShot : A::kHierarchical;
   return algo;
 }
 

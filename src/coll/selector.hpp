@@ -15,9 +15,6 @@ namespace symmetra::detail {
 
 // Parses an algorithm name (coll::algo_name); false if unknown.
 bool parse_algo(const std::string& name, coll::AllreduceAlgo* out);
-// True for the algorithms that read or write peers' buffers directly (source and dest must be
-// symmetric and separate).
-bool needs_symmetric(coll::AllreduceAlgo algo);
 
 class Selector {
  public:

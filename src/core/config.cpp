@@ -109,6 +109,8 @@ Result<Config> config_from_env() {
   SYMMETRA_TRY(
       env_int("SYMMETRA_MAX_CHANNELS", 1, 32, "use a number from 1 to 32", &c.max_channels));
   SYMMETRA_TRY(env_int("SYMMETRA_CPUS", 1, 1 << 20, "use a positive number of CPUs", &c.cpus));
+  SYMMETRA_TRY(
+      env_int("SYMMETRA_HOSTS", 1, 1 << 20, "use a positive number of forced hosts", &c.hosts));
   if (const char* v = env("SYMMETRA_SYNC")) {
     const std::string s = v;
     if (s == "auto")

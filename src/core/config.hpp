@@ -24,6 +24,10 @@ struct Config {
   // (Context::kOversubscribed, central syncs); symrun sets it to its own allowed CPUs, since a
   // bound PE sees only its own. 0: the online CPUs.
   int cpus = 0;
+  // SYMMETRA_HOSTS=H: the job's PEs sit on H forced hosts of this machine, PE p on host
+  // p / ceil(n / H), as symrun --hosts H places them (which sets SYMMETRA_HOST_ID instead); PEs
+  // of other forced hosts are remote, reached through the transport. PEs as threads too. 0: off.
+  int hosts = 0;
   // GPU collectives split into channels, one block each (coll/channel.hpp):
   // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
   std::uint64_t channel_bytes = 32ull << 10;

@@ -23,6 +23,7 @@
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
+#include "symmetra/device/impl/remote.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 #include "symmetra/error.hpp"
 
@@ -77,9 +78,21 @@ void host_mark_abort(const Context& ctx, int failed_pe, std::uint32_t why) {
   // A GPU heap is not host memory; its PEs learn of the failure from the launcher instead.
   if (ctx.heap_base == nullptr || ctx.pe_index == nullptr || (ctx.flags & Context::kDeviceHeap))
     return;
+  // PEs on other hosts: the same marks through the transport (PEs as processes also learn of a
+  // failure from the rendezvous; PEs as threads only from these). Once per thread: a transport
+  // that fails here ends the job through host_fatal, which marks again.
+  static thread_local bool marking_remote = false;
   for (int pe = 0; pe < ctx.n_pes; ++pe) {
-    if (ctx.pe_index[pe] < 0) continue;
-    host_mark_header(peer_header(ctx, pe), failed_pe, why);
+    if (ctx.pe_index[pe] >= 0) {
+      host_mark_header(peer_header(ctx, pe), failed_pe, why);
+    } else if (ctx.remote != nullptr && !marking_remote) {
+      marking_remote = true;
+      HeapHeader* h = my_header(ctx);  // the same words, at the same offsets, on PE pe
+      ctx.remote->amo(ctx, AmoOp::kCompareSwap, DataType::kUint32, &h->abort_why, why, 0, pe);
+      ctx.remote->amo(ctx, AmoOp::kCompareSwap, DataType::kInt32, &h->abort_pe,
+                      static_cast<std::uint32_t>(failed_pe + 1), 0, pe);
+      marking_remote = false;
+    }
   }
 }
 

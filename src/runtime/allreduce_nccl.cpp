@@ -148,10 +148,14 @@ coll::AllreduceAlgo Runtime::allreduce_algo(const Team& team, std::size_t bytes,
           : e.state == detail::NcclTeams::State::kIneligible ? e.why
           : !served ? "NCCL has no 16-bit integers or bitwise reductions"
                     : "the team's first all-reduce has not run yet"));
-  if (!symmetric_buffers && detail::needs_symmetric(requested))
+  if (!symmetric_buffers && coll::needs_load_store(requested))
     fail(
         std::string("allreduce: the ") + coll::algo_name(requested) +
         " algorithm needs separate symmetric source and dest buffers (the LL algorithms take any)");
+  if (teams_[h].local != teams_[h].size && coll::needs_load_store(requested))
+    fail(std::string("allreduce: the ") + coll::algo_name(requested) +
+         " algorithm loads and stores other members' memory, and the team spans hosts: use "
+         "hierarchical, recursive_doubling, ll_two_shot or auto");
   return requested;
 }
 

@@ -8,6 +8,7 @@
 #include "heap/allocator.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "symmetra/runtime.hpp"
+#include "transport/transport.hpp"
 
 namespace symmetra {
 
@@ -39,7 +40,11 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
                         "; raise SYMMETRA_MAX_SYMMETRIC_SIZE");
     // Grow geometrically so that many small allocations do not each remap the heap.
     const std::uint64_t target = std::min(limit, std::max<std::uint64_t>(want, data_size() * 2));
+    const std::uint64_t before = data_size();
     backend_->grow(target).or_throw();
+    // The new bytes reach the transport's peers once registered with it (collective, as this is).
+    if (transport_)
+      transport_->register_memory(data_base() + before, before, data_size() - before).or_throw();
     allocator_->grow(data_size());
     refresh_context();
     offset = allocator_->allocate(bytes, alignment, phase);

@@ -17,8 +17,10 @@
 #include "heap/allocator.hpp"
 #include "heap/static_data.hpp"
 #include "heap/symmetric_heap.hpp"
+#include "runtime/remote_path.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
+#include "transport/transport.hpp"
 
 namespace symmetra {
 namespace {
@@ -30,10 +32,12 @@ std::string host_name() {
   return name;
 }
 
-// Names this PE's host for the topology the hierarchical collectives follow. SYMMETRA_HOST_ID
-// (set by symrun --hosts) forces "another host" on one machine (docs/design.md §1.5): memory is
-// still shared, the algorithms behave as across hosts.
-std::string topology_name() {
+// Names PE `pe`'s host: what decides which PEs it reaches by load and store, and the topology
+// the hierarchical collectives follow. Forced hosts of one machine (docs/design.md §1.5):
+// SYMMETRA_HOSTS=H splits the job's n PEs into runs of ceil(n / H), as symrun --hosts does with
+// SYMMETRA_HOST_ID. Their PEs are remote to each other, reached through the transport.
+std::string topology_name(int hosts, int pe, int n) {
+  if (hosts > 0) return "host" + std::to_string(pe / ((n + hosts - 1) / hosts));
   if (const char* forced = std::getenv("SYMMETRA_HOST_ID"); forced && *forced) return forced;
   return host_name();
 }
@@ -52,6 +56,21 @@ Backend resolve_backend(Backend requested, const std::string& pe) {
   if (v == nullptr || *v == '\0' || std::string(v) == "cpu") return Backend::kCpu;
   if (std::string(v) == "cuda" || std::string(v) == "gpu") return Backend::kCuda;
   throw Error(pe + "SYMMETRA_BACKEND='" + v + "' is not cpu or cuda");
+}
+
+// team_shared (OpenSHMEM's SHMEM_TEAM_SHARED): the PEs this PE reaches by load and store, those
+// of its host. A team is an arithmetic progression of PEs; where this host's are not one (hosts
+// named in an interleaved order), this PE alone, which still shares memory with itself.
+device::TeamDesc shared_team(const std::vector<bool>& remote, int me) {
+  std::vector<int> local;
+  for (int p = 0; p < static_cast<int>(remote.size()); ++p)
+    if (!remote[p]) local.push_back(p);
+  const int start = local[0], stride = local.size() > 1 ? local[1] - local[0] : 1;
+  for (std::size_t i = 0; i < local.size(); ++i)
+    if (local[i] != start + static_cast<int>(i) * stride)
+      return {me, 1, 1, 0, device::kTeamShared, 1};
+  const int size = static_cast<int>(local.size());
+  return {start, stride, size, (me - start) / stride, device::kTeamShared, size};
 }
 
 }  // namespace
@@ -81,14 +100,14 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   };
   Identity me{};
   std::strncpy(me.host, host_name().c_str(), sizeof(me.host) - 1);
-  std::strncpy(me.topo, topology_name().c_str(), sizeof(me.topo) - 1);
+  std::strncpy(me.topo, topology_name(config_->hosts, bs.rank(), n).c_str(), sizeof(me.topo) - 1);
   me.reserved = reserved;
   std::vector<Identity> all(n);
   bs.allgather(&me, all.data(), sizeof(me)).or_throw();
   std::vector<std::string> seen;  // topology hosts, in order of first appearance
   host_of_.resize(n);
   for (int p = 0; p < n; ++p) {
-    // Every PE must sit on this host until the remote transport exists.
+    // Every PE must sit on this machine until the UCX transport exists (forced hosts do).
     if (std::strncmp(me.host, all[p].host, sizeof(me.host)) != 0)
       throw Error(pe + "PE " + std::to_string(p) + " runs on host '" + all[p].host +
                   "' and this PE on '" + me.host +
@@ -104,6 +123,16 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     if (it == seen.end()) seen.push_back(name);
   }
   const bool gpu = resolve_backend(options.backend, pe) == Backend::kCuda;
+  // PEs of other (forced) hosts are reached through the transport, the others by load and store.
+  // Every PE sees the same host count, so all of them take the same branches below.
+  std::vector<bool> remote(n);
+  bool any_remote = false;
+  for (int p = 0; p < n; ++p) any_remote |= remote[p] = host_of_[p] != host_of_[bs.rank()];
+  if (any_remote && gpu)
+    throw Error(pe +
+                "the PEs sit on several hosts (SYMMETRA_HOSTS, SYMMETRA_HOST_ID): GPU PEs reach "
+                "other hosts through the proxy ring, which this build does not have; run forced "
+                "hosts on the CPU backend");
   // The host-memory heap always exists: host-side synchronization runs on its header. On the
   // CPU backend it is also the data heap; on the GPU backend it is only that header.
   const std::uint64_t host_initial = gpu ? header : config_->symmetric_size + reserved;
@@ -126,6 +155,20 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     ctx_.static_bytes = statics.bytes;
     ctx_.static_window = heap_->base() + window;
   }
+  if (any_remote) {
+    detail::TransportParams tp;
+    tp.bootstrap = &bs;
+    tp.heap = heap_.get();
+    tp.remote = remote;
+    transport_ = detail::make_transport(detail::TransportKind::kLoopback, tp).value_or_throw();
+    transport_->register_memory(heap_->base(), 0, heap_->size()).or_throw();
+    if (statics.bytes > 0) {
+      const std::uint64_t window = heap_->stride() - static_window_;
+      transport_->register_memory(heap_->base() + window, window, statics.bytes).or_throw();
+    }
+    remote_ops_ = std::make_unique<device::RemoteOps>(detail::remote_ops(transport_.get()));
+    ctx_.remote = remote_ops_.get();
+  }
   detail::BackendParams params;
   params.host_heap = heap_.get();
   params.control = &ctx_;
@@ -147,9 +190,9 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   }
   allocator_ = std::make_unique<detail::Allocator>(reserved, data_size());
   pe_index_.resize(n);
-  for (int p = 0; p < n; ++p) pe_index_[p] = p;
+  for (int p = 0; p < n; ++p) pe_index_[p] = remote[p] ? -1 : p;
   teams_[device::kTeamWorld] = {0, 1, n, bs.rank(), device::kTeamWorld, local_run(0, 1, n)};
-  teams_[device::kTeamShared] = {0, 1, n, bs.rank(), device::kTeamShared, local_run(0, 1, n)};
+  teams_[device::kTeamShared] = shared_team(remote, bs.rank());
   ctx_.my_pe = bs.rank();
   ctx_.n_pes = n;
   ctx_.my_index = heap_->index();
@@ -159,7 +202,8 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     ctx_.ws_world_bytes = config_->ws_world_bytes;
     ctx_.ws_team_bytes = config_->ws_team_bytes;
   }
-  ctx_.flags = (config_->check ? device::Context::kCheckArgs : 0) | device::Context::kIdentityIndex;
+  ctx_.flags = (config_->check ? device::Context::kCheckArgs : 0) |
+               (any_remote ? 0 : device::Context::kIdentityIndex);
   // Every PE runs on this machine (checked above): more PEs than CPUs means waits cost context
   // switches, which the central-counter sync and yielding at once keep few
   // (docs/perf_cpu.md#oversubscription).
@@ -208,6 +252,8 @@ void Runtime::finalize() {
   nccl_->release_all();  // before the GPU state goes
   gpu_ = nullptr;
   backend_.reset();  // before the host heap, which the CPU backend's data heap is
+  ctx_.remote = nullptr;
+  transport_.reset();  // it delivers into the heap mapping
   heap_.reset();
   bootstrap_->finalize();
 }
@@ -236,6 +282,8 @@ void Runtime::abandon() {
   nccl_->release_all();
   gpu_ = nullptr;
   backend_.reset();
+  ctx_.remote = nullptr;
+  transport_.reset();
   heap_.reset();
   bootstrap_->finalize();
 }

@@ -68,6 +68,8 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
     std::uint64_t call = salt;
     for (AllreduceAlgo algo : kAlgos)
       for (std::size_t n : sizes) {
+        // Across (forced) hosts the load/store algorithms are refused (BadRequestsAreClearErrors).
+        if (!coll::runs_on(algo, rt.team_desc(t.handle()))) continue;
         const ReduceOp op =
             std::array{ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kSum, ReduceOp::kMin}[call % 4];
         ++call;
@@ -170,6 +172,7 @@ TEST_P(Allreduce64MiBTest, EveryAlgorithm) {
     auto* dst = rt.allocate_array<float>(kN);
     for (std::size_t i = 0; i < kN; ++i) src[i] = exact_value(me, i);
     for (AllreduceAlgo algo : kAlgos) {
+      if (!coll::runs_on(algo, rt.team_desc(device::kTeamWorld))) continue;
       std::memset(static_cast<void*>(dst), 0, kN * sizeof(float));
       rt.barrier_all();
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
@@ -191,6 +194,7 @@ TEST_P(AllreduceTest, TenThousandBackToBack) {
     const int n = rt.n_pes(), me = rt.my_pe();
     for (std::uint64_t call = 0; call < 10000; ++call) {
       const AllreduceAlgo algo = kAlgos[call % kAlgos.size()];
+      if (!coll::runs_on(algo, rt.team_desc(device::kTeamWorld))) continue;
       for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int32_t>(mix(call, me, i));
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
       for (std::size_t i = 0; i < kN; ++i) {
@@ -214,6 +218,18 @@ TEST_P(AllreduceTest, BadRequestsAreClearErrors) {
       EXPECT_NE(std::string(e.what()).find("needs separate symmetric source and dest"),
                 std::string::npos)
           << e.what();
+    }
+    // A team across (forced) hosts: an algorithm that loads and stores members' memory.
+    if (!coll::runs_on(AllreduceAlgo::kOneShot, rt.team_desc(device::kTeamWorld))) {
+      auto* out = rt.allocate_array<float>(8);
+      try {
+        rt.allreduce(rt.team_world(), out, sym, 8, ReduceOp::kSum, AllreduceAlgo::kOneShot);
+        ADD_FAILURE() << "one-shot across hosts did not fail";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("and the team spans hosts: use hierarchical"),
+                  std::string::npos)
+            << e.what();
+      }
     }
     try {
       rt.allreduce(rt.team_world(), sym, sym, 8, ReduceOp::kSum, AllreduceAlgo::kNccl);

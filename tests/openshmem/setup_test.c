@@ -47,8 +47,10 @@ int main(void) {
     CHECK(shmem_pe_accessible(pe), "PE %d not accessible", pe);
     CHECK(shmem_addr_accessible(a, pe), "heap address not accessible on PE %d", pe);
     CHECK(!shmem_addr_accessible(&local, pe), "a stack address is accessible on PE %d", pe);
-    /* Device memory is not for the host's loads and stores: shmem_ptr is NULL there. */
-    CHECK((shmem_ptr(a, pe) != NULL) == !on_gpu(), "shmem_ptr for PE %d on one host", pe);
+    /* Device memory is not for the host's loads and stores: shmem_ptr is NULL there; so it is
+     * for PEs outside SHMEM_TEAM_SHARED (other hosts, reached through the transport). */
+    const int shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0;
+    CHECK((shmem_ptr(a, pe) != NULL) == (!on_gpu() && shared), "shmem_ptr for PE %d", pe);
   }
   if (!on_gpu())
     CHECK(shmem_ptr(a, me) == (void*)a, "shmem_ptr to myself is not the address itself");

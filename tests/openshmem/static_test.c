@@ -35,7 +35,9 @@ int main(void) {
         initialized[0], initialized[3]);
   CHECK(shmem_addr_accessible(bss_block, next) && shmem_addr_accessible(&counter, next),
         "static data not accessible");
-  CHECK(shmem_ptr(bss_block, next) != NULL, "shmem_ptr of static data");
+  CHECK((shmem_ptr(bss_block, next) != NULL) ==
+            (shmem_team_translate_pe(SHMEM_TEAM_WORLD, next, SHMEM_TEAM_SHARED) >= 0),
+        "shmem_ptr of static data");
   const uint64_t seed = agreed_seed();
 
   /* put into the next PE's bss, poisoned guards around it */

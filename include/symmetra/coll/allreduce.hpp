@@ -27,10 +27,10 @@
 
 namespace symmetra::coll {
 
-// Members per host of team `t` for the hierarchy: TeamDesc::local when the team's hosts are
-// contiguous runs of equal length, else 1 (the LL algorithms then treat every member as a host).
-SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
-  return t.local > 0 && t.size % t.local == 0 ? t.local : 1;
+// Whether algorithm `a` can run on team `t`: those that load and store members' memory only
+// inside one host (needs_load_store).
+SYMMETRA_INLINE bool runs_on(AllreduceAlgo a, const device::TeamDesc& t) {
+  return !needs_load_store(a) || t.local == t.size;
 }
 
 // The built-in defaults (a table from symmetra-tune replaces them on the host). GPU, one host
@@ -39,9 +39,10 @@ SYMMETRA_INLINE int team_local(const device::TeamDesc& t) {
 // recursive doubling to 16 KiB, whose rounds each carry the whole message, then the LL two-shot
 // to 512 KiB), then with two members the one-shot (one read of the message, two syncs), with
 // more the two-shot (the one-shot would read the message m-1 times); the ring never won on one
-// host. Across hosts the hierarchy, then the ring.
+// host. Across hosts the hierarchy at every size: members on other hosts are reached through the
+// transport, which only the LL algorithms use (needs_load_store).
 // CPU (measured on 4 PEs, docs/perf_cpu.md#collectives): LL recursive doubling for a few cache
-// lines, one-shot to 4 KiB, then two-shot; across hosts the hierarchy, then the ring.
+// lines, one-shot to 4 KiB, then two-shot; across hosts the hierarchy.
 SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes, bool gpu) {
   const bool one_host = team_local(t) == t.size;
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
@@ -52,9 +53,9 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
       if (bytes <= (512u << 10)) return AllreduceAlgo::kLLTwoShot;
       return t.size == 2 ? AllreduceAlgo::kOneShot : AllreduceAlgo::kTwoShot;
     }
-    return bytes <= (2u << 20) ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
+    return AllreduceAlgo::kHierarchical;
   }
-  if (!one_host) return bytes <= 1024 ? AllreduceAlgo::kHierarchical : AllreduceAlgo::kRing;
+  if (!one_host) return AllreduceAlgo::kHierarchical;
   // Measured with symmetra-tune on the 2-core VM: with two PEs the ring (one reduce-scatter and
   // one all-gather step, signalled, no team syncs) wins from 4 KiB. With four (two per core,
   // bound by symrun, yielding at once), recursive doubling to 256 B, two-shot to 32 KiB and the
@@ -76,6 +77,11 @@ SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T*
   if (algo == AllreduceAlgo::kAuto)
     algo =
         default_algo(t.desc, nelems * sizeof(T), (ctx.flags & device::Context::kDeviceHeap) != 0);
+  if (!runs_on(algo, t.desc))
+    SYMMETRA_FATAL(ctx, "allreduce",
+                   "the %s algorithm loads and stores other members' memory, and the team spans "
+                   "hosts: use hierarchical, recursive_doubling, ll_two_shot or auto",
+                   algo_name(algo));
   if (ch.count > 1 && !takes_channels(algo))
     SYMMETRA_FATAL(ctx, "allreduce", "the %s algorithm runs as one channel, not %d",
                    algo_name(algo), ch.count);

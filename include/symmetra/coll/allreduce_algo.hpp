@@ -51,6 +51,13 @@ SYMMETRA_INLINE constexpr bool takes_channels(AllreduceAlgo a) {
   return a != AllreduceAlgo::kAuto && a != AllreduceAlgo::kNccl;
 }
 
+// Whether `a` reads or writes other members' memory by load and store (the direct and ring
+// algorithms), and so runs only on a team inside one host. The LL ones send their packets
+// through the transport to members on other hosts.
+SYMMETRA_INLINE constexpr bool needs_load_store(AllreduceAlgo a) {
+  return a == AllreduceAlgo::kOneShot || a == AllreduceAlgo::kTwoShot || a == AllreduceAlgo::kRing;
+}
+
 // Whether `a` sends LL packets (allreduce_ll.hpp): its channels carry less data each, since an
 // LL channel's time grows with its chunks where a direct one's is mostly its syncs.
 SYMMETRA_INLINE constexpr bool is_ll(AllreduceAlgo a) {

@@ -21,6 +21,7 @@
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
+#include "symmetra/device/impl/remote.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 
 namespace symmetra::coll {
@@ -88,9 +89,7 @@ SYMMETRA_INLINE void channel_sync_thread(const device::Context& ctx, const TeamV
   int round = 0;
   for (int dist = 1; dist < t.size(); dist <<= 1, ++round) {
     const int to = t.world((t.rank() + dist) % t.size());
-    dd::HeapHeader* peer = dd::peer_header(ctx, to);
-    dd::atomic_store(&peer->chan_sync[slot][c][round], seq, dd::kRelease);
-    dd::notify(ctx, to, &me->chan_sync[slot][c][round], sizeof(seq));
+    dd::set_word(ctx, &me->chan_sync[slot][c][round], seq, to);
     dd::wait_value(ctx, "sync (channel)", &me->chan_sync[slot][c][round], Cmp::kGe, seq);
   }
 }

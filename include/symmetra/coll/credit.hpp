@@ -130,11 +130,7 @@ SYMMETRA_INLINE void credit_send(Group g, const device::Context& ctx, const Team
   g.sync();
   if (g.thread_rank() == 0) {
     device::quiet(ctx);  // every thread's data (ordered before this by the group sync) first
-    for_each_receiver([&](int to) {
-      const int pe = t.world(to);
-      symmetra::detail::AtomicRef<std::uint64_t>(*ctx.peer(signal, pe)).fetch_add(1, kSignalOrder);
-      dd::notify(ctx, pe, signal, sizeof(std::uint64_t));
-    });
+    for_each_receiver([&](int to) { dd::add_word(ctx, signal, 1, t.world(to), kSignalOrder); });
   }
   g.sync();
 }

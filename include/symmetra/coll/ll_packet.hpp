@@ -14,6 +14,7 @@
 
 #include "symmetra/coll/reduce_op.hpp"
 #include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/remote.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 
 namespace symmetra::coll::detail {
@@ -100,6 +101,32 @@ SYMMETRA_INLINE std::uint64_t ll_wait(const device::Context& ctx, const char* op
       });
   return v;
 #endif
+}
+
+// Writes lines dst[0, units) of PE `pe`, which is not reachable, with payloads pick(u): built
+// here in batches, then one transport put per batch (each 8-byte cell arrives whole,
+// device/impl/remote.hpp). Threads: every thread of `g`; thread 0 reads every unit, so the
+// group syncs first.
+template <class Group, class Pick>
+SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const char* op, LLLine* dst,
+                                   std::size_t units, Pick&& pick, std::uint32_t flag, int pe) {
+  g.sync();
+#if SYMMETRA_DEVICE_PASS
+  (void)dst, (void)units, (void)pick, (void)flag;
+  if (g.thread_rank() == 0) SYMMETRA_NO_REMOTE(ctx, op, pe);
+#else
+  constexpr std::size_t kBatch = 256;  // 4 KiB of lines per put
+  if (g.thread_rank() == 0) {
+    const device::RemoteOps& remote = device::detail::host_remote(ctx, op, pe);
+    LLLine buf[kBatch];
+    for (std::size_t u0 = 0; u0 < units; u0 += kBatch) {
+      const std::size_t n = units - u0 < kBatch ? units - u0 : kBatch;
+      for (std::size_t i = 0; i < n; ++i) ll_store(&buf[i], pick(u0 + i), flag);
+      remote.put(ctx, dst + u0, buf, n * sizeof(LLLine), pe);
+    }
+  }
+#endif
+  g.sync();
 }
 
 // Elements of T in one 8-byte payload.

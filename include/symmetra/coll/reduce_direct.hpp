@@ -13,9 +13,11 @@
 
 #include <cstddef>
 
+#include "symmetra/coll/allreduce_ll.hpp"
 #include "symmetra/coll/channel.hpp"
 #include "symmetra/coll/reduce_op.hpp"
 #include "symmetra/coll/reduce_range.hpp"
+#include "symmetra/coll/reduce_scatter_ll.hpp"
 #include "symmetra/coll/team_collective.hpp"
 #include "symmetra/device/rma.hpp"
 
@@ -46,6 +48,10 @@ SYMMETRA_INLINE void reduce(Group g, const device::Context& ctx, int team, T* de
     device::detail::check_symmetric(ctx, "reduce", source, nreduce * sizeof(T));
     detail::check_channel(ctx, "reduce", ch, t.size());
   }
+  // Across hosts the same result through the LL hierarchy, whose packets reach other hosts
+  // through the transport (reduce_range loads every member's source).
+  if (!t.one_host())
+    return allreduce_ll(g, ctx, team, dest, source, nreduce, op, team_local(t.desc), ch);
   const Channel::Range part = ch.range(nreduce, vec_elems<T>());
   channel_sync(g, ctx, team, ch);
   detail::reduce_range(g, ctx, t, dest + part.first, source, part.first, part.count, op);
@@ -63,6 +69,9 @@ SYMMETRA_INLINE void reduce_scatter(Group g, const device::Context& ctx, int tea
     device::detail::check_symmetric(ctx, "reduce_scatter", source, total * sizeof(T));
     detail::check_channel(ctx, "reduce_scatter", ch, t.size());
   }
+  // Across hosts: over LL packets, which reach other hosts through the transport
+  // (reduce_range loads every member's source).
+  if (!t.one_host()) return reduce_scatter_ll(g, ctx, team, dest, source, nreduce, op, ch);
   const Channel::Range part = ch.range(nreduce, vec_elems<T>());
   channel_sync(g, ctx, team, ch);
   detail::reduce_range(g, ctx, t, dest + part.first, source,

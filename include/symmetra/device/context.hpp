@@ -32,6 +32,10 @@ inline constexpr int kTeamWorld = 0;
 inline constexpr int kTeamShared = 1;
 inline constexpr int kMaxTeams = 64;
 
+// The remote branch of the CPU data path (device/impl/remote.hpp): how an operation reaches a
+// PE that this PE cannot load and store. Null where every PE is reachable.
+struct RemoteOps;
+
 struct Context {
   std::byte* heap_base = nullptr;          // start of this PE's symmetric heap (its header first)
   std::uint64_t stride = 0;                // distance between two PEs' heaps in the mapping
@@ -59,11 +63,15 @@ struct Context {
   // where the host marks a failed or lost PE; device waits read it as they back off and stop
   // naming that PE instead of waiting out their timeout. Null elsewhere.
   const void* host_header = nullptr;
+  // The transport's entry points, for PEs with pe_index -1 (on other hosts, or on forced hosts
+  // of this machine): host code only; null where every PE is reachable by load and store, and
+  // on the GPU, where remote PEs need the proxy ring.
+  const RemoteOps* remote = nullptr;
 
   static constexpr std::uint32_t kCheckArgs = 1u;
   // The heaps are device memory: host code must not load or store through heap_base.
   static constexpr std::uint32_t kDeviceHeap = 2u;
-  // pe_index[pe] == pe for every PE (all PEs on one host, mapped in PE order): peer() needs no
+  // pe_index[pe] == pe for every PE (all PEs reachable, mapped in PE order): peer() needs no
   // table load. On the GPU that load misses L1 after every system-scope fence and costs a
   // microsecond per ping-pong hop.
   static constexpr std::uint32_t kIdentityIndex = 4u;
@@ -99,6 +107,13 @@ struct Context {
 
   SYMMETRA_INLINE int index_of(int pe) const {
     return (flags & kIdentityIndex) ? pe : pe_index[pe];
+  }
+
+  // Whether PE `pe` (in range) is reachable by load and store: the local branch of every
+  // data-path operation. One flag test where every PE is (kIdentityIndex), else a table load
+  // that peer() makes anyway. Threads: any.
+  SYMMETRA_INLINE bool reachable(int pe) const {
+    return (flags & kIdentityIndex) || pe_index[pe] >= 0;
   }
 
   // Whether `p` is in this PE's symmetric static data (never on the GPU).

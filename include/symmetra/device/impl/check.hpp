@@ -31,7 +31,7 @@ SYMMETRA_INLINE bool checks_on(const Context& ctx) {
 SYMMETRA_INLINE void check_pe(const Context& ctx, const char* op, int pe) {
   if (pe < 0 || pe >= ctx.n_pes)
     SYMMETRA_FATAL(ctx, op, "PE %d is out of range [0, %d)", pe, ctx.n_pes);
-  if (ctx.pe_index[pe] < 0)
+  if (ctx.remote == nullptr && !ctx.reachable(pe))
     SYMMETRA_FATAL(ctx, op, "PE %d is on another host and no remote transport is available", pe);
 }
 

@@ -4,8 +4,10 @@
 #include <type_traits>
 
 #include "symmetra/core/atomic.hpp"
+#include "symmetra/device/group.hpp"
 #include "symmetra/device/impl/check.hpp"
 #include "symmetra/device/impl/copy.hpp"
+#include "symmetra/device/impl/remote.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 
 namespace symmetra::device {
@@ -76,12 +78,28 @@ SYMMETRA_INLINE T g_from(const T* remote) {
     return *remote;
   }
 }
+
+// p and g to a PE that is not reachable: one put or get of the value (the transport moves a
+// word-sized value whole).
+template <class T>
+SYMMETRA_INLINE void remote_p(const Context& ctx, T* dest, T value, int pe) {
+  if constexpr (kWordSized<T>)
+    if (checks_on(ctx)) check_aligned(ctx, "p", dest, sizeof(T));
+  remote_put(ThreadGroup{}, ctx, "p", dest, &value, sizeof(T), pe);
+}
+template <class T>
+SYMMETRA_INLINE T remote_g(const Context& ctx, const T* src, int pe) {
+  T v;
+  remote_get(ThreadGroup{}, ctx, "g", &v, src, sizeof(T), pe);
+  return v;
+}
 }  // namespace detail
 
 template <class Group>
 SYMMETRA_INLINE void putmem(Group g, const Context& ctx, void* dest, const void* src,
                             std::size_t bytes, int pe) {
   detail::check_remote(ctx, "put", dest, bytes, pe);
+  if (!ctx.reachable(pe)) return detail::remote_put(g, ctx, "put", dest, src, bytes, pe);
   detail::put_to(g, ctx, ctx.peer(dest, pe), dest, src, bytes, pe);
 }
 
@@ -89,6 +107,7 @@ template <class Group>
 SYMMETRA_INLINE void getmem(Group g, const Context& ctx, void* dest, const void* src,
                             std::size_t bytes, int pe) {
   detail::check_remote(ctx, "get", src, bytes, pe);
+  if (!ctx.reachable(pe)) return detail::remote_get(g, ctx, "get", dest, src, bytes, pe);
   detail::get_from(g, dest, ctx.peer(src, pe), bytes);
 }
 
@@ -108,6 +127,7 @@ template <class Group>
 SYMMETRA_INLINE void putmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
                                 std::size_t bytes, int pe) {
   detail::check_remote(ctx, "put_nbi", dest, bytes, pe);
+  if (!ctx.reachable(pe)) return detail::remote_put(g, ctx, "put_nbi", dest, src, bytes, pe);
   detail::put_nbi_to(g, ctx, ctx.peer(dest, pe), dest, src, bytes, pe);
 }
 template <class Group>
@@ -129,12 +149,14 @@ SYMMETRA_INLINE void get_nbi(Group g, const Context& ctx, T* dest, const T* src,
 template <class T>
 SYMMETRA_INLINE void p(const Context& ctx, T* dest, T value, int pe) {
   detail::check_remote(ctx, "p", dest, sizeof(T), pe);
+  if (!ctx.reachable(pe)) return detail::remote_p(ctx, dest, value, pe);
   detail::p_to(ctx, ctx.peer(dest, pe), dest, value, pe);
 }
 
 template <class T>
 SYMMETRA_INLINE T g(const Context& ctx, const T* src, int pe) {
   detail::check_remote(ctx, "g", src, sizeof(T), pe);
+  if (!ctx.reachable(pe)) return detail::remote_g(ctx, src, pe);
   return detail::g_from(ctx.peer(src, pe));
 }
 
@@ -147,6 +169,12 @@ SYMMETRA_INLINE void iput(Group grp, const Context& ctx, T* dest, const T* src,
     detail::check_remote(ctx, "iput", dest, sizeof(T), pe);
     detail::check_remote(ctx, "iput", dest + static_cast<std::ptrdiff_t>(n - 1) * dst_stride,
                          sizeof(T), pe);
+  }
+  if (!ctx.reachable(pe)) {  // an element at a time: strided transfers across hosts are rare
+    for (std::size_t i = 0; i < n; ++i)
+      detail::remote_put(grp, ctx, "iput", dest + static_cast<std::ptrdiff_t>(i) * dst_stride,
+                         src + static_cast<std::ptrdiff_t>(i) * src_stride, sizeof(T), pe);
+    return;
   }
   T* remote = ctx.peer(dest, pe);
   for (std::size_t i = grp.thread_rank(); i < n; i += grp.size())
@@ -167,6 +195,12 @@ SYMMETRA_INLINE void iget(Group grp, const Context& ctx, T* dest, const T* src,
     detail::check_remote(ctx, "iget", src, sizeof(T), pe);
     detail::check_remote(ctx, "iget", src + static_cast<std::ptrdiff_t>(n - 1) * src_stride,
                          sizeof(T), pe);
+  }
+  if (!ctx.reachable(pe)) {
+    for (std::size_t i = 0; i < n; ++i)
+      detail::remote_get(grp, ctx, "iget", dest + static_cast<std::ptrdiff_t>(i) * dst_stride,
+                         src + static_cast<std::ptrdiff_t>(i) * src_stride, sizeof(T), pe);
+    return;
   }
   const T* remote = ctx.peer(src, pe);
   for (std::size_t i = grp.thread_rank(); i < n; i += grp.size())

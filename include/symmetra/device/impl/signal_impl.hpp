@@ -4,6 +4,7 @@
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/device/impl/check.hpp"
 #include "symmetra/device/impl/copy.hpp"
+#include "symmetra/device/impl/remote.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 
 namespace symmetra::device {
@@ -16,6 +17,16 @@ template <class Group>
 SYMMETRA_INLINE void group_signal(Group g, const Context& ctx, std::uint64_t* sig,
                                   std::uint64_t value, SignalOp op, int pe) {
   g.sync();
+  if (!ctx.reachable(pe)) {  // after the group's puts: the transport orders them (fence)
+    if (g.thread_rank() == 0) {
+#if !SYMMETRA_DEVICE_PASS
+      host_remote(ctx, "signal", pe).fence(ctx);
+#endif
+      (void)remote_amo<std::uint64_t>(
+          ctx, "signal", op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig, value, 0, pe);
+    }
+    return;
+  }
   if (g.thread_rank() == 0) {
     AtomicRef<std::uint64_t> s(*ctx.peer(sig, pe));
     if (op == SignalOp::kAdd) {
@@ -37,6 +48,8 @@ SYMMETRA_INLINE void putmem_signal(Group g, const Context& ctx, void* dest, cons
     detail::check_remote(ctx, "put_signal", sig, sizeof(*sig), pe);
     detail::check_aligned(ctx, "put_signal", sig, sizeof(*sig));
   }
+  if (!ctx.reachable(pe))
+    return detail::remote_put_signal(g, ctx, dest, src, bytes, sig, value, op, pe);
   detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
   detail::group_signal(g, ctx, sig, value, op, pe);
 }

@@ -4,12 +4,19 @@
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/device/impl/check.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
+#include "symmetra/device/impl/remote.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 
 namespace symmetra::device {
 
-SYMMETRA_INLINE void fence(const Context&) {
+// Both paths at once: load/store to reachable PEs (the fence), the transport to the others.
+SYMMETRA_INLINE void fence(const Context& ctx) {
   detail::fence_seq_cst();
+#if SYMMETRA_DEVICE_PASS
+  (void)ctx;
+#else
+  if (ctx.remote != nullptr) ctx.remote->fence(ctx);
+#endif
 }
 SYMMETRA_INLINE void quiet(const Context& ctx) {
   detail::fence_seq_cst();
@@ -18,6 +25,7 @@ SYMMETRA_INLINE void quiet(const Context& ctx) {
 #else
   if (detail::nbi_targets.n != 0)
     detail::host_wake_nbi_targets(ctx, detail::nbi_targets);  // after the fence
+  if (ctx.remote != nullptr) ctx.remote->quiet(ctx);
 #endif
 }
 
@@ -59,9 +67,7 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
   int round = 0;
   for (int dist = 1; dist < t.size; dist <<= 1, ++round) {
     const int to = team_pe(t, (t.my_rank + dist) % t.size);
-    HeapHeader* peer = peer_header(ctx, to);
-    atomic_store(&peer->team_sync[t.slot][round], seq, kRelease);
-    notify(ctx, to, &me->team_sync[t.slot][round], sizeof(seq));
+    set_word(ctx, &me->team_sync[t.slot][round], seq, to);
 #if SYMMETRA_DEVICE_PASS
     // On a timeout, say whether the partner started this sync at all (its own count).
     const int from = team_pe(t, (t.my_rank - dist + t.size) % t.size);

@@ -1,0 +1,147 @@
+// The remote branch of the data path (docs/transports.md): where an operation goes when its PE
+// is not reachable by load and store (Context::reachable is false).
+//
+// On the host the device API calls the transport through RemoteOps, which the runtime fills
+// from its transport (src/runtime/remote_path.cpp): one indirect call, on the exception path
+// only; the local branch stays inline (Sandia OpenSHMEM's rule). Every address handed over is
+// this PE's symmetric address; the transport sends its offset, which is the same on the target.
+// In device code a remote PE needs the proxy ring (not built yet): the branch ends the kernel
+// with a message, and the runtime refuses GPU PEs on other hosts at init, so it is never taken.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/data_type.hpp"
+#include "symmetra/device/context.hpp"
+#include "symmetra/device/impl/check.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
+#include "symmetra/types.hpp"
+
+namespace symmetra::device {
+
+// The transport's entry points. Threads: any thread of the PE (the transport serializes what
+// it must). Errors end the job with "[pe N] op: what", as every data-path call does.
+struct RemoteOps {
+  // Complete locally on return (src may be reused); at the target by the next quiet. Each
+  // naturally aligned 8-byte word of dest arrives whole, so LL packets stay valid.
+  void (*put)(const Context& ctx, void* dest, const void* src, std::size_t bytes, int pe);
+  // Complete on return.
+  void (*get)(const Context& ctx, void* dest, const void* src, std::size_t bytes, int pe);
+  // `op` on PE pe's word at `dest`, of `type`; value, cond and the old value travel as the
+  // word's bits in their low bytes. Complete on return.
+  std::uint64_t (*amo)(const Context& ctx, AmoOp op, DataType type, void* dest, std::uint64_t value,
+                       std::uint64_t cond, int pe);
+  // The data, then the signal: a PE that sees the signal sees the data.
+  void (*put_signal)(const Context& ctx, void* dest, const void* src, std::size_t bytes,
+                     std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe);
+  // fence: earlier puts and atomics to each PE arrive before later ones to it. quiet: every
+  // earlier operation is complete at its target.
+  void (*fence)(const Context& ctx);
+  void (*quiet)(const Context& ctx);
+  void* transport;  // what they forward to
+};
+
+namespace detail {
+
+#if SYMMETRA_DEVICE_PASS
+#define SYMMETRA_NO_REMOTE(ctx, op, pe)                                                     \
+  SYMMETRA_FATAL(ctx, op,                                                                   \
+                 "PE %d is on another host: GPU-initiated operations to it need the proxy " \
+                 "ring, which this build does not have",                                    \
+                 pe)
+#else
+// The remote ops of `ctx`, for an operation on PE `pe` that is not reachable.
+inline const RemoteOps& host_remote(const Context& ctx, const char* op, int pe) {
+  if (ctx.remote == nullptr)
+    host_fatalf(ctx, op, "PE %d is on another host and no remote transport is available", pe);
+  return *ctx.remote;
+}
+#endif
+
+template <class Group>
+SYMMETRA_INLINE void remote_put(Group g, const Context& ctx, const char* op, void* dest,
+                                const void* src, std::size_t bytes, int pe) {
+  g.sync();
+#if SYMMETRA_DEVICE_PASS
+  (void)dest, (void)src, (void)bytes;
+  if (g.thread_rank() == 0) SYMMETRA_NO_REMOTE(ctx, op, pe);
+#else
+  if (g.thread_rank() == 0) host_remote(ctx, op, pe).put(ctx, dest, src, bytes, pe);
+#endif
+  g.sync();
+}
+
+template <class Group>
+SYMMETRA_INLINE void remote_get(Group g, const Context& ctx, const char* op, void* dest,
+                                const void* src, std::size_t bytes, int pe) {
+  g.sync();
+#if SYMMETRA_DEVICE_PASS
+  (void)dest, (void)src, (void)bytes;
+  if (g.thread_rank() == 0) SYMMETRA_NO_REMOTE(ctx, op, pe);
+#else
+  if (g.thread_rank() == 0) host_remote(ctx, op, pe).get(ctx, dest, src, bytes, pe);
+#endif
+  g.sync();
+}
+
+template <class Group>
+SYMMETRA_INLINE void remote_put_signal(Group g, const Context& ctx, void* dest, const void* src,
+                                       std::size_t bytes, std::uint64_t* sig, std::uint64_t value,
+                                       SignalOp sop, int pe) {
+  g.sync();
+#if SYMMETRA_DEVICE_PASS
+  (void)dest, (void)src, (void)bytes, (void)sig, (void)value, (void)sop;
+  if (g.thread_rank() == 0) SYMMETRA_NO_REMOTE(ctx, "put_signal", pe);
+#else
+  if (g.thread_rank() == 0)
+    host_remote(ctx, "put_signal", pe).put_signal(ctx, dest, src, bytes, sig, value, sop, pe);
+#endif
+  g.sync();
+}
+
+// `a` on PE pe's word `dest`; returns the old value (T{} where the op has none).
+template <class T>
+SYMMETRA_INLINE T remote_amo(const Context& ctx, const char* op, AmoOp a, T* dest, T value, T cond,
+                             int pe) {
+#if SYMMETRA_DEVICE_PASS
+  (void)a, (void)dest, (void)value, (void)cond;
+  SYMMETRA_NO_REMOTE(ctx, op, pe);
+  return T{};
+#else
+  std::uint64_t v = 0, c = 0;
+  std::memcpy(&v, &value, sizeof(T));
+  std::memcpy(&c, &cond, sizeof(T));
+  const std::uint64_t old = host_remote(ctx, op, pe).amo(ctx, a, data_type_of<T>(), dest, v, c, pe);
+  T r;
+  std::memcpy(&r, &old, sizeof(T));
+  return r;
+#endif
+}
+
+// Sets PE pe's copy of this PE's symmetric word `w` to `value` (a release) and wakes a sleeper
+// on it: the synchronization words of sync, channels and credits, on either branch.
+SYMMETRA_INLINE void set_word(const Context& ctx, std::uint64_t* w, std::uint64_t value, int pe) {
+  if (ctx.reachable(pe)) {
+    atomic_store(ctx.peer(w, pe), value, kRelease);
+    notify(ctx, pe, w, sizeof(*w));
+  } else {
+    (void)remote_amo<std::uint64_t>(ctx, "sync", AmoOp::kSet, w, value, 0, pe);
+  }
+}
+
+// Adds `value` to PE pe's copy of `w` with `order`, and wakes a sleeper on it.
+SYMMETRA_INLINE void add_word(const Context& ctx, std::uint64_t* w, std::uint64_t value, int pe,
+                              symmetra::detail::MemoryOrder order) {
+  if (ctx.reachable(pe)) {
+    AtomicRef<std::uint64_t>(*ctx.peer(w, pe)).fetch_add(value, order);
+    notify(ctx, pe, w, sizeof(*w));
+  } else {
+    (void)remote_amo<std::uint64_t>(ctx, "signal", AmoOp::kFetchAdd, w, value, 0, pe);
+  }
+}
+
+}  // namespace detail
+}  // namespace symmetra::device

@@ -1,0 +1,79 @@
+// A transport: how this PE reaches the PEs it cannot load and store (docs/design.md §2,
+// docs/transports.md). transport/loopback reaches the PEs of forced hosts on this machine
+// through the shared mapping (the test transport: the remote path, all the way to this
+// interface, in CI); transport/ucx comes next.
+//
+// A remote byte is (PE, offset): its offset in that PE's heap slot, which is the same for a
+// symmetric object on every PE (the heap header at 0, the static-data window near the top).
+// A transport reaches only what its target registered.
+//
+// Errors: make_transport and register_memory return Status; the data path ends the job through
+// `ctl` ("[pe N] op: what", the PE's host context), as the backends' does. Threads: the data
+// path from any thread of the PE; make_transport and register_memory are collective over the
+// job and run in the same order on every PE.
+// Ordering: put completes locally on return (src may be reused) and at the target by quiet;
+// get and atomic complete on return; fence orders this PE's earlier puts and atomics to each PE
+// before its later ones to that PE; put_signal delivers the data before the signal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bootstrap/bootstrap.hpp"
+#include "symmetra/data_type.hpp"
+#include "symmetra/device/context.hpp"
+#include "symmetra/error.hpp"
+#include "symmetra/types.hpp"
+
+namespace symmetra::detail {
+
+class SymmetricHeap;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const char* name() const = 0;
+
+  // --- Setup (collective) ---
+  // Registers [offset, offset + bytes) of this PE's heap slot, which this process maps at
+  // `local`, and exchanges its key with every PE: after it, every PE may reach those bytes.
+  virtual Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes) = 0;
+
+  // --- Data path ---
+  // Each naturally aligned 8-byte word of the destination arrives whole (LL packets rely on
+  // it), and a put of 1, 2, 4 or 8 bytes to an address aligned to its size arrives whole.
+  virtual void put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
+                   std::size_t bytes) = 0;
+  virtual void get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
+                   std::size_t bytes) = 0;
+  // `op` on PE pe's word at `offset`, of `type`; value, cond and the old value carry the word's
+  // bits in their low bytes.
+  virtual std::uint64_t atomic(const device::Context& ctl, int pe, std::uint64_t offset, AmoOp op,
+                               DataType type, std::uint64_t value, std::uint64_t cond) = 0;
+  virtual void put_signal(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
+                          std::size_t bytes, std::uint64_t sig_offset, std::uint64_t value,
+                          SignalOp op) = 0;
+  virtual void fence(const device::Context& ctl) = 0;
+  virtual void quiet(const device::Context& ctl) = 0;
+  // Serves this PE's side of operations that need the target's help (UCX over TCP runs RMA and
+  // atomics as active messages); a transport whose initiator delivers alone does nothing.
+  virtual void progress() = 0;
+};
+
+// What a transport connects with: the job's bootstrap, this PE's host heap (the loopback
+// delivers through its mapping), and which PEs it must reach.
+struct TransportParams {
+  Bootstrap* bootstrap = nullptr;
+  const SymmetricHeap* heap = nullptr;
+  std::vector<bool> remote;  // world PE -> reached through the transport
+};
+
+enum class TransportKind { kLoopback };
+
+// Connects to every PE of params.remote. Collective over the job.
+Result<std::unique_ptr<Transport>> make_transport(TransportKind kind,
+                                                  const TransportParams& params);
+
+}  // namespace symmetra::detail

@@ -1,0 +1,214 @@
+// The transport interface on the loopback transport, without a Runtime: PEs as threads on one
+// host heap, each holding only a detail::Transport. Puts of every size and alignment land whole
+// and leave their neighbours alone, every atomic returns and leaves what a reference says,
+// put_signal delivers the data before the signal, heap growth extends what a PE registered, and
+// an access outside it ends the job naming the PE and the offset.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/thread_bootstrap.hpp"
+#include "heap/symmetric_heap.hpp"
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/heap_header.hpp"
+#include "transport/transport.hpp"
+
+namespace symmetra::detail {
+namespace {
+
+constexpr int kPes = 3;
+constexpr std::uint64_t kRegistered = 1 << 20;  // of a 4 MiB slot
+constexpr std::uint64_t kData = 64 << 10;       // past the header
+
+// One PE: its bootstrap, host heap, control context (for error messages) and transport.
+struct Pe {
+  ThreadBootstrap bs;
+  std::unique_ptr<SymmetricHeap> heap;
+  device::Context ctl{};
+  std::unique_ptr<Transport> transport;
+
+  Pe(std::shared_ptr<ThreadJob> job, int rank) : bs(std::move(job), rank) {
+    heap = SymmetricHeap::create(bs, 4 << 20, 2 << 20).value_or_throw();
+    ctl.my_pe = rank;
+    ctl.n_pes = kPes;
+    TransportParams p;
+    p.bootstrap = &bs;
+    p.heap = heap.get();
+    p.remote.assign(kPes, true);
+    p.remote[static_cast<std::size_t>(rank)] = false;
+    transport = make_transport(TransportKind::kLoopback, p).value_or_throw();
+    transport->register_memory(heap->base(), 0, kRegistered).or_throw();
+  }
+  std::byte* at(std::uint64_t offset) const { return heap->base() + offset; }
+};
+
+// Runs fn(pe) on kPes threads; gtest failures inside are reported by the thread.
+template <class Fn>
+void on_pes(Fn fn) {
+  auto job = std::make_shared<ThreadJob>(kPes, 30000);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < kPes; ++r)
+    threads.emplace_back([&, r] {
+      Pe pe(job, r);
+      fn(pe);
+      pe.bs.barrier().or_throw();  // nobody unmaps while another still delivers
+    });
+  for (auto& t : threads) t.join();
+}
+
+std::uint8_t pattern(std::uint64_t seed, int pe, std::size_t i) {
+  return static_cast<std::uint8_t>((seed * 31 + static_cast<std::uint64_t>(pe) * 131 + i * 7) ^
+                                   (i >> 8));
+}
+
+TEST(LoopbackTransport, PutsAndGetsOfEverySizeAndAlignment) {
+  const std::uint64_t seed = std::random_device{}();
+  on_pes([&](Pe& pe) {
+    const int me = pe.bs.rank(), next = (me + 1) % kPes, prev = (me + kPes - 1) % kPes;
+    std::memset(pe.at(kData), 0xEE, 16384);  // 96 slots of 128 bytes
+    pe.bs.barrier().or_throw();
+    std::vector<std::uint8_t> src(4096);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern(seed, me, i);
+    // Sizes around word boundaries at every offset mod 8, each into its own 64-byte-spaced slot.
+    std::size_t slot = 0;
+    for (std::size_t bytes : {1u, 2u, 3u, 4u, 7u, 8u, 9u, 15u, 16u, 17u, 63u, 100u})
+      for (std::size_t mis = 0; mis < 8; ++mis, ++slot)
+        pe.transport->put(pe.ctl, next, kData + slot * 128 + 8 + mis, src.data() + mis, bytes);
+    pe.transport->quiet(pe.ctl);
+    pe.bs.barrier().or_throw();
+    slot = 0;
+    for (std::size_t bytes : {1u, 2u, 3u, 4u, 7u, 8u, 9u, 15u, 16u, 17u, 63u, 100u})
+      for (std::size_t mis = 0; mis < 8; ++mis, ++slot) {
+        const auto* b = reinterpret_cast<const std::uint8_t*>(pe.at(kData + slot * 128));
+        for (std::size_t i = 0; i < 128; ++i) {
+          const bool in = i >= 8 + mis && i < 8 + mis + bytes;
+          ASSERT_EQ(b[i], in ? pattern(seed, prev, i - 8) : 0xEE)
+              << bytes << " bytes at +" << mis << ", byte " << i;
+        }
+      }
+    // get reads the next PE's slot back as it is.
+    std::vector<std::uint8_t> back(1000);
+    pe.transport->get(pe.ctl, next, back.data(), kData + 8 + 3, back.size());
+    std::vector<std::uint8_t> want(back.size());
+    std::memcpy(want.data(), pe.at(kData + 8 + 3), want.size());  // same layout on every PE
+    pe.bs.barrier().or_throw();
+    for (std::size_t i = 0; i < back.size(); ++i) {
+      const auto* theirs = reinterpret_cast<const std::uint8_t*>(
+          pe.heap->base() + (next - me) * static_cast<std::int64_t>(pe.heap->stride()));
+      ASSERT_EQ(back[i], theirs[kData + 8 + 3 + i]) << "byte " << i;
+    }
+  });
+}
+
+template <class T>
+void every_atomic(Pe& pe, std::uint64_t offset, std::uint64_t seed) {
+  const int me = pe.bs.rank(), next = (me + 1) % kPes;
+  auto bits = [](T v) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+  };
+  auto val = [](std::uint64_t b) {
+    T v;
+    std::memcpy(&v, &b, sizeof(T));
+    return v;
+  };
+  const DataType type = data_type_of<T>();
+  T* mine = reinterpret_cast<T*>(pe.at(offset));
+  const T start = static_cast<T>(10 + seed % 50 + static_cast<std::uint64_t>(me));
+  *mine = start;
+  pe.bs.barrier().or_throw();
+  // Only this PE's predecessor acts on `mine`, so the sequence of values is known.
+  const T theirs = static_cast<T>(10 + seed % 50 + static_cast<std::uint64_t>(next));
+  T expect = theirs;
+  auto run = [&](AmoOp op, T value, T cond, T old_want, T new_want) {
+    const T old =
+        val(pe.transport->atomic(pe.ctl, next, offset, op, type, bits(value), bits(cond)));
+    if (op != AmoOp::kSet) EXPECT_EQ(old, old_want) << "op " << static_cast<int>(op);
+    expect = new_want;
+    EXPECT_EQ(val(pe.transport->atomic(pe.ctl, next, offset, AmoOp::kFetch, type, 0, 0)), expect)
+        << "after op " << static_cast<int>(op);
+  };
+  run(AmoOp::kFetchAdd, T{5}, T{}, expect, static_cast<T>(expect + T{5}));
+  run(AmoOp::kSwap, T{7}, T{}, expect, T{7});
+  run(AmoOp::kCompareSwap, T{9}, T{6}, T{7}, T{7});  // cond fails: unchanged
+  run(AmoOp::kCompareSwap, T{9}, T{7}, T{7}, T{9});
+  run(AmoOp::kSet, T{12}, T{}, T{}, T{12});
+  if constexpr (std::is_integral_v<T>) {
+    run(AmoOp::kFetchAnd, T{10}, T{}, T{12}, T{8});
+    run(AmoOp::kFetchOr, T{3}, T{}, T{8}, T{11});
+    run(AmoOp::kFetchXor, T{6}, T{}, T{11}, T{13});
+  }
+  pe.bs.barrier().or_throw();
+  EXPECT_EQ(*mine, expect) << "the predecessor's last value";
+}
+
+TEST(LoopbackTransport, EveryAtomicOnEveryType) {
+  const std::uint64_t seed = std::random_device{}();
+  on_pes([&](Pe& pe) {
+    every_atomic<std::int32_t>(pe, kData, seed);
+    every_atomic<std::uint32_t>(pe, kData + 8, seed);
+    every_atomic<std::int64_t>(pe, kData + 16, seed);
+    every_atomic<std::uint64_t>(pe, kData + 24, seed);
+    every_atomic<float>(pe, kData + 32, seed);
+    every_atomic<double>(pe, kData + 40, seed);
+    every_atomic<std::int16_t>(pe, kData + 48, seed);
+  });
+}
+
+// The signal arrives after the data: a reader that sees the signal finds every byte of it.
+TEST(LoopbackTransport, PutSignalDeliversDataFirst) {
+  const std::uint64_t seed = std::random_device{}();
+  constexpr std::size_t kBytes = 3000;
+  constexpr int kRounds = 200;
+  on_pes([&](Pe& pe) {
+    const int me = pe.bs.rank(), next = (me + 1) % kPes, prev = (me + kPes - 1) % kPes;
+    auto* sig = reinterpret_cast<std::uint64_t*>(pe.at(kData));
+    *sig = 0;
+    pe.bs.barrier().or_throw();
+    std::vector<std::uint8_t> src(kBytes);
+    for (int round = 1; round <= kRounds; ++round) {
+      for (std::size_t i = 0; i < kBytes; ++i) src[i] = pattern(seed + round, me, i);
+      pe.transport->put_signal(pe.ctl, next, kData + 64, src.data(), kBytes, kData,
+                               static_cast<std::uint64_t>(round), SignalOp::kSet);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (AtomicRef<std::uint64_t>(*sig).load(kAcquire) < static_cast<std::uint64_t>(round))
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "round " << round;
+      const auto* d = reinterpret_cast<const std::uint8_t*>(pe.at(kData + 64));
+      for (std::size_t i = 0; i < kBytes; ++i)
+        ASSERT_EQ(d[i], pattern(seed + round, prev, i)) << "round " << round << " byte " << i;
+      pe.bs.barrier().or_throw();  // the predecessor writes the next round only after this check
+    }
+  });
+}
+
+// Registering a range that continues the last extends it (heap growth); other ranges are new.
+TEST(LoopbackTransport, GrowthExtendsWhatAPeRegistered) {
+  on_pes([&](Pe& pe) {
+    const int me = pe.bs.rank(), next = (me + 1) % kPes;
+    pe.transport->register_memory(pe.at(kRegistered), kRegistered, kRegistered).or_throw();
+    const std::uint64_t top = (2 * kRegistered) - 8;  // the new range's last word
+    const std::uint64_t v = 0x1234'0000ull + static_cast<std::uint64_t>(me);
+    pe.transport->put(pe.ctl, next, top, &v, sizeof(v));
+    pe.bs.barrier().or_throw();
+    EXPECT_EQ(*reinterpret_cast<std::uint64_t*>(pe.at(top)),
+              0x1234'0000ull + static_cast<std::uint64_t>((me + kPes - 1) % kPes));
+  });
+}
+
+TEST(LoopbackTransportDeathTest, AccessOutsideRegisteredMemoryEndsTheJob) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(on_pes([&](Pe& pe) {
+                 if (pe.bs.rank() != 0) return;
+                 const std::uint64_t v = 1;
+                 pe.transport->put(pe.ctl, 1, kRegistered - 4, &v, sizeof(v));  // 4 bytes past
+               }),
+               "\\[pe 0\\] put: offset 1048572 \\+ 8 bytes of PE 1 is not in memory that PE "
+               "registered with the loopback transport");
+}
+
+}  // namespace
+}  // namespace symmetra::detail
