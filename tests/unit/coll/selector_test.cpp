@@ -63,7 +63,9 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(2, 2), 1 << 20, true), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(2, 2), 64 << 20, true), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 10, true), A::kHierarchical);
-  EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kRing);
+  // Across hosts the hierarchy at every size: the ring loads its predecessor's buffers.
+  EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kHierarchical);
+  EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, false), A::kHierarchical);
   EXPECT_EQ(coll::default_algo(team(8, 0), 64, true),
             A::kHierarchical);  // irregular: every member a host
   EXPECT_EQ(coll::default_algo(team(4, 4), 64, false), A::kRecursiveDoubling);
@@ -74,6 +76,20 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(2, 2), 2048, false), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(2, 2), 4096, false), A::kRing);
   EXPECT_EQ(coll::default_algo(team(1, 1), 1 << 20, false), A::kOneShot);
+}
+
+// A forced algorithm or a table row that loads and stores members' memory does not cross hosts.
+TEST(Selector, LoadStoreAlgorithmsStayInsideOneHost) {
+  for (A a : {A::kOneShot, A::kTwoShot, A::kRing}) {
+    EXPECT_EQ(Selector(a, {}).pick(team(8, 4), 1 << 20, true, false, false), A::kHierarchical)
+        << coll::algo_name(a);
+    EXPECT_EQ(
+        Selector(A::kAuto, {{8, 4, ~std::size_t{0}, a}}).pick(team(8, 4), 64, true, true, false),
+        A::kHierarchical)
+        << coll::algo_name(a);
+    EXPECT_EQ(Selector(a, {}).pick(team(8, 8), 1 << 20, true, false, false), a)
+        << coll::algo_name(a);
+  }
 }
 
 TEST(Selector, NcclTakesTheMiddleSizesWhereItCanServe) {
