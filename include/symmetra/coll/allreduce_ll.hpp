@@ -97,7 +97,8 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
     };
     // Sends this thread's units of `pick(u)` into region x of PE `pe`, then tells a parked CPU.
     auto send = [&](int pe, int x, auto&& pick) {
-      if (!ctx.reachable(pe))  // across hosts: the same lines, through the transport
+      if (device::detail::is_remote(ctx,
+                                    pe))  // across hosts: the same lines, through the transport
         return detail::ll_put_remote(g, ctx, kOp, region(x), units, pick, flag, pe);
       LLLine* dst = ctx.peer(region(x), pe);
       for (std::size_t u = tr; u < units; u += gs) detail::ll_store(dst + u, pick(u), flag);

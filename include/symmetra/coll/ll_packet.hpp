@@ -110,11 +110,11 @@ SYMMETRA_INLINE std::uint64_t ll_wait(const device::Context& ctx, const char* op
 template <class Group, class Pick>
 SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const char* op, LLLine* dst,
                                    std::size_t units, Pick&& pick, std::uint32_t flag, int pe) {
-  g.sync();
 #if SYMMETRA_DEVICE_PASS
-  (void)dst, (void)units, (void)pick, (void)flag;
-  if (g.thread_rank() == 0) SYMMETRA_NO_REMOTE(ctx, op, pe);
+  (void)g, (void)dst, (void)units, (void)pick, (void)flag;
+  device::detail::no_remote(ctx, op, pe);
 #else
+  g.sync();
   constexpr std::size_t kBatch = 256;  // 4 KiB of lines per put
   if (g.thread_rank() == 0) {
     const device::RemoteOps& remote = device::detail::host_remote(ctx, op, pe);
@@ -125,8 +125,8 @@ SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const ch
       remote.put(ctx, dst + u0, buf, n * sizeof(LLLine), pe);
     }
   }
-#endif
   g.sync();
+#endif
 }
 
 // Elements of T in one 8-byte payload.

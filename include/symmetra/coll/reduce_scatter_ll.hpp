@@ -68,7 +68,7 @@ SYMMETRA_INLINE void reduce_scatter_ll(Group g, const device::Context& ctx, int 
     for (int i = 1; i < m; ++i) {
       const int j = (r + i) % m, pe = t.world(j);
       auto pick = [&](std::size_t u) { return detail::load_unit(block(j) + u * E, valid(u)); };
-      if (!ctx.reachable(pe)) {
+      if (device::detail::is_remote(ctx, pe)) {
         detail::ll_put_remote(g, ctx, kOp, region(r), units, pick, flag, pe);
         continue;
       }

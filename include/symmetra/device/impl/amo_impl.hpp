@@ -31,7 +31,7 @@ SYMMETRA_INLINE auto amo(const Context& ctx, const char* op, AmoOp a, T* dest, T
                          int pe, Fn&& fn) {
   check_amo(ctx, op, dest, pe);
   using R = decltype(fn(std::declval<AtomicRef<T>&>()));
-  if (!ctx.reachable(pe)) {
+  if (detail::is_remote(ctx, pe)) {
     if constexpr (std::is_void_v<R>)
       (void)remote_amo(ctx, op, a, dest, value, cond, pe);
     else
@@ -54,7 +54,7 @@ template <class T>
 SYMMETRA_INLINE T atomic_fetch(const Context& ctx, const T* dest, int pe) {
   T* w = const_cast<T*>(dest);
   detail::check_amo(ctx, "atomic_fetch", w, pe);
-  if (!ctx.reachable(pe))
+  if (detail::is_remote(ctx, pe))
     return detail::remote_amo(ctx, "atomic_fetch", AmoOp::kFetch, w, T{}, T{}, pe);
   return detail::atomic_load(ctx.peer(w, pe), detail::kAcquire);
 }

@@ -99,7 +99,7 @@ template <class Group>
 SYMMETRA_INLINE void putmem(Group g, const Context& ctx, void* dest, const void* src,
                             std::size_t bytes, int pe) {
   detail::check_remote(ctx, "put", dest, bytes, pe);
-  if (!ctx.reachable(pe)) return detail::remote_put(g, ctx, "put", dest, src, bytes, pe);
+  if (detail::is_remote(ctx, pe)) return detail::remote_put(g, ctx, "put", dest, src, bytes, pe);
   detail::put_to(g, ctx, ctx.peer(dest, pe), dest, src, bytes, pe);
 }
 
@@ -107,7 +107,7 @@ template <class Group>
 SYMMETRA_INLINE void getmem(Group g, const Context& ctx, void* dest, const void* src,
                             std::size_t bytes, int pe) {
   detail::check_remote(ctx, "get", src, bytes, pe);
-  if (!ctx.reachable(pe)) return detail::remote_get(g, ctx, "get", dest, src, bytes, pe);
+  if (detail::is_remote(ctx, pe)) return detail::remote_get(g, ctx, "get", dest, src, bytes, pe);
   detail::get_from(g, dest, ctx.peer(src, pe), bytes);
 }
 
@@ -127,7 +127,8 @@ template <class Group>
 SYMMETRA_INLINE void putmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
                                 std::size_t bytes, int pe) {
   detail::check_remote(ctx, "put_nbi", dest, bytes, pe);
-  if (!ctx.reachable(pe)) return detail::remote_put(g, ctx, "put_nbi", dest, src, bytes, pe);
+  if (detail::is_remote(ctx, pe))
+    return detail::remote_put(g, ctx, "put_nbi", dest, src, bytes, pe);
   detail::put_nbi_to(g, ctx, ctx.peer(dest, pe), dest, src, bytes, pe);
 }
 template <class Group>
@@ -149,14 +150,14 @@ SYMMETRA_INLINE void get_nbi(Group g, const Context& ctx, T* dest, const T* src,
 template <class T>
 SYMMETRA_INLINE void p(const Context& ctx, T* dest, T value, int pe) {
   detail::check_remote(ctx, "p", dest, sizeof(T), pe);
-  if (!ctx.reachable(pe)) return detail::remote_p(ctx, dest, value, pe);
+  if (detail::is_remote(ctx, pe)) return detail::remote_p(ctx, dest, value, pe);
   detail::p_to(ctx, ctx.peer(dest, pe), dest, value, pe);
 }
 
 template <class T>
 SYMMETRA_INLINE T g(const Context& ctx, const T* src, int pe) {
   detail::check_remote(ctx, "g", src, sizeof(T), pe);
-  if (!ctx.reachable(pe)) return detail::remote_g(ctx, src, pe);
+  if (detail::is_remote(ctx, pe)) return detail::remote_g(ctx, src, pe);
   return detail::g_from(ctx.peer(src, pe));
 }
 
@@ -170,7 +171,8 @@ SYMMETRA_INLINE void iput(Group grp, const Context& ctx, T* dest, const T* src,
     detail::check_remote(ctx, "iput", dest + static_cast<std::ptrdiff_t>(n - 1) * dst_stride,
                          sizeof(T), pe);
   }
-  if (!ctx.reachable(pe)) {  // an element at a time: strided transfers across hosts are rare
+  if (detail::is_remote(ctx,
+                        pe)) {  // an element at a time: strided transfers across hosts are rare
     for (std::size_t i = 0; i < n; ++i)
       detail::remote_put(grp, ctx, "iput", dest + static_cast<std::ptrdiff_t>(i) * dst_stride,
                          src + static_cast<std::ptrdiff_t>(i) * src_stride, sizeof(T), pe);
@@ -196,7 +198,7 @@ SYMMETRA_INLINE void iget(Group grp, const Context& ctx, T* dest, const T* src,
     detail::check_remote(ctx, "iget", src + static_cast<std::ptrdiff_t>(n - 1) * src_stride,
                          sizeof(T), pe);
   }
-  if (!ctx.reachable(pe)) {
+  if (detail::is_remote(ctx, pe)) {
     for (std::size_t i = 0; i < n; ++i)
       detail::remote_get(grp, ctx, "iget", dest + static_cast<std::ptrdiff_t>(i) * dst_stride,
                          src + static_cast<std::ptrdiff_t>(i) * src_stride, sizeof(T), pe);

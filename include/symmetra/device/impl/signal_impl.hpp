@@ -17,7 +17,7 @@ template <class Group>
 SYMMETRA_INLINE void group_signal(Group g, const Context& ctx, std::uint64_t* sig,
                                   std::uint64_t value, SignalOp op, int pe) {
   g.sync();
-  if (!ctx.reachable(pe)) {  // after the group's puts: the transport orders them (fence)
+  if (detail::is_remote(ctx, pe)) {  // after the group's puts: the transport orders them (fence)
     if (g.thread_rank() == 0) {
 #if !SYMMETRA_DEVICE_PASS
       host_remote(ctx, "signal", pe).fence(ctx);
@@ -48,7 +48,7 @@ SYMMETRA_INLINE void putmem_signal(Group g, const Context& ctx, void* dest, cons
     detail::check_remote(ctx, "put_signal", sig, sizeof(*sig), pe);
     detail::check_aligned(ctx, "put_signal", sig, sizeof(*sig));
   }
-  if (!ctx.reachable(pe))
+  if (detail::is_remote(ctx, pe))
     return detail::remote_put_signal(g, ctx, dest, src, bytes, sig, value, op, pe);
   detail::group_copy(g, ctx.peer(dest, pe), src, bytes);
   detail::group_signal(g, ctx, sig, value, op, pe);
