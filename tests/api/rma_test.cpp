@@ -158,6 +158,39 @@ TEST_P(RmaTest, StridedIputIget) {
   });
 }
 
+// Unit strides take the contiguous put and get (device::iput's shortcut): every element and
+// nothing past the last.
+TEST_P(RmaTest, UnitStrideIputIget) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    const std::uint64_t seed = run_seed();
+    constexpr std::size_t kN = 37;
+    auto* dst = rt.allocate_array<std::int32_t>(kN + 1);
+    auto* src = rt.allocate_array<std::int32_t>(kN);
+    fill(rt, dst, kN + 1, std::int32_t{-7});
+    std::vector<std::int32_t> host_src(kN);
+    for (std::size_t i = 0; i < kN; ++i)
+      host_src[i] = static_cast<std::int32_t>(pattern(seed, me, 3, i) >> 33);
+    st(rt, src, host_src);
+    rt.barrier_all();
+    const int to = (me + 1) % n, from = (me + n - 1) % n;
+    rt.iput(dst, host_src.data(), 1, 1, kN, to);
+    rt.barrier_all();
+    const auto got_dst = ld(rt, dst, kN + 1);
+    for (std::size_t i = 0; i < kN; ++i)
+      ASSERT_EQ(got_dst[i], static_cast<std::int32_t>(pattern(seed, from, 3, i) >> 33)) << i;
+    ASSERT_EQ(got_dst[kN], -7) << "past the last element";
+    std::vector<std::int32_t> got(kN + 1, -9);
+    rt.iget(got.data(), src, 1, 1, kN, to);
+    for (std::size_t i = 0; i < kN; ++i)
+      ASSERT_EQ(got[i], static_cast<std::int32_t>(pattern(seed, to, 3, i) >> 33)) << i;
+    ASSERT_EQ(got[kN], -9) << "past the last element";
+    rt.barrier_all();
+    rt.free(src);
+    rt.free(dst);
+  });
+}
+
 TEST_P(RmaTest, FenceOrdersPutBeforeFlag) {
   run_pes(GetParam(), [](Runtime& rt) {
     const int me = rt.my_pe(), n = rt.n_pes();

@@ -114,18 +114,15 @@ SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const ch
   (void)g, (void)dst, (void)units, (void)pick, (void)flag;
   device::detail::no_remote(ctx, op, pe);
 #else
-  g.sync();
-  constexpr std::size_t kBatch = 256;  // 4 KiB of lines per put
-  if (g.thread_rank() == 0) {
-    const device::RemoteOps& remote = device::detail::host_remote(ctx, op, pe);
+  device::detail::on_thread0(g, [&] {
+    constexpr std::size_t kBatch = 256;  // 4 KiB of lines per put
     LLLine buf[kBatch];
     for (std::size_t u0 = 0; u0 < units; u0 += kBatch) {
       const std::size_t n = units - u0 < kBatch ? units - u0 : kBatch;
       for (std::size_t i = 0; i < n; ++i) ll_store(&buf[i], pick(u0 + i), flag);
-      remote.put(ctx, dst + u0, buf, n * sizeof(LLLine), pe);
+      device::detail::remote_put_bytes(ctx, op, dst + u0, buf, n * sizeof(LLLine), pe);
     }
-  }
-  g.sync();
+  });
 #endif
 }
 

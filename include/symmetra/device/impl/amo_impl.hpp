@@ -24,116 +24,106 @@ SYMMETRA_INLINE void check_amo(const Context& ctx, const char* op, T* dest, int 
   }
 }
 
-// Runs `fn(AtomicRef<T>&)` on the peer word and rings the peer when the word changed; on a PE
-// that is not reachable, `a` with value and cond through the transport instead.
-template <class T, class Fn>
-SYMMETRA_INLINE auto amo(const Context& ctx, const char* op, AmoOp a, T* dest, T value, T cond,
-                         int pe, Fn&& fn) {
-  check_amo(ctx, op, dest, pe);
-  using R = decltype(fn(std::declval<AtomicRef<T>&>()));
-  if (detail::is_remote(ctx, pe)) {
-    if constexpr (std::is_void_v<R>)
-      (void)remote_amo(ctx, op, a, dest, value, cond, pe);
-    else
-      return remote_amo(ctx, op, a, dest, value, cond, pe);
+// Operation A on the word `w` itself, where it is. Fetch: the old value is wanted, and the order
+// is acquire-release (fetch: acquire); else release, and the value returned is meaningless.
+// Returns the old value (T{} for kSet).
+template <AmoOp A, bool Fetch, class T>
+SYMMETRA_INLINE T amo_word(T* w, T value, T cond) {
+  AtomicRef<T> r(*w);
+  constexpr symmetra::detail::MemoryOrder order = Fetch ? kAcqRel : kRelease;
+  if constexpr (A == AmoOp::kFetch) {
+    return r.load(kAcquire);
+  } else if constexpr (A == AmoOp::kSet) {
+    r.store(value, kRelease);
+    return T{};
+  } else if constexpr (A == AmoOp::kSwap) {
+    return r.exchange(value, kAcqRel);
+  } else if constexpr (A == AmoOp::kCompareSwap) {
+    r.compare_exchange_strong(cond, value, kAcqRel, kAcquire);
+    return cond;
+  } else if constexpr (A == AmoOp::kFetchAdd) {
+    return r.fetch_add(value, order);
   } else {
-    AtomicRef<T> ref(*ctx.peer(dest, pe));
-    if constexpr (std::is_void_v<R>) {
-      fn(ref);
-      notify(ctx, pe, dest, sizeof(T));
-    } else {
-      auto old = fn(ref);
-      notify(ctx, pe, dest, sizeof(T));
-      return old;
-    }
+    static_assert(std::is_integral_v<T>, "bitwise atomics act on integer words");
+    if constexpr (A == AmoOp::kFetchAnd) return r.fetch_and(value, order);
+    if constexpr (A == AmoOp::kFetchOr) return r.fetch_or(value, order);
+    if constexpr (A == AmoOp::kFetchXor) return r.fetch_xor(value, order);
   }
+}
+
+// The local branch: A on `w`, PE pe's copy of `dest`, then the ring for a sleeper on it. The
+// host forms enter here with the word that their check translated (runtime.hpp).
+template <AmoOp A, bool Fetch, class T>
+SYMMETRA_INLINE T amo_at(const Context& ctx, T* w, T* dest, T value, T cond, int pe) {
+  const T old = amo_word<A, Fetch>(w, value, cond);
+  if constexpr (A != AmoOp::kFetch) notify(ctx, pe, dest, sizeof(T));
+  return old;
+}
+
+// A on PE pe's copy of `dest`: by load and store, or through the transport.
+template <AmoOp A, bool Fetch, class T>
+SYMMETRA_INLINE T amo(const Context& ctx, const char* op, T* dest, T value, T cond, int pe) {
+  check_amo(ctx, op, dest, pe);
+  if (is_remote(ctx, pe)) return remote_amo(ctx, op, A, dest, value, cond, pe);
+  return amo_at<A, Fetch>(ctx, ctx.peer(dest, pe), dest, value, cond, pe);
 }
 }  // namespace detail
 
 template <class T>
 SYMMETRA_INLINE T atomic_fetch(const Context& ctx, const T* dest, int pe) {
-  T* w = const_cast<T*>(dest);
-  detail::check_amo(ctx, "atomic_fetch", w, pe);
-  if (detail::is_remote(ctx, pe))
-    return detail::remote_amo(ctx, "atomic_fetch", AmoOp::kFetch, w, T{}, T{}, pe);
-  return detail::atomic_load(ctx.peer(w, pe), detail::kAcquire);
+  return detail::amo<AmoOp::kFetch, true>(ctx, "atomic_fetch", const_cast<T*>(dest), T{}, T{}, pe);
 }
-
 template <class T>
 SYMMETRA_INLINE void atomic_set(const Context& ctx, T* dest, T value, int pe) {
-  detail::amo(ctx, "atomic_set", AmoOp::kSet, dest, value, T{}, pe,
-              [&](auto& r) { r.store(value, detail::kRelease); });
+  (void)detail::amo<AmoOp::kSet, false>(ctx, "atomic_set", dest, value, T{}, pe);
 }
-
 template <class T>
 SYMMETRA_INLINE T atomic_swap(const Context& ctx, T* dest, T value, int pe) {
-  return detail::amo(ctx, "atomic_swap", AmoOp::kSwap, dest, value, T{}, pe,
-                     [&](auto& r) { return r.exchange(value, detail::kAcqRel); });
+  return detail::amo<AmoOp::kSwap, true>(ctx, "atomic_swap", dest, value, T{}, pe);
 }
-
 template <class T>
 SYMMETRA_INLINE T atomic_compare_swap(const Context& ctx, T* dest, T cond, T value, int pe) {
-  return detail::amo(
-      ctx, "atomic_compare_swap", AmoOp::kCompareSwap, dest, value, cond, pe, [&](auto& r) {
-        T expected = cond;
-        r.compare_exchange_strong(expected, value, detail::kAcqRel, detail::kAcquire);
-        return expected;
-      });
+  return detail::amo<AmoOp::kCompareSwap, true>(ctx, "atomic_compare_swap", dest, value, cond, pe);
 }
-
-template <class T>
-SYMMETRA_INLINE T atomic_fetch_add(const Context& ctx, T* dest, T value, int pe) {
-  return detail::amo(ctx, "atomic_fetch_add", AmoOp::kFetchAdd, dest, value, T{}, pe,
-                     [&](auto& r) { return r.fetch_add(value, detail::kAcqRel); });
-}
-
-template <class T>
-SYMMETRA_INLINE void atomic_add(const Context& ctx, T* dest, T value, int pe) {
-  detail::amo(ctx, "atomic_add", AmoOp::kFetchAdd, dest, value, T{}, pe,
-              [&](auto& r) { r.fetch_add(value, detail::kRelease); });
-}
-
 template <class T>
 SYMMETRA_INLINE T atomic_fetch_inc(const Context& ctx, T* dest, int pe) {
-  return detail::amo(ctx, "atomic_fetch_inc", AmoOp::kFetchAdd, dest, T{1}, T{}, pe,
-                     [&](auto& r) { return r.fetch_add(T{1}, detail::kAcqRel); });
+  return detail::amo<AmoOp::kFetchAdd, true>(ctx, "atomic_fetch_inc", dest, T{1}, T{}, pe);
 }
-
 template <class T>
 SYMMETRA_INLINE void atomic_inc(const Context& ctx, T* dest, int pe) {
-  detail::amo(ctx, "atomic_inc", AmoOp::kFetchAdd, dest, T{1}, T{}, pe,
-              [&](auto& r) { r.fetch_add(T{1}, detail::kRelease); });
+  (void)detail::amo<AmoOp::kFetchAdd, false>(ctx, "atomic_inc", dest, T{1}, T{}, pe);
 }
-
+template <class T>
+SYMMETRA_INLINE T atomic_fetch_add(const Context& ctx, T* dest, T value, int pe) {
+  return detail::amo<AmoOp::kFetchAdd, true>(ctx, "atomic_fetch_add", dest, value, T{}, pe);
+}
+template <class T>
+SYMMETRA_INLINE void atomic_add(const Context& ctx, T* dest, T value, int pe) {
+  (void)detail::amo<AmoOp::kFetchAdd, false>(ctx, "atomic_add", dest, value, T{}, pe);
+}
 template <class T>
 SYMMETRA_INLINE T atomic_fetch_and(const Context& ctx, T* dest, T value, int pe) {
-  return detail::amo(ctx, "atomic_fetch_and", AmoOp::kFetchAnd, dest, value, T{}, pe,
-                     [&](auto& r) { return r.fetch_and(value, detail::kAcqRel); });
+  return detail::amo<AmoOp::kFetchAnd, true>(ctx, "atomic_fetch_and", dest, value, T{}, pe);
 }
 template <class T>
 SYMMETRA_INLINE void atomic_and(const Context& ctx, T* dest, T value, int pe) {
-  detail::amo(ctx, "atomic_and", AmoOp::kFetchAnd, dest, value, T{}, pe,
-              [&](auto& r) { r.fetch_and(value, detail::kRelease); });
+  (void)detail::amo<AmoOp::kFetchAnd, false>(ctx, "atomic_and", dest, value, T{}, pe);
 }
 template <class T>
 SYMMETRA_INLINE T atomic_fetch_or(const Context& ctx, T* dest, T value, int pe) {
-  return detail::amo(ctx, "atomic_fetch_or", AmoOp::kFetchOr, dest, value, T{}, pe,
-                     [&](auto& r) { return r.fetch_or(value, detail::kAcqRel); });
+  return detail::amo<AmoOp::kFetchOr, true>(ctx, "atomic_fetch_or", dest, value, T{}, pe);
 }
 template <class T>
 SYMMETRA_INLINE void atomic_or(const Context& ctx, T* dest, T value, int pe) {
-  detail::amo(ctx, "atomic_or", AmoOp::kFetchOr, dest, value, T{}, pe,
-              [&](auto& r) { r.fetch_or(value, detail::kRelease); });
+  (void)detail::amo<AmoOp::kFetchOr, false>(ctx, "atomic_or", dest, value, T{}, pe);
 }
 template <class T>
 SYMMETRA_INLINE T atomic_fetch_xor(const Context& ctx, T* dest, T value, int pe) {
-  return detail::amo(ctx, "atomic_fetch_xor", AmoOp::kFetchXor, dest, value, T{}, pe,
-                     [&](auto& r) { return r.fetch_xor(value, detail::kAcqRel); });
+  return detail::amo<AmoOp::kFetchXor, true>(ctx, "atomic_fetch_xor", dest, value, T{}, pe);
 }
 template <class T>
 SYMMETRA_INLINE void atomic_xor(const Context& ctx, T* dest, T value, int pe) {
-  detail::amo(ctx, "atomic_xor", AmoOp::kFetchXor, dest, value, T{}, pe,
-              [&](auto& r) { r.fetch_xor(value, detail::kRelease); });
+  (void)detail::amo<AmoOp::kFetchXor, false>(ctx, "atomic_xor", dest, value, T{}, pe);
 }
 
 namespace detail {
@@ -171,28 +161,25 @@ SYMMETRA_INLINE T apply_amo(const Context& ctx, AmoOp op, T* dest, T value, T co
 // loopback) runs an atomic for a remote initiator. Returns the old value (T{} for kSet).
 template <class T>
 SYMMETRA_INLINE T amo_on(T* w, AmoOp op, T value, T cond) {
-  AtomicRef<T> r(*w);
   switch (op) {
     case AmoOp::kFetch:
-      return r.load(kAcquire);
+      return amo_word<AmoOp::kFetch, true>(w, value, cond);
     case AmoOp::kSet:
-      r.store(value, kRelease);
-      return T{};
+      return amo_word<AmoOp::kSet, true>(w, value, cond);
     case AmoOp::kSwap:
-      return r.exchange(value, kAcqRel);
+      return amo_word<AmoOp::kSwap, true>(w, value, cond);
     case AmoOp::kCompareSwap:
-      r.compare_exchange_strong(cond, value, kAcqRel, kAcquire);
-      return cond;
+      return amo_word<AmoOp::kCompareSwap, true>(w, value, cond);
     case AmoOp::kFetchAdd:
-      return r.fetch_add(value, kAcqRel);
+      return amo_word<AmoOp::kFetchAdd, true>(w, value, cond);
     case AmoOp::kFetchAnd:
-      if constexpr (std::is_integral_v<T>) return r.fetch_and(value, kAcqRel);
+      if constexpr (std::is_integral_v<T>) return amo_word<AmoOp::kFetchAnd, true>(w, value, cond);
       break;
     case AmoOp::kFetchOr:
-      if constexpr (std::is_integral_v<T>) return r.fetch_or(value, kAcqRel);
+      if constexpr (std::is_integral_v<T>) return amo_word<AmoOp::kFetchOr, true>(w, value, cond);
       break;
     case AmoOp::kFetchXor:
-      if constexpr (std::is_integral_v<T>) return r.fetch_xor(value, kAcqRel);
+      if constexpr (std::is_integral_v<T>) return amo_word<AmoOp::kFetchXor, true>(w, value, cond);
       break;
   }
   return T{};

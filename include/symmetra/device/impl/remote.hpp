@@ -63,6 +63,30 @@ inline const RemoteOps& host_remote(const Context& ctx, const char* op, int pe) 
     host_fatalf(ctx, op, "PE %d is on another host and no remote transport is available", pe);
   return *ctx.remote;
 }
+
+// The calls into the transport, out of line and cold. Inlined, the remote branch made its
+// callers too large for the compiler to inline them in turn: the host's 8-byte fetch_add took
+// 1.5x as long, with no remote PE in the job (docs/transports.md, "The seam's cost").
+#define SYMMETRA_COLD __attribute__((noinline, cold))
+SYMMETRA_COLD inline void remote_put_bytes(const Context& ctx, const char* op, void* dest,
+                                           const void* src, std::size_t bytes, int pe) {
+  host_remote(ctx, op, pe).put(ctx, dest, src, bytes, pe);
+}
+SYMMETRA_COLD inline void remote_get_bytes(const Context& ctx, const char* op, void* dest,
+                                           const void* src, std::size_t bytes, int pe) {
+  host_remote(ctx, op, pe).get(ctx, dest, src, bytes, pe);
+}
+SYMMETRA_COLD inline void remote_put_signal_bytes(const Context& ctx, void* dest, const void* src,
+                                                  std::size_t bytes, std::uint64_t* sig,
+                                                  std::uint64_t value, SignalOp sop, int pe) {
+  host_remote(ctx, "put_signal", pe).put_signal(ctx, dest, src, bytes, sig, value, sop, pe);
+}
+SYMMETRA_COLD inline std::uint64_t remote_amo_bits(const Context& ctx, const char* op, AmoOp a,
+                                                   DataType type, void* dest, std::uint64_t value,
+                                                   std::uint64_t cond, int pe) {
+  return host_remote(ctx, op, pe).amo(ctx, a, type, dest, value, cond, pe);
+}
+#undef SYMMETRA_COLD
 #endif
 
 // Whether an operation on PE `pe` takes the remote branch. In device code never, for now: the
@@ -78,6 +102,15 @@ SYMMETRA_INLINE bool is_remote(const Context& ctx, int pe) {
 #endif
 }
 
+// Runs `fn` on thread 0 of `g` between two syncs of the group: how a group hands one remote
+// operation to the transport, which takes one caller per operation.
+template <class Group, class Fn>
+SYMMETRA_INLINE void on_thread0(Group g, Fn&& fn) {
+  g.sync();
+  if (g.thread_rank() == 0) fn();
+  g.sync();
+}
+
 template <class Group>
 SYMMETRA_INLINE void remote_put(Group g, const Context& ctx, const char* op, void* dest,
                                 const void* src, std::size_t bytes, int pe) {
@@ -85,9 +118,7 @@ SYMMETRA_INLINE void remote_put(Group g, const Context& ctx, const char* op, voi
   (void)g, (void)dest, (void)src, (void)bytes;
   no_remote(ctx, op, pe);
 #else
-  g.sync();
-  if (g.thread_rank() == 0) host_remote(ctx, op, pe).put(ctx, dest, src, bytes, pe);
-  g.sync();
+  on_thread0(g, [&] { remote_put_bytes(ctx, op, dest, src, bytes, pe); });
 #endif
 }
 
@@ -98,9 +129,7 @@ SYMMETRA_INLINE void remote_get(Group g, const Context& ctx, const char* op, voi
   (void)g, (void)dest, (void)src, (void)bytes;
   no_remote(ctx, op, pe);
 #else
-  g.sync();
-  if (g.thread_rank() == 0) host_remote(ctx, op, pe).get(ctx, dest, src, bytes, pe);
-  g.sync();
+  on_thread0(g, [&] { remote_get_bytes(ctx, op, dest, src, bytes, pe); });
 #endif
 }
 
@@ -112,10 +141,7 @@ SYMMETRA_INLINE void remote_put_signal(Group g, const Context& ctx, void* dest, 
   (void)g, (void)dest, (void)src, (void)bytes, (void)sig, (void)value, (void)sop;
   no_remote(ctx, "put_signal", pe);
 #else
-  g.sync();
-  if (g.thread_rank() == 0)
-    host_remote(ctx, "put_signal", pe).put_signal(ctx, dest, src, bytes, sig, value, sop, pe);
-  g.sync();
+  on_thread0(g, [&] { remote_put_signal_bytes(ctx, dest, src, bytes, sig, value, sop, pe); });
 #endif
 }
 
@@ -131,7 +157,7 @@ SYMMETRA_INLINE T remote_amo(const Context& ctx, const char* op, AmoOp a, T* des
   std::uint64_t v = 0, c = 0;
   std::memcpy(&v, &value, sizeof(T));
   std::memcpy(&c, &cond, sizeof(T));
-  const std::uint64_t old = host_remote(ctx, op, pe).amo(ctx, a, data_type_of<T>(), dest, v, c, pe);
+  const std::uint64_t old = remote_amo_bits(ctx, op, a, data_type_of<T>(), dest, v, c, pe);
   T r;
   std::memcpy(&r, &old, sizeof(T));
   return r;
