@@ -11,6 +11,12 @@
 // thread at a time. Setup methods (allocation, teams, finalize) are collective: every PE of the
 // world (or of the parent team) calls them in the same order. They throw symmetra::Error naming
 // the PE on failure.
+//
+// This header is the contract: declarations and what they promise. The bodies of the inline
+// forms are in impl/runtime_inline.hpp (data path) and impl/runtime_coll.hpp (collectives),
+// included at the end. The class holds only the context the inline data path reads, the GPU
+// backend pointer and a pointer to the rest (src/runtime/state.hpp), so its layout stays put as
+// the library grows.
 #pragma once
 
 // The layers below the runtime reach it only through their own interfaces (docs/design.md §2);
@@ -70,6 +76,13 @@ struct RuntimeOptions {
   bool dest_ready_by_program = false;
 };
 
+// The first statement of an inline observed form of Runtime (its ObserveScope says why): `F`
+// is the form (&Runtime::putmem), then observed()'s record arguments (op, peer, bytes, form,
+// team), then the form's own arguments.
+#define SYMMETRA_OBSERVE(F, ...)                                       \
+  if (ctx_.flags & ::symmetra::device::Context::kObserve) [[unlikely]] \
+    if (observe_outer()) return observed<F>(__VA_ARGS__)
+
 class Runtime {
  public:
   // Joins the job described by the launcher's environment (a job of one PE if none).
@@ -123,9 +136,7 @@ class Runtime {
   void* reallocate(void* p, std::size_t bytes);
   void free(void* p);
   template <class T>
-  T* allocate_array(std::size_t n) {
-    return static_cast<T*>(align(alignof(T) < 16 ? 16 : alignof(T), n * sizeof(T)));
-  }
+  T* allocate_array(std::size_t n);
 
   // --- Heap queries ---
   std::size_t heap_size() const;  // bytes mapped per PE (grows)
@@ -133,24 +144,16 @@ class Runtime {
   bool is_symmetric(const void* p) const;
   // Whether an all-reduce over `bytes` may use every algorithm: dest and source are separate
   // and both symmetric (the direct and ring algorithms need that; the LL ones take any memory).
-  bool separate_symmetric(const void* dest, const void* source, std::size_t bytes) const {
-    const auto* d = static_cast<const std::byte*>(dest);
-    const auto* s = static_cast<const std::byte*>(source);
-    return (d + bytes <= s || s + bytes <= d) && is_symmetric(dest) && is_symmetric(source);
-  }
+  bool separate_symmetric(const void* dest, const void* source, std::size_t bytes) const;
   // Whether this PE can reach `pe` with the data path: by load and store, or through the
   // transport (OpenSHMEM's shmem_pe_accessible).
-  bool pe_accessible(int pe) const {
-    return pe >= 0 && pe < n_pes() && (pe_index_[pe] >= 0 || transport_ != nullptr);
-  }
+  bool pe_accessible(int pe) const;
   // Whether `pe` is reachable by load and store (ptr() gives its memory), not only through the
   // transport.
-  bool pe_local(int pe) const { return pe >= 0 && pe < n_pes() && pe_index_[pe] >= 0; }
+  bool pe_local(int pe) const { return pe >= 0 && pe < n_pes() && ctx_.pe_index[pe] >= 0; }
   // PE `pe`'s copy of symmetric `p` for direct loads and stores, or null if not reachable.
   template <class T>
-  T* ptr(T* p, int pe) const {
-    return device::ptr(data_view(), p, pe);
-  }
+  T* ptr(T* p, int pe) const;
 
   // --- Teams ---
   Team team_world() { return Team(this, device::kTeamWorld); }
@@ -162,305 +165,114 @@ class Runtime {
   void split_2d(const Team& parent, int xrange, Team* xteam, Team* yteam);
   // Collective over the team's members.
   void destroy(Team& team);
-  const device::TeamDesc& team_desc(int handle) const { return teams_[handle]; }
+  const device::TeamDesc& team_desc(int handle) const { return ctx_.teams[handle]; }
 
   // --- RMA (device/rma.hpp). On the GPU backend: copies through the copy engine, complete on
   //     return. ---
-  void putmem(void* dest, const void* src, std::size_t bytes, int pe) {
-    if (gpu_) return gpu_put(dest, src, bytes, pe, "put");
-    void* r = checked_peer("put", dest, bytes, pe);
-    if (!ctx_.reachable(pe)) [[unlikely]]
-      return device::detail::remote_put(device::ThreadGroup{}, ctx_, "put", dest, src, bytes, pe);
-    device::detail::put_to(device::ThreadGroup{}, ctx_, r, dest, src, bytes, pe);
-  }
-  void getmem(void* dest, const void* src, std::size_t bytes, int pe) {
-    if (gpu_) return gpu_get(dest, src, bytes, pe, "get");
-    const void* r = checked_peer("get", src, bytes, pe);
-    if (!ctx_.reachable(pe)) [[unlikely]]
-      return device::detail::remote_get(device::ThreadGroup{}, ctx_, "get", dest, src, bytes, pe);
-    device::detail::get_from(device::ThreadGroup{}, dest, r, bytes);
-  }
-  void putmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
-    if (gpu_) return gpu_put(dest, src, bytes, pe, "put_nbi");
-    void* r = checked_peer("put_nbi", dest, bytes, pe);
-    if (!ctx_.reachable(pe)) [[unlikely]]
-      return device::detail::remote_put(device::ThreadGroup{}, ctx_, "put_nbi", dest, src, bytes,
-                                        pe);
-    device::detail::put_nbi_to(device::ThreadGroup{}, ctx_, r, dest, src, bytes, pe);
-  }
-  void getmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
-    getmem(dest, src, bytes, pe);
-  }
+  void putmem(void* dest, const void* src, std::size_t bytes, int pe);
+  void getmem(void* dest, const void* src, std::size_t bytes, int pe);
+  void putmem_nbi(void* dest, const void* src, std::size_t bytes, int pe);
+  void getmem_nbi(void* dest, const void* src, std::size_t bytes, int pe);
   template <class T>
-  void put(T* dest, const T* src, std::size_t n, int pe) {
-    putmem(dest, src, n * sizeof(T), pe);
-  }
+  void put(T* dest, const T* src, std::size_t n, int pe);
   template <class T>
-  void get(T* dest, const T* src, std::size_t n, int pe) {
-    getmem(dest, src, n * sizeof(T), pe);
-  }
+  void get(T* dest, const T* src, std::size_t n, int pe);
   template <class T>
-  void put_nbi(T* dest, const T* src, std::size_t n, int pe) {
-    putmem_nbi(dest, src, n * sizeof(T), pe);
-  }
+  void put_nbi(T* dest, const T* src, std::size_t n, int pe);
   template <class T>
-  void get_nbi(T* dest, const T* src, std::size_t n, int pe) {
-    get(dest, src, n, pe);
-  }
+  void get_nbi(T* dest, const T* src, std::size_t n, int pe);
   template <class T>
-  void p(T* dest, T value, int pe) {
-    if (gpu_) return gpu_put(dest, &value, sizeof(T), pe, "p");
-    T* r = checked_peer("p", dest, sizeof(T), pe);
-    if (!ctx_.reachable(pe)) [[unlikely]]
-      return device::detail::remote_p(ctx_, dest, value, pe);
-    device::detail::p_to(ctx_, r, dest, value, pe);
-  }
+  void p(T* dest, T value, int pe);
   template <class T>
-  T g(const T* src, int pe) {
-    if (gpu_) {
-      T v;
-      gpu_get(&v, src, sizeof(T), pe, "g");
-      return v;
-    }
-    const T* r = checked_peer("g", src, sizeof(T), pe);
-    if (!ctx_.reachable(pe)) [[unlikely]]
-      return device::detail::remote_g(ctx_, src, pe);
-    return device::detail::g_from(r);
-  }
+  T g(const T* src, int pe);
   template <class T>
   void iput(T* dest, const T* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-            std::size_t n, int pe) {
-    if (gpu_) return gpu_strided(dest, src, sizeof(T), dst_stride, src_stride, n, pe, true);
-    check_strided("iput", dest, dst_stride, n, pe);
-    device::iput(device::ThreadGroup{}, ctx_, dest, src, dst_stride, src_stride, n, pe);
-  }
+            std::size_t n, int pe);
   template <class T>
   void iget(T* dest, const T* src, std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride,
-            std::size_t n, int pe) {
-    if (gpu_) return gpu_strided(dest, src, sizeof(T), dst_stride, src_stride, n, pe, false);
-    check_strided("iget", src, src_stride, n, pe);
-    device::iget(device::ThreadGroup{}, ctx_, dest, src, dst_stride, src_stride, n, pe);
-  }
+            std::size_t n, int pe);
 
   // --- Atomics (device/amo.hpp). On the GPU backend each is a one-thread kernel. ---
   template <class T>
-  T atomic_fetch(const T* dest, int pe) {
-    return gpu_ ? amo(AmoOp::kFetch, const_cast<T*>(dest), T{}, T{}, pe)
-                : (check_amo(dest, pe), device::atomic_fetch(ctx_, dest, pe));
-  }
+  T atomic_fetch(const T* dest, int pe);
   template <class T>
-  void atomic_set(T* dest, T v, int pe) {
-    if (gpu_)
-      (void)amo(AmoOp::kSet, dest, v, T{}, pe);
-    else
-      (check_amo(dest, pe), device::atomic_set(ctx_, dest, v, pe));
-  }
+  void atomic_set(T* dest, T v, int pe);
   template <class T>
-  T atomic_swap(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kSwap, dest, v, T{}, pe)
-                : (check_amo(dest, pe), device::atomic_swap(ctx_, dest, v, pe));
-  }
+  T atomic_swap(T* dest, T v, int pe);
   template <class T>
-  T atomic_compare_swap(T* dest, T cond, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kCompareSwap, dest, v, cond, pe)
-                : (check_amo(dest, pe), device::atomic_compare_swap(ctx_, dest, cond, v, pe));
-  }
+  T atomic_compare_swap(T* dest, T cond, T v, int pe);
   template <class T>
-  T atomic_fetch_inc(T* dest, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe)
-                : (check_amo(dest, pe), device::atomic_fetch_inc(ctx_, dest, pe));
-  }
+  T atomic_fetch_inc(T* dest, int pe);
   template <class T>
-  void atomic_inc(T* dest, int pe) {
-    if (gpu_)
-      (void)amo(AmoOp::kFetchAdd, dest, T{1}, T{}, pe);
-    else
-      (check_amo(dest, pe), device::atomic_inc(ctx_, dest, pe));
-  }
+  void atomic_inc(T* dest, int pe);
   template <class T>
-  T atomic_fetch_add(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAdd, dest, v, T{}, pe)
-                : (check_amo(dest, pe), device::atomic_fetch_add(ctx_, dest, v, pe));
-  }
+  T atomic_fetch_add(T* dest, T v, int pe);
   template <class T>
-  void atomic_add(T* dest, T v, int pe) {
-    if (gpu_)
-      (void)amo(AmoOp::kFetchAdd, dest, v, T{}, pe);
-    else
-      (check_amo(dest, pe), device::atomic_add(ctx_, dest, v, pe));
-  }
+  void atomic_add(T* dest, T v, int pe);
   template <class T>
-  T atomic_fetch_and(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchAnd, dest, v, T{}, pe)
-                : (check_amo(dest, pe), device::atomic_fetch_and(ctx_, dest, v, pe));
-  }
+  T atomic_fetch_and(T* dest, T v, int pe);
   template <class T>
-  void atomic_and(T* dest, T v, int pe) {
-    if (gpu_)
-      (void)amo(AmoOp::kFetchAnd, dest, v, T{}, pe);
-    else
-      (check_amo(dest, pe), device::atomic_and(ctx_, dest, v, pe));
-  }
+  void atomic_and(T* dest, T v, int pe);
   template <class T>
-  T atomic_fetch_or(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchOr, dest, v, T{}, pe)
-                : (check_amo(dest, pe), device::atomic_fetch_or(ctx_, dest, v, pe));
-  }
+  T atomic_fetch_or(T* dest, T v, int pe);
   template <class T>
-  void atomic_or(T* dest, T v, int pe) {
-    if (gpu_)
-      (void)amo(AmoOp::kFetchOr, dest, v, T{}, pe);
-    else
-      (check_amo(dest, pe), device::atomic_or(ctx_, dest, v, pe));
-  }
+  void atomic_or(T* dest, T v, int pe);
   template <class T>
-  T atomic_fetch_xor(T* dest, T v, int pe) {
-    return gpu_ ? amo(AmoOp::kFetchXor, dest, v, T{}, pe)
-                : (check_amo(dest, pe), device::atomic_fetch_xor(ctx_, dest, v, pe));
-  }
+  T atomic_fetch_xor(T* dest, T v, int pe);
   template <class T>
-  void atomic_xor(T* dest, T v, int pe) {
-    if (gpu_)
-      (void)amo(AmoOp::kFetchXor, dest, v, T{}, pe);
-    else
-      (check_amo(dest, pe), device::atomic_xor(ctx_, dest, v, pe));
-  }
+  void atomic_xor(T* dest, T v, int pe);
 
   // --- Signals (device/signal.hpp) ---
   void putmem_signal(void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
-                     std::uint64_t value, SignalOp op, int pe) {
-    if (gpu_) {
-      gpu_put(dest, src, bytes, pe, "put_signal");
-      (void)amo(op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig, value, std::uint64_t{0},
-                pe);
-      return;
-    }
-    check("put_signal", dest, bytes, pe);
-    check("put_signal", sig, sizeof(*sig), pe);
-    device::putmem_signal(device::ThreadGroup{}, ctx_, dest, src, bytes, sig, value, op, pe);
-  }
+                     std::uint64_t value, SignalOp op, int pe);
   void putmem_signal_nbi(void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
-                         std::uint64_t value, SignalOp op, int pe) {
-    putmem_signal(dest, src, bytes, sig, value, op, pe);
-  }
+                         std::uint64_t value, SignalOp op, int pe);
   template <class T>
   void put_signal(T* dest, const T* src, std::size_t n, std::uint64_t* sig, std::uint64_t value,
-                  SignalOp op, int pe) {
-    putmem_signal(dest, src, n * sizeof(T), sig, value, op, pe);
-  }
+                  SignalOp op, int pe);
   template <class T>
   void put_signal_nbi(T* dest, const T* src, std::size_t n, std::uint64_t* sig, std::uint64_t value,
-                      SignalOp op, int pe) {
-    putmem_signal(dest, src, n * sizeof(T), sig, value, op, pe);
-  }
-  std::uint64_t signal_fetch(const std::uint64_t* sig) {
-    return gpu_ ? g(sig, my_pe()) : device::signal_fetch(ctx_, sig);
-  }
-  std::uint64_t signal_wait_until(const std::uint64_t* sig, Cmp cmp, std::uint64_t value) {
-    if (!gpu_) return device::signal_wait_until(ctx_, sig, cmp, value);
-    std::uint64_t seen = 0;
-    poll_gpu("signal_wait_until", sig, 1, [&](const std::uint64_t* w) {
-      seen = *w;
-      return device::test(ctx_, w, cmp, value);
-    });
-    return seen;
-  }
+                      SignalOp op, int pe);
+  std::uint64_t signal_fetch(const std::uint64_t* sig);
+  std::uint64_t signal_wait_until(const std::uint64_t* sig, Cmp cmp, std::uint64_t value);
 
   // --- Point-to-point synchronization (device/wait.hpp). The GPU backend polls device memory
   //     from the host with copies, bounded like every wait. ---
   template <class T>
-  void wait_until(const T* ivar, Cmp cmp, T value) {
-    if (!gpu_) return device::wait_until(ctx_, ivar, cmp, value);
-    poll_gpu("wait_until", ivar, 1, [&](const T* w) { return device::test(ctx_, w, cmp, value); });
-  }
+  void wait_until(const T* ivar, Cmp cmp, T value);
   template <class T>
-  void wait_until_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
-    if (!gpu_) return device::wait_until_all(ctx_, ivars, n, status, cmp, value);
-    poll_gpu("wait_until_all", ivars, n,
-             [&](const T* w) { return device::test_all(ctx_, w, n, status, cmp, value); });
-  }
+  void wait_until_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value);
   template <class T>
-  std::size_t wait_until_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
-    if (!gpu_) return device::wait_until_any(ctx_, ivars, n, status, cmp, value);
-    if (device::detail::none_included(n, status)) return device::kNoIndex;
-    std::size_t found = device::kNoIndex;
-    poll_gpu("wait_until_any", ivars, n, [&](const T* w) {
-      return (found = device::test_any(ctx_, w, n, status, cmp, value)) != device::kNoIndex;
-    });
-    return found;
-  }
+  std::size_t wait_until_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value);
   template <class T>
   std::size_t wait_until_some(const T* ivars, std::size_t n, std::size_t* indices,
-                              const int* status, Cmp cmp, T value) {
-    if (!gpu_) return device::wait_until_some(ctx_, ivars, n, indices, status, cmp, value);
-    if (device::detail::none_included(n, status)) return 0;
-    std::size_t count = 0;
-    poll_gpu("wait_until_some", ivars, n, [&](const T* w) {
-      return (count = device::test_some(ctx_, w, n, indices, status, cmp, value)) != 0;
-    });
-    return count;
-  }
+                              const int* status, Cmp cmp, T value);
   template <class T>
   void wait_until_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
-                             const T* values) {
-    if (!gpu_) return device::wait_until_all_vector(ctx_, ivars, n, status, cmp, values);
-    poll_gpu("wait_until_all_vector", ivars, n,
-             [&](const T* w) { return device::test_all_vector(ctx_, w, n, status, cmp, values); });
-  }
+                             const T* values);
   template <class T>
   std::size_t wait_until_any_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
-                                    const T* values) {
-    if (!gpu_) return device::wait_until_any_vector(ctx_, ivars, n, status, cmp, values);
-    if (device::detail::none_included(n, status)) return device::kNoIndex;
-    std::size_t found = device::kNoIndex;
-    poll_gpu("wait_until_any_vector", ivars, n, [&](const T* w) {
-      return (found = device::test_any_vector(ctx_, w, n, status, cmp, values)) != device::kNoIndex;
-    });
-    return found;
-  }
+                                    const T* values);
   template <class T>
   std::size_t wait_until_some_vector(const T* ivars, std::size_t n, std::size_t* indices,
-                                     const int* status, Cmp cmp, const T* values) {
-    if (!gpu_) return device::wait_until_some_vector(ctx_, ivars, n, indices, status, cmp, values);
-    if (device::detail::none_included(n, status)) return 0;
-    std::size_t count = 0;
-    poll_gpu("wait_until_some_vector", ivars, n, [&](const T* w) {
-      return (count = device::test_some_vector(ctx_, w, n, indices, status, cmp, values)) != 0;
-    });
-    return count;
-  }
+                                     const int* status, Cmp cmp, const T* values);
   template <class T>
-  bool test(const T* ivar, Cmp cmp, T value) {
-    return device::test(ctx_, local_words(ivar, 1).data(), cmp, value);
-  }
+  bool test(const T* ivar, Cmp cmp, T value);
   template <class T>
-  bool test_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
-    return device::test_all(ctx_, local_words(ivars, n).data(), n, status, cmp, value);
-  }
+  bool test_all(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value);
   template <class T>
-  std::size_t test_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value) {
-    return device::test_any(ctx_, local_words(ivars, n).data(), n, status, cmp, value);
-  }
+  std::size_t test_any(const T* ivars, std::size_t n, const int* status, Cmp cmp, T value);
   template <class T>
   std::size_t test_some(const T* ivars, std::size_t n, std::size_t* indices, const int* status,
-                        Cmp cmp, T value) {
-    return device::test_some(ctx_, local_words(ivars, n).data(), n, indices, status, cmp, value);
-  }
+                        Cmp cmp, T value);
   template <class T>
-  bool test_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp, const T* values) {
-    return device::test_all_vector(ctx_, local_words(ivars, n).data(), n, status, cmp, values);
-  }
+  bool test_all_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp, const T* values);
   template <class T>
   std::size_t test_any_vector(const T* ivars, std::size_t n, const int* status, Cmp cmp,
-                              const T* values) {
-    return device::test_any_vector(ctx_, local_words(ivars, n).data(), n, status, cmp, values);
-  }
+                              const T* values);
   template <class T>
   std::size_t test_some_vector(const T* ivars, std::size_t n, std::size_t* indices,
-                               const int* status, Cmp cmp, const T* values) {
-    return device::test_some_vector(ctx_, local_words(ivars, n).data(), n, indices, status, cmp,
-                                    values);
-  }
+                               const int* status, Cmp cmp, const T* values);
 
   // --- Stream-ordered forms (GPU backend; docs/design.md §1.6). Enqueued on `stream`, no SMs
   //     where the hardware allows it, capturable in CUDA graphs. Ordering: as the host forms, in
@@ -491,23 +303,14 @@ class Runtime {
 
   // --- Ordering and team synchronization (device/sync.hpp) ---
   // Host synchronization runs on the host-memory control words, on either backend.
-  void fence() { quiet(); }
-  void quiet() {
-    if (gpu_) gpu_quiet();
-    device::quiet(ctx_);
-  }
-  void barrier_all() {
-    quiet();
-    device::sync_all(device::ThreadGroup{}, ctx_);
-  }
-  void sync_all() { device::sync_all(device::ThreadGroup{}, ctx_); }
-  void barrier(const Team& team) {
-    quiet();
-    device::sync(device::ThreadGroup{}, ctx_, checked(team, "barrier"));
-  }
-  void sync(const Team& team) { device::sync(device::ThreadGroup{}, ctx_, checked(team, "sync")); }
+  void fence();
+  void quiet();
+  void barrier_all();
+  void sync_all();
+  void barrier(const Team& team);
+  void sync(const Team& team);
 
-  // --- Team collectives (coll/*.hpp; defined in runtime_coll.hpp). Collective over `team`;
+  // --- Team collectives (coll/*.hpp; defined in impl/runtime_coll.hpp). Collective over `team`;
   //     same arguments on every member (collect: nelems may differ). Buffers are symmetric,
   //     except where a form says otherwise. On the GPU backend each call runs the device form in
   //     a kernel of one block per PE: the plain forms on the PE's internal stream, returning when
@@ -608,6 +411,62 @@ class Runtime {
                          int from, std::size_t chunk_elems, Stream s);
 
  private:
+  // How a form was called, for the trace.
+  enum class Form : std::uint8_t { kHost, kNbi, kStream };
+  // Observability (docs/observability.md). Where SYMMETRA_TRACE or SYMMETRA_NVTX is on, a form
+  // records the operation when it ends: one trace line, one NVTX range; only the outermost form
+  // of a thread records, so a form built on another (fence on quiet, reduce on allreduce) is
+  // one record. The out-of-line forms hold an ObserveScope. The inline ones start with
+  // SYMMETRA_OBSERVE, which runs the form again through observed<&Runtime::form>, out of line and
+  // cold, inside a scope: off, the fast path pays one test of a context flag bit that it reads
+  // anyway, and keeps nothing alive across the operation (a scope in the inline forms made 8-byte
+  // puts 1.1-1.45x slower: its destructor's test and cleanup held registers and stack slots, and
+  // GCC stopped inlining putmem). The small data-path forms are always_inline for the same
+  // reason: the cold branch counts toward GCC's inlining limit.
+  class ObserveScope {
+   public:
+    ObserveScope(Runtime& rt, const char* op, int peer, std::size_t bytes, Form form = Form::kHost,
+                 int team = -1)
+        : rt_(rt.ctx_.flags & device::Context::kObserve ? &rt : nullptr),
+          op_(op),
+          peer_(peer),
+          team_(team),
+          bytes_(bytes),
+          form_(form),
+          start_ns_(rt_ != nullptr ? rt.observe_begin(op) : 0) {}
+    ~ObserveScope() {
+      if (rt_ != nullptr) rt_->observe_end(op_, peer_, team_, bytes_, form_, start_ns_);
+    }
+    ObserveScope(const ObserveScope&) = delete;
+    ObserveScope& operator=(const ObserveScope&) = delete;
+
+   private:
+    Runtime* rt_;
+    const char* op_;
+    int peer_;
+    int team_;
+    std::size_t bytes_;
+    Form form_;
+    std::uint64_t start_ns_;
+  };
+  template <auto F, class... A>
+  [[gnu::noinline, gnu::cold]] auto observed(const char* op, int peer, std::size_t bytes, Form form,
+                                             int team, A... args) {
+    const ObserveScope scope(*this, op, peer, bytes, form, team);
+    return (this->*F)(args...);
+  }
+  // Whether this thread is inside no observed form.
+  bool observe_outer() const;
+  // src/runtime/observe.cpp. begin returns the start time, 0 inside another observed form.
+  std::uint64_t observe_begin(const char* op);
+  void observe_end(const char* op, int peer, int team, std::size_t bytes, Form form,
+                   std::uint64_t start_ns);
+  // Opens the trace and sets kObserve, as the configuration asks (runtime construction), and
+  // writes out what is buffered (finalize, abandon).
+  void start_observing();
+  void flush_observed();
+  const char* observed_path(int peer, int team) const;
+
   // A resolved call on the CPU backend, on this thread (src/runtime/collective.cpp).
   void host_collective(const coll::Call& call);
   // A collective call, resolved and checked, to the backend (src/runtime/backend_ops.cpp):
@@ -632,29 +491,19 @@ class Runtime {
   // old value travel as the word's bits.
   std::uint64_t gpu_amo(AmoOp op, DataType type, void* dest, std::uint64_t value,
                         std::uint64_t cond, int pe);
+  // An atomic from the host: one check that also translates (checked_peer), one branch on
+  // where the PE is, then the device form's local body on the translated word. Like putmem,
+  // the remote branch stays out of the way (device/impl/remote.hpp keeps it out of line): with
+  // it inlined here, shmem_long_atomic_fetch_add took 1.5x as long (docs/transports.md).
+  template <AmoOp A, bool Fetch, class T>
+  T host_amo(const char* op, T* dest, T v, T cond, int pe);
   template <class T>
-  T amo(AmoOp op, T* dest, T value, T cond, int pe) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "GPU atomics act on 32- or 64-bit words");
-    std::uint64_t v = 0, c = 0;
-    std::memcpy(&v, &value, sizeof(T));
-    std::memcpy(&c, &cond, sizeof(T));
-    const std::uint64_t old = gpu_amo(op, data_type_of<T>(), dest, v, c, pe);
-    T r;
-    std::memcpy(&r, &old, sizeof(T));
-    return r;
-  }
+  T amo(AmoOp op, T* dest, T value, T cond, int pe);
   // Polls n words of this PE's GPU memory from the host until `done(copy)` holds.
   void gpu_poll_step(const char* op, const void* ivars, std::size_t bytes, void* copy,
                      std::uint64_t start_ns, std::uint64_t step);
   template <class T, class Done>
-  void poll_gpu(const char* op, const T* ivars, std::size_t n, Done&& done) {
-    std::vector<T> copy(n);
-    const std::uint64_t start = now_ns();
-    for (std::uint64_t step = 0;; ++step) {
-      gpu_poll_step(op, ivars, n * sizeof(T), copy.data(), start, step);
-      if (done(static_cast<const T*>(copy.data()))) return;
-    }
-  }
+  void poll_gpu(const char* op, const T* ivars, std::size_t n, Done&& done);
   // This PE's words for a test: themselves on the CPU, a host copy on the GPU backend.
   template <class T>
   struct Words {
@@ -663,13 +512,7 @@ class Runtime {
     const T* data() const { return words; }
   };
   template <class T>
-  Words<T> local_words(const T* ivars, std::size_t n) {
-    if (!gpu_) return {{}, ivars};
-    Words<T> w{std::vector<T>(n), nullptr};
-    gpu_get(w.copy.data(), ivars, n * sizeof(T), my_pe(), "test");
-    w.words = w.copy.data();  // a moved vector keeps its buffer
-    return w;
-  }
+  Words<T> local_words(const T* ivars, std::size_t n);
   static std::uint64_t now_ns();
 
   // The host API's own checks, on in every build (docs/design_notes.md, 13, "Checks"): the PE is
@@ -684,37 +527,11 @@ class Runtime {
   // before, a static-data access one, and the heap test combines its compares without
   // short-circuit (docs/design_notes.md 13 has the measurements that chose this shape).
   template <class T>
-  T* checked_peer(const char* op, T* sym, std::size_t bytes, int pe) const {
-    const auto a = reinterpret_cast<std::uintptr_t>(sym);
-    const bool pe_ok = static_cast<unsigned>(pe) < static_cast<unsigned>(ctx_.n_pes);
-    const std::uint64_t soff = a - ctx_.static_lo, sb = ctx_.static_bytes;
-    if (soff < sb) [[unlikely]] {  // static data: to its window in the heap slot
-      if (pe_ok & (bytes <= sb - soff))
-        return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx_.static_window) + soff +
-                                    ctx_.peer_delta(pe));
-    } else {
-      const std::uint64_t off = a - reinterpret_cast<std::uintptr_t>(ctx_.heap_base);
-      const std::uint64_t size = ctx_.heap_extent();
-      if (pe_ok & (off <= size) & (bytes <= size - off)) [[likely]]
-        return reinterpret_cast<T*>(a + ctx_.peer_delta(pe));
-    }
-    return static_cast<T*>(
-        checked_peer_rest(op, const_cast<std::remove_const_t<T>*>(sym), bytes, pe));
-  }
-  void check(const char* op, const void* sym, std::size_t bytes, int pe) const {
-    (void)checked_peer(op, sym, bytes, pe);
-  }
-  template <class T>
-  void check_amo(const T* dest, int pe) const {
-    check("atomic", dest, sizeof(T), pe);
-  }
+  T* checked_peer(const char* op, T* sym, std::size_t bytes, int pe) const;
+  void check(const char* op, const void* sym, std::size_t bytes, int pe) const;
   template <class T>
   void check_strided(const char* op, const T* sym, std::ptrdiff_t stride, std::size_t n,
-                     int pe) const {
-    if (n == 0) return;
-    check(op, sym, sizeof(T), pe);
-    check(op, sym + static_cast<std::ptrdiff_t>(n - 1) * stride, sizeof(T), pe);
-  }
+                     int pe) const;
   // The rest of checked_peer, out of line (runtime.cpp): an empty range anywhere is fine (and
   // moves nothing); anything else ends the job with the message of the check that failed.
   void* checked_peer_rest(const char* op, void* sym, std::size_t bytes, int pe) const;
@@ -743,29 +560,20 @@ class Runtime {
   std::byte* data_base() const;
   std::size_t data_size() const;
 
-  // Where the data heap lives (src/backend/backend.hpp), and the same where that is device
-  // memory, else null: the CPU data path is inline and branches on gpu_ alone.
-  std::unique_ptr<detail::Backend> backend_;
+  // Everything else a Runtime owns (src/runtime/state.hpp): behind a pointer, so that the
+  // layout of this class, which bindings and shims compile against, stays these three members.
+  struct State;
+  std::unique_ptr<State> s_;
+  // Where the data heap lives where that is device memory, else null: the CPU data path is
+  // inline and branches on gpu_ alone (it points into s_->backend).
   detail::Backend* gpu_ = nullptr;
-  std::unique_ptr<detail::Config> config_;
-  std::unique_ptr<detail::Selector> selector_;
-  std::unique_ptr<detail::NcclTeams> nccl_;
-  std::unique_ptr<detail::Bootstrap> bootstrap_;
-  std::unique_ptr<detail::SymmetricHeap> heap_;
-  std::unique_ptr<detail::Allocator> allocator_;
-  // How PEs on other hosts are reached (src/transport/transport.hpp), and the device API's
-  // entry points into it (ctx_.remote); null where every PE is reachable by load and store.
-  std::unique_ptr<detail::Transport> transport_;
-  std::unique_ptr<device::RemoteOps> remote_ops_;
-  std::uint64_t static_window_ = 0;  // symmetric static data's bytes at the top of each heap slot
-  std::uint64_t heap_limit_ = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
-  std::vector<std::int32_t> pe_index_;
-  std::vector<int> host_of_;  // world PE -> topology host index
-  std::array<device::TeamDesc, device::kMaxTeams> teams_{};
+  // What the inline data path reads: this PE's heap, the peers' mapping, the teams.
   device::Context ctx_{};
-  bool finalized_ = false;
 };
 
 }  // namespace symmetra
 
-#include "symmetra/runtime_coll.hpp"
+// The bodies of the inline forms; read the declarations above for the contract.
+#define SYMMETRA_RUNTIME_CONTRACT 1
+#include "symmetra/impl/runtime_coll.hpp"
+#include "symmetra/impl/runtime_inline.hpp"

@@ -105,6 +105,8 @@ Result<Config> config_from_env() {
     }
   }
   if (const char* v = env("SYMMETRA_LL_LANES")) c.ll_lanes = std::string(v) == "1";
+  if (const char* v = env("SYMMETRA_TRACE")) c.trace_path = v;
+  if (const char* v = env("SYMMETRA_NVTX")) c.nvtx = std::string(v) != "0";
   if (c.channel_bytes == 0) return Status::fail("SYMMETRA_CHANNEL_BYTES must be positive");
   SYMMETRA_TRY(
       env_int("SYMMETRA_MAX_CHANNELS", 1, 32, "use a number from 1 to 32", &c.max_channels));

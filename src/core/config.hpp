@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "symmetra/error.hpp"
 
@@ -41,6 +42,10 @@ struct Config {
   // builds, SYMMETRA_CHECK=1), else kValue (config_from_env).
   enum class StreamWait { kValue, kKernel };
   StreamWait stream_wait = StreamWait::kValue;
+  // SYMMETRA_TRACE=<file>: a JSON line per host and stream operation (core/trace.hpp); empty:
+  // off. SYMMETRA_NVTX=1: an NVTX range per operation.
+  std::string trace_path;
+  bool nvtx = false;
 };
 
 Result<Config> config_from_env();

@@ -6,6 +6,7 @@
 
 #include "coll/nccl.hpp"
 #include "coll/selector.hpp"
+#include "runtime/state.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
@@ -71,20 +72,20 @@ bool nccl_op(coll::ReduceOp op, int* out) {
 }  // namespace
 
 bool Runtime::nccl_ready(const Team& team) const {
-  return on_gpu() && nccl_->at(teams_[checked(team, "nccl_ready")].slot).state ==
+  return on_gpu() && s_->nccl->at(s_->teams[checked(team, "nccl_ready")].slot).state ==
                          detail::NcclTeams::State::kReady;
 }
 
 void Runtime::ensure_nccl(int team) {
-  detail::NcclTeams::Entry& e = nccl_->at(teams_[team].slot);
+  detail::NcclTeams::Entry& e = s_->nccl->at(s_->teams[team].slot);
   if (!on_gpu() || e.state != detail::NcclTeams::State::kUnknown) return;
   // Collective over the team, once: every member learns the same answer.
-  const device::TeamDesc t = teams_[team];
+  const device::TeamDesc t = s_->teams[team];
   auto lib = detail::nccl_library();
   // One word per member: bit 63 "loads NCCL", then its host (bits 32-62) and GPU (bits 0-31).
   constexpr std::uint64_t kLoads = std::uint64_t{1} << 63;
   const std::uint64_t mine = (lib.ok() ? kLoads : 0) |
-                             (static_cast<std::uint64_t>(host_of_[my_pe()]) << 32) |
+                             (static_cast<std::uint64_t>(s_->host_of[my_pe()]) << 32) |
                              static_cast<std::uint32_t>(device());
   const auto words = team_allgather(team, mine);
   std::string why;
@@ -122,7 +123,7 @@ void Runtime::ensure_nccl(int team) {
 }
 
 void Runtime::nccl_allreduce(const coll::Call& c, Stream stream, const char* op) {
-  const detail::NcclTeams::Entry& e = nccl_->at(teams_[c.team].slot);
+  const detail::NcclTeams::Entry& e = s_->nccl->at(s_->teams[c.team].slot);
   int type = 0, rop = 0;
   if (e.state != detail::NcclTeams::State::kReady || !nccl_type(c.type, &type) ||
       !nccl_op(c.op, &rop))
@@ -136,12 +137,12 @@ coll::AllreduceAlgo Runtime::allreduce_algo(const Team& team, std::size_t bytes,
                                             bool symmetric_buffers, coll::AllreduceAlgo requested,
                                             DataType type, coll::ReduceOp op) const {
   const int h = checked(team, "allreduce");
-  const detail::NcclTeams::Entry& e = nccl_->at(teams_[h].slot);
+  const detail::NcclTeams::Entry& e = s_->nccl->at(s_->teams[h].slot);
   int unused = 0;
   const bool served = nccl_type(type, &unused) && nccl_op(op, &unused);
   const bool nccl = on_gpu() && e.state == detail::NcclTeams::State::kReady && served;
   if (requested == coll::AllreduceAlgo::kAuto)
-    return selector_->pick(teams_[h], bytes, symmetric_buffers, on_gpu(), nccl);
+    return s_->selector->pick(s_->teams[h], bytes, symmetric_buffers, on_gpu(), nccl);
   if (requested == coll::AllreduceAlgo::kNccl && !nccl)
     fail(std::string("allreduce: NCCL cannot serve this call: ") +
          (!on_gpu()                                          ? "it needs the CUDA backend"
@@ -152,7 +153,7 @@ coll::AllreduceAlgo Runtime::allreduce_algo(const Team& team, std::size_t bytes,
     fail(
         std::string("allreduce: the ") + coll::algo_name(requested) +
         " algorithm needs separate symmetric source and dest buffers (the LL algorithms take any)");
-  if (teams_[h].local != teams_[h].size && coll::needs_load_store(requested))
+  if (s_->teams[h].local != s_->teams[h].size && coll::needs_load_store(requested))
     fail(std::string("allreduce: the ") + coll::algo_name(requested) +
          " algorithm loads and stores other members' memory, and the team spans hosts: use "
          "hierarchical, recursive_doubling, ll_two_shot or auto");

@@ -7,31 +7,32 @@
 
 #include "backend/backend.hpp"
 #include "core/config.hpp"
+#include "runtime/state.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
 
 void Runtime::gpu_put(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
-  backend_->put(ctx_, op, dest, src, bytes, pe);
+  s_->backend->put(ctx_, op, dest, src, bytes, pe);
 }
 
 void Runtime::gpu_get(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
-  backend_->get(ctx_, op, dest, src, bytes, pe);
+  s_->backend->get(ctx_, op, dest, src, bytes, pe);
 }
 
 void Runtime::gpu_strided(void* dest, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
                           std::ptrdiff_t src_stride, std::size_t n, int pe, bool put) {
-  backend_->strided(ctx_, put, dest, src, elem, dst_stride, src_stride, n, pe);
+  s_->backend->strided(ctx_, put, dest, src, elem, dst_stride, src_stride, n, pe);
 }
 
 void Runtime::gpu_quiet() {
-  backend_->quiet(ctx_);
+  s_->backend->quiet(ctx_);
 }
 
 std::uint64_t Runtime::gpu_amo(AmoOp op, DataType type, void* dest, std::uint64_t value,
                                std::uint64_t cond, int pe) {
-  return backend_->amo(ctx_, op, type, dest, value, cond, pe);
+  return s_->backend->amo(ctx_, op, type, dest, value, cond, pe);
 }
 
 void Runtime::gpu_poll_step(const char* op, const void* ivars, std::size_t bytes, void* copy,
@@ -45,40 +46,46 @@ void Runtime::gpu_poll_step(const char* op, const void* ivars, std::size_t bytes
                                   ivars);
     if (step > 64) usleep(step > 1024 ? 100 : 10);
   }
-  backend_->read_local(ctx_, op, copy, ivars, bytes);
+  s_->backend->read_local(ctx_, op, copy, ivars, bytes);
 }
 
 void Runtime::putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe,
                                Stream stream) {
-  backend_->put_on_stream(ctx_, "putmem_on_stream", dest, src, bytes, pe, stream);
+  const ObserveScope observe(*this, "put", pe, bytes, Form::kStream);
+  s_->backend->put_on_stream(ctx_, "putmem_on_stream", dest, src, bytes, pe, stream);
 }
 
 void Runtime::getmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe,
                                Stream stream) {
-  backend_->get_on_stream(ctx_, "getmem_on_stream", dest, src, bytes, pe, stream);
+  const ObserveScope observe(*this, "get", pe, bytes, Form::kStream);
+  s_->backend->get_on_stream(ctx_, "getmem_on_stream", dest, src, bytes, pe, stream);
 }
 
 void Runtime::signal_op_on_stream(std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe,
                                   Stream stream) {
-  backend_->signal_on_stream(ctx_, sig, value, op, pe, stream);
+  const ObserveScope observe(*this, "signal_op", pe, sizeof(*sig), Form::kStream);
+  s_->backend->signal_on_stream(ctx_, sig, value, op, pe, stream);
 }
 
 void Runtime::putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes,
                                       std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe,
                                       Stream stream) {
-  backend_->put_on_stream(ctx_, "putmem_signal_on_stream", dest, src, bytes, pe, stream);
-  backend_->signal_on_stream(ctx_, sig, value, op, pe, stream);
+  const ObserveScope observe(*this, "put_signal", pe, bytes, Form::kStream);
+  s_->backend->put_on_stream(ctx_, "putmem_signal_on_stream", dest, src, bytes, pe, stream);
+  s_->backend->signal_on_stream(ctx_, sig, value, op, pe, stream);
 }
 
 void Runtime::signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint64_t value,
                                           Stream stream) {
+  const ObserveScope observe(*this, "signal_wait_until", my_pe(), sizeof(*sig), Form::kStream);
   // A stream memory wait has no bound: the bounded form polls in a kernel instead
   // (SYMMETRA_STREAM_WAIT, docs/gpu_backend.md).
-  const bool bounded = config_->stream_wait == detail::Config::StreamWait::kKernel;
-  backend_->signal_wait_on_stream(ctx_, sig, cmp, value, bounded, stream);
+  const bool bounded = s_->config->stream_wait == detail::Config::StreamWait::kKernel;
+  s_->backend->signal_wait_on_stream(ctx_, sig, cmp, value, bounded, stream);
 }
 
 void Runtime::quiet_on_stream(Stream stream) {
+  const ObserveScope observe(*this, "quiet", -1, 0, Form::kStream);
   // Copies and stream memory operations complete in stream order, and kernels that issued
   // device-side puts are complete when the stream moves past them: nothing to add.
   (void)stream;
@@ -86,23 +93,25 @@ void Runtime::quiet_on_stream(Stream stream) {
 }
 
 void Runtime::barrier_all_on_stream(Stream stream) {
-  backend_->barrier_all_on_stream(ctx_, stream);
+  const ObserveScope observe(*this, "barrier_all", -1, 0, Form::kStream, device::kTeamWorld);
+  s_->backend->barrier_all_on_stream(ctx_, stream);
 }
 
 void Runtime::launch_graph(void* graph_exec, Stream stream) {
+  const ObserveScope observe(*this, "launch_graph", -1, 0, Form::kStream, device::kTeamWorld);
   if (gpu_ && graph_exec == nullptr) fail("launch_graph: the graph is null");
-  backend_->launch_graph(ctx_, graph_exec, stream);
+  s_->backend->launch_graph(ctx_, graph_exec, stream);
 }
 
 void Runtime::gpu_collective(const coll::Call& c, Stream stream, const char* op) {
-  if (!gpu_) return backend_->collective(ctx_, c, 1, stream);  // the CPU backend says it cannot
+  if (!gpu_) return s_->backend->collective(ctx_, c, 1, stream);  // the CPU backend says it cannot
   if (c.kind == coll::Kind::kAllreduce && c.algo == coll::AllreduceAlgo::kNccl) {
-    const Stream s = stream ? stream : backend_->stream();
+    const Stream s = stream ? stream : s_->backend->stream();
     nccl_allreduce(c, s, op);
-    if (!stream) backend_->sync_stream(ctx_, op, s);
+    if (!stream) s_->backend->sync_stream(ctx_, op, s);
     return;
   }
-  backend_->collective(ctx_, c, coll_channels(c), stream);
+  s_->backend->collective(ctx_, c, coll_channels(c), stream);
 }
 
 }  // namespace symmetra

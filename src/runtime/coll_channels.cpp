@@ -6,6 +6,7 @@
 
 #include "backend/backend.hpp"
 #include "core/config.hpp"
+#include "runtime/state.hpp"
 #include "symmetra/coll/allreduce.hpp"
 #include "symmetra/coll/channel.hpp"
 #include "symmetra/runtime.hpp"
@@ -14,7 +15,7 @@ namespace symmetra {
 
 int Runtime::coll_channels(const coll::Call& c) const {
   const std::uint64_t elem = static_cast<std::uint64_t>(data_type_size(c.type));
-  const std::uint64_t m = static_cast<std::uint64_t>(teams_[c.team].size);
+  const std::uint64_t m = static_cast<std::uint64_t>(s_->teams[c.team].size);
   if (m > (std::uint64_t{1} << device::detail::kChannelRounds)) return 1;
   std::uint64_t bytes = 0;  // what one member moves or reads
   switch (c.kind) {
@@ -38,15 +39,16 @@ int Runtime::coll_channels(const coll::Call& c) const {
   }
   // Blocks of co-located PEs wait on each other's channels, so all of them must be resident at
   // once: kMaxChannels blocks per GPU in all (far below any GPU's capacity), split among them.
-  const int per_gpu = backend_->max_pes_per_device();
+  const int per_gpu = s_->backend->max_pes_per_device();
   const int cap =
-      std::max(1, std::min(config_->max_channels, device::detail::kMaxChannels / per_gpu));
+      std::max(1, std::min(s_->config->max_channels, device::detail::kMaxChannels / per_gpu));
   // LL channels carry a sixteenth as much (2 KiB by default): an LL channel's time grows with
   // the packets its one block stores and polls, where a direct channel's is mostly its two
   // syncs (docs/perf_gpu.md#channels).
   const bool ll = c.kind == coll::Kind::kAllreduce && coll::is_ll(c.algo);
   return coll::channels_for(
-      bytes, ll ? std::max<std::uint64_t>(config_->channel_bytes / 16, 1) : config_->channel_bytes,
+      bytes,
+      ll ? std::max<std::uint64_t>(s_->config->channel_bytes / 16, 1) : s_->config->channel_bytes,
       cap);
 }
 

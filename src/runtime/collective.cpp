@@ -6,12 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "runtime/state.hpp"
 #include "symmetra/coll/run.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
 
 void Runtime::collective(const coll::Call& call, Stream stream) {
+  const ObserveScope observe(*this, coll::kind_name(call.kind), -1,
+                             call.nelems * data_type_size(call.type),
+                             stream ? Form::kStream : Form::kHost, call.team);
   coll::Call c = call;
   const std::string name = std::string(coll::kind_name(c.kind)) + (stream ? "_on_stream" : "");
   const char* op = name.c_str();
@@ -52,7 +56,7 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
                        separate_symmetric(c.dest, c.source, c.nelems * elem), c.algo, c.type, c.op);
   }
   if (c.kind == coll::Kind::kReduceScatter &&
-      overlap(c.nelems, c.nelems * static_cast<std::size_t>(teams_[c.team].size))) {
+      overlap(c.nelems, c.nelems * static_cast<std::size_t>(s_->teams[c.team].size))) {
     if (!host) fail(name + ": dest and source overlap; the GPU forms need separate buffers");
     // Into a temporary, then over dest: every member reads all of source first.
     std::vector<std::byte> tmp(c.nelems * elem);

@@ -5,8 +5,10 @@
 #include "backend/backend.hpp"
 #include "bootstrap/bootstrap.hpp"
 #include "core/config.hpp"
+#include "core/log.hpp"
 #include "heap/allocator.hpp"
 #include "heap/symmetric_heap.hpp"
+#include "runtime/state.hpp"
 #include "symmetra/runtime.hpp"
 #include "transport/transport.hpp"
 
@@ -27,27 +29,32 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
            ": symmetric allocations must be the same on every PE");
   }
   if (bytes == 0) return nullptr;
-  auto offset = allocator_->allocate(bytes, alignment, phase);
+  auto offset = s_->allocator->allocate(bytes, alignment, phase);
   if (!offset) {
-    const std::uint64_t want = allocator_->end() + allocator_->shortfall(bytes, alignment, phase);
-    const std::uint64_t limit = heap_limit_;
+    const std::uint64_t want =
+        s_->allocator->end() + s_->allocator->shortfall(bytes, alignment, phase);
+    const std::uint64_t limit = s_->heap_limit;
     // The same on every PE: the sizes agree and every PE's allocator made the same calls.
     if (want > limit)
       throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] " + op + ": cannot allocate " +
                         std::to_string(bytes) + " bytes: the symmetric heap has " +
-                        std::to_string(allocator_->free_bytes()) + " bytes free of " +
+                        std::to_string(s_->allocator->free_bytes()) + " bytes free of " +
                         std::to_string(data_size()) + " and may grow to " + std::to_string(limit) +
                         "; raise SYMMETRA_MAX_SYMMETRIC_SIZE");
     // Grow geometrically so that many small allocations do not each remap the heap.
     const std::uint64_t target = std::min(limit, std::max<std::uint64_t>(want, data_size() * 2));
     const std::uint64_t before = data_size();
-    backend_->grow(target).or_throw();
+    s_->backend->grow(target).or_throw();
     // The new bytes reach the transport's peers once registered with it (collective, as this is).
-    if (transport_)
-      transport_->register_memory(data_base() + before, before, data_size() - before).or_throw();
-    allocator_->grow(data_size());
+    if (s_->transport)
+      s_->transport->register_memory(data_base() + before, before, data_size() - before).or_throw();
+    s_->allocator->grow(data_size());
+    SYMMETRA_LOG(kInfo, my_pe(), "%s: the symmetric heap grew from %llu to %llu bytes (limit %llu)",
+                 op, static_cast<unsigned long long>(before),
+                 static_cast<unsigned long long>(data_size()),
+                 static_cast<unsigned long long>(limit));
     refresh_context();
-    offset = allocator_->allocate(bytes, alignment, phase);
+    offset = s_->allocator->allocate(bytes, alignment, phase);
     if (!offset) fail(std::string(op) + ": internal error: no block after growing the heap");
   }
   barrier_all();
@@ -79,7 +86,7 @@ void* Runtime::calloc(std::size_t count, std::size_t size) {
                       " * " + std::to_string(size) + " bytes overflows");
   void* p = allocate_malloc_like(count * size, "calloc");
   if (p != nullptr) {
-    backend_->memset(p, 0, count * size).or_throw();
+    s_->backend->memset(p, 0, count * size).or_throw();
   }
   barrier_all();  // nobody writes into a peer's block before the peer zeroed it
   return p;
@@ -89,14 +96,14 @@ void* Runtime::reallocate(void* p, std::size_t bytes) {
   if (p == nullptr) return allocate_malloc_like(bytes, "reallocate");
   if (!is_symmetric(p)) fail("reallocate: address is not in the symmetric heap");
   const std::uint64_t old_offset = static_cast<std::byte*>(p) - data_base();
-  const std::uint64_t old_size = allocator_->block_size(old_offset);
+  const std::uint64_t old_size = s_->allocator->block_size(old_offset);
   if (old_size == 0) fail("reallocate: address is not the start of a symmetric allocation");
   void* q = allocate_malloc_like(bytes, "reallocate");
   if (q != nullptr) {
     const std::size_t keep = std::min<std::uint64_t>(old_size, bytes);
-    backend_->copy(q, data_base() + old_offset, keep).or_throw();
+    s_->backend->copy(q, data_base() + old_offset, keep).or_throw();
   }
-  allocator_->free(old_offset);
+  s_->allocator->free(old_offset);
   barrier_all();
   return q;
 }
@@ -106,7 +113,7 @@ void Runtime::free(void* p) {
   barrier_all();
   if (p == nullptr) return;
   if (!is_symmetric(p) ||
-      !allocator_->free(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base())))
+      !s_->allocator->free(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base())))
     fail("free: address is not the start of a symmetric allocation");
 }
 

@@ -14,10 +14,12 @@
 #include "coll/nccl.hpp"
 #include "coll/selector.hpp"
 #include "core/config.hpp"
+#include "core/log.hpp"
 #include "heap/allocator.hpp"
 #include "heap/static_data.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "runtime/remote_path.hpp"
+#include "runtime/state.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 #include "transport/transport.hpp"
@@ -80,17 +82,18 @@ std::unique_ptr<Runtime> Runtime::init(const RuntimeOptions& options) {
 }
 
 Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOptions& options)
-    : config_(std::make_unique<detail::Config>(detail::config_from_env().value_or_throw())),
-      selector_(std::make_unique<detail::Selector>(detail::Selector::from_env().value_or_throw())),
-      nccl_(std::make_unique<detail::NcclTeams>()),
-      bootstrap_(std::move(bootstrap)) {
-  detail::Bootstrap& bs = *bootstrap_;
+    : s_(std::make_unique<State>()) {
+  s_->config = std::make_unique<detail::Config>(detail::config_from_env().value_or_throw());
+  s_->selector = std::make_unique<detail::Selector>(detail::Selector::from_env().value_or_throw());
+  s_->nccl = std::make_unique<detail::NcclTeams>();
+  s_->bootstrap = std::move(bootstrap);
+  detail::Bootstrap& bs = *s_->bootstrap;
   const int n = bs.size();
   const std::string pe = "[pe " + std::to_string(bs.rank()) + "] ";
   const std::uint64_t header = device::detail::header_bytes(n);
   // Header and collective workspace: the same bytes on every PE, or the layouts would differ.
   const std::uint64_t reserved =
-      device::detail::reserved_bytes(n, config_->ws_world_bytes, config_->ws_team_bytes);
+      device::detail::reserved_bytes(n, s_->config->ws_world_bytes, s_->config->ws_team_bytes);
   // What every PE must know of the others at start, in one exchange: its machine, its host in
   // the topology, and its reserved bytes.
   struct Identity {
@@ -100,12 +103,13 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   };
   Identity me{};
   std::strncpy(me.host, host_name().c_str(), sizeof(me.host) - 1);
-  std::strncpy(me.topo, topology_name(config_->hosts, bs.rank(), n).c_str(), sizeof(me.topo) - 1);
+  std::strncpy(me.topo, topology_name(s_->config->hosts, bs.rank(), n).c_str(),
+               sizeof(me.topo) - 1);
   me.reserved = reserved;
   std::vector<Identity> all(n);
   bs.allgather(&me, all.data(), sizeof(me)).or_throw();
   std::vector<std::string> seen;  // topology hosts, in order of first appearance
-  host_of_.resize(n);
+  s_->host_of.resize(n);
   for (int p = 0; p < n; ++p) {
     // Every PE must sit on this machine until the UCX transport exists (forced hosts do).
     if (std::strncmp(me.host, all[p].host, sizeof(me.host)) != 0)
@@ -119,7 +123,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
           std::to_string(p) + ": set them alike on every PE");
     const std::string name(all[p].topo, strnlen(all[p].topo, sizeof(all[p].topo)));
     auto it = std::find(seen.begin(), seen.end(), name);
-    host_of_[p] = static_cast<int>(it - seen.begin());
+    s_->host_of[p] = static_cast<int>(it - seen.begin());
     if (it == seen.end()) seen.push_back(name);
   }
   const bool gpu = resolve_backend(options.backend, pe) == Backend::kCuda;
@@ -127,7 +131,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   // Every PE sees the same host count, so all of them take the same branches below.
   std::vector<bool> remote(n);
   bool any_remote = false;
-  for (int p = 0; p < n; ++p) any_remote |= remote[p] = host_of_[p] != host_of_[bs.rank()];
+  for (int p = 0; p < n; ++p) any_remote |= remote[p] = s_->host_of[p] != s_->host_of[bs.rank()];
   if (any_remote && gpu)
     throw Error(pe +
                 "the PEs sit on several hosts (SYMMETRA_HOSTS, SYMMETRA_HOST_ID): GPU PEs reach "
@@ -135,92 +139,105 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
                 "hosts on the CPU backend");
   // The host-memory heap always exists: host-side synchronization runs on its header. On the
   // CPU backend it is also the data heap; on the GPU backend it is only that header.
-  const std::uint64_t host_initial = gpu ? header : config_->symmetric_size + reserved;
+  const std::uint64_t host_initial = gpu ? header : s_->config->symmetric_size + reserved;
   // Symmetric static data takes a window at the top of each heap slot (static_data.hpp).
   detail::StaticRange statics;
   if (options.symmetric_static_data && !gpu && !bs.threads())
     statics = detail::program_static_range();
-  static_window_ = statics.bytes;
+  s_->static_window = statics.bytes;
   // Strides are powers of two and the heaps' reservations are aligned to them, so that an
   // offset aligned to any power of two up to the stride is aligned in every PE's view (align()).
-  heap_limit_ = config_->max_symmetric_size + reserved;
-  const std::uint64_t stride = pow2_at_least((gpu ? header : heap_limit_) + static_window_);
-  heap_ = detail::SymmetricHeap::create(bs, stride, host_initial).value_or_throw();
+  s_->heap_limit = s_->config->max_symmetric_size + reserved;
+  const std::uint64_t stride = pow2_at_least((gpu ? header : s_->heap_limit) + s_->static_window);
+  s_->heap = detail::SymmetricHeap::create(bs, stride, host_initial).value_or_throw();
   if (statics.bytes > 0) {
-    const std::uint64_t window = heap_->stride() - static_window_;
-    detail::StaticData::create(bs, statics, heap_->fd(),
-                               heap_->file_offset(heap_->index()) + window)
+    const std::uint64_t window = s_->heap->stride() - s_->static_window;
+    detail::StaticData::create(bs, statics, s_->heap->fd(),
+                               s_->heap->file_offset(s_->heap->index()) + window)
         .or_throw();
     ctx_.static_lo = statics.lo;
     ctx_.static_bytes = statics.bytes;
-    ctx_.static_window = heap_->base() + window;
+    ctx_.static_window = s_->heap->base() + window;
   }
   if (any_remote) {
     detail::TransportParams tp;
     tp.bootstrap = &bs;
-    tp.heap = heap_.get();
+    tp.heap = s_->heap.get();
     tp.remote = remote;
-    transport_ = detail::make_transport(detail::TransportKind::kLoopback, tp).value_or_throw();
-    transport_->register_memory(heap_->base(), 0, heap_->size()).or_throw();
+    s_->transport = detail::make_transport(detail::TransportKind::kLoopback, tp).value_or_throw();
+    s_->transport->register_memory(s_->heap->base(), 0, s_->heap->size()).or_throw();
     if (statics.bytes > 0) {
-      const std::uint64_t window = heap_->stride() - static_window_;
-      transport_->register_memory(heap_->base() + window, window, statics.bytes).or_throw();
+      const std::uint64_t window = s_->heap->stride() - s_->static_window;
+      s_->transport->register_memory(s_->heap->base() + window, window, statics.bytes).or_throw();
     }
-    remote_ops_ = std::make_unique<device::RemoteOps>(detail::remote_ops(transport_.get()));
-    ctx_.remote = remote_ops_.get();
+    s_->remote_ops = std::make_unique<device::RemoteOps>(detail::remote_ops(s_->transport.get()));
+    ctx_.remote = s_->remote_ops.get();
   }
   detail::BackendParams params;
-  params.host_heap = heap_.get();
+  params.host_heap = s_->heap.get();
   params.control = &ctx_;
   params.device = options.device;
-  params.stride = pow2_at_least(heap_limit_);
-  params.initial = config_->symmetric_size + reserved;
+  params.stride = pow2_at_least(s_->heap_limit);
+  params.initial = s_->config->symmetric_size + reserved;
   params.reserved_bytes = reserved;
-  params.ws_world = config_->ws_world_bytes;
-  params.ws_team = config_->ws_team_bytes;
-  backend_ =
+  params.ws_world = s_->config->ws_world_bytes;
+  params.ws_team = s_->config->ws_team_bytes;
+  s_->backend =
       detail::make_backend(gpu ? detail::BackendKind::kCuda : detail::BackendKind::kCpu, bs, params)
           .value_or_throw();
-  if (!backend_->host_memory()) {
-    gpu_ = backend_.get();
+  if (!s_->backend->host_memory()) {
+    gpu_ = s_->backend.get();
     // NCCL too, if it is there: loading a library's kernels can wait for running kernels, and
     // later the other PEs' kernels would be running (the all-reduce's NCCL route loads it on a
     // team's first call). Whether it loaded is the answer nccl_library() keeps.
     (void)detail::nccl_library();
   }
-  allocator_ = std::make_unique<detail::Allocator>(reserved, data_size());
-  pe_index_.resize(n);
-  for (int p = 0; p < n; ++p) pe_index_[p] = remote[p] ? -1 : p;
-  teams_[device::kTeamWorld] = {0, 1, n, bs.rank(), device::kTeamWorld, local_run(0, 1, n)};
-  teams_[device::kTeamShared] = shared_team(remote, bs.rank());
+  s_->allocator = std::make_unique<detail::Allocator>(reserved, data_size());
+  s_->pe_index.resize(n);
+  for (int p = 0; p < n; ++p) s_->pe_index[p] = remote[p] ? -1 : p;
+  s_->teams[device::kTeamWorld] = {0, 1, n, bs.rank(), device::kTeamWorld, local_run(0, 1, n)};
+  s_->teams[device::kTeamShared] = shared_team(remote, bs.rank());
   ctx_.my_pe = bs.rank();
   ctx_.n_pes = n;
-  ctx_.my_index = heap_->index();
-  ctx_.stride = heap_->stride();
-  ctx_.timeout_ns = config_->timeout_ns;
+  ctx_.my_index = s_->heap->index();
+  ctx_.stride = s_->heap->stride();
+  ctx_.timeout_ns = s_->config->timeout_ns;
   if (!gpu) {  // on the GPU backend the workspace is in the device heap only
-    ctx_.ws_world_bytes = config_->ws_world_bytes;
-    ctx_.ws_team_bytes = config_->ws_team_bytes;
+    ctx_.ws_world_bytes = s_->config->ws_world_bytes;
+    ctx_.ws_team_bytes = s_->config->ws_team_bytes;
   }
-  ctx_.flags = (config_->check ? device::Context::kCheckArgs : 0) |
+  ctx_.flags = (s_->config->check ? device::Context::kCheckArgs : 0) |
                (any_remote ? 0 : device::Context::kIdentityIndex);
   // Every PE runs on this machine (checked above): more PEs than CPUs means waits cost context
   // switches, which the central-counter sync and yielding at once keep few
   // (docs/perf_cpu.md#oversubscription).
-  const long cpus = config_->cpus > 0 ? config_->cpus : sysconf(_SC_NPROCESSORS_ONLN);
+  const long cpus = s_->config->cpus > 0 ? s_->config->cpus : sysconf(_SC_NPROCESSORS_ONLN);
   const bool oversubscribed = cpus > 0 && n > cpus;
   if (oversubscribed) ctx_.flags |= device::Context::kOversubscribed;
-  if (config_->sync == detail::Config::Sync::kCentral ||
-      (config_->sync == detail::Config::Sync::kAuto && oversubscribed))
+  if (s_->config->sync == detail::Config::Sync::kCentral ||
+      (s_->config->sync == detail::Config::Sync::kAuto && oversubscribed))
     ctx_.flags |= device::Context::kCentralSync;
-  if (config_->ll_lanes) ctx_.flags |= device::Context::kWorkspaceLanes;
+  if (s_->config->ll_lanes) ctx_.flags |= device::Context::kWorkspaceLanes;
   if (options.dest_ready_by_program) ctx_.flags |= device::Context::kDestReadyByProgram;
+  start_observing();
   refresh_context();
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();
   // A PE that dies (or leaves without finalize) is lost to the rendezvous, which tells the
   // others; their watches mark their own heaps so that every wait stops naming it. The host heap
   // never moves, so its header can be captured.
+  if (detail::log_level() >= detail::LogLevel::kInfo) {
+    int here = 0;
+    for (int p = 0; p < n; ++p) here += !remote[p];
+    SYMMETRA_LOG(kInfo, bs.rank(),
+                 "joined a job of %d PEs (%s) on %zu host(s), %d on this one ('%s'); %s backend; "
+                 "heap %llu bytes, growing to %llu; %s%s",
+                 n, bs.threads() ? "threads" : "processes", seen.size(), here, me.topo,
+                 gpu ? "cuda" : "cpu", static_cast<unsigned long long>(data_size()),
+                 static_cast<unsigned long long>(s_->heap_limit),
+                 any_remote ? "other hosts through the loopback transport" : "no remote PEs",
+                 statics.bytes > 0 ? "; static data symmetric" : "");
+  }
   bs.watch([h = device::detail::my_header(ctx_), n](int lost, bool left) {
     using device::detail::AbortWhy;
     const AbortWhy why = lost < 0 ? AbortWhy::kHubGone : left ? AbortWhy::kLeft : AbortWhy::kGone;
@@ -236,26 +253,28 @@ Runtime::~Runtime() {
     } catch (const std::exception&) {
     }
   }
-  if (bootstrap_) bootstrap_->unwatch();  // its callback writes the heap, which goes first
+  if (s_->bootstrap) s_->bootstrap->unwatch();  // its callback writes the heap, which goes first
 }
 
 void Runtime::finalize() {
-  if (finalized_) return;
-  finalized_ = true;
+  const ObserveScope observe(*this, "finalize", -1, 0);
+  if (s_->finalized) return;
+  s_->finalized = true;
   // Not barrier_all: a PE that finalizes while the others wait in a barrier must not complete
   // it for them (it would let them run on without it). quiet() completes this PE's operations;
   // the bootstrap barrier, which no user collective matches, keeps every heap mapped until every
   // PE is done with the others'.
   quiet();
-  bootstrap_->unwatch();
-  bootstrap_->barrier().or_throw();
-  nccl_->release_all();  // before the GPU state goes
+  flush_observed();
+  s_->bootstrap->unwatch();
+  s_->bootstrap->barrier().or_throw();
+  s_->nccl->release_all();  // before the GPU state goes
   gpu_ = nullptr;
-  backend_.reset();  // before the host heap, which the CPU backend's data heap is
+  s_->backend.reset();  // before the host heap, which the CPU backend's data heap is
   ctx_.remote = nullptr;
-  transport_.reset();  // it delivers into the heap mapping
-  heap_.reset();
-  bootstrap_->finalize();
+  s_->transport.reset();  // it delivers into the heap mapping
+  s_->heap.reset();
+  s_->bootstrap->finalize();
 }
 
 void Runtime::mark_failed(Stop why) {
@@ -265,55 +284,56 @@ void Runtime::mark_failed(Stop why) {
                                           : AbortWhy::kFailed;
   // ctx_: the host-memory control heap, on either backend.
   device::detail::host_mark_abort(ctx_, my_pe(), static_cast<std::uint32_t>(w));
+  flush_observed();  // the process may end next
 }
 
 void Runtime::leave() {
-  if (finalized_) return;
-  finalized_ = true;
-  bootstrap_->leave();  // first: the rendezvous learns who left before anyone stops for it
+  if (s_->finalized) return;
+  s_->finalized = true;
+  s_->bootstrap->leave();  // first: the rendezvous learns who left before anyone stops for it
   mark_failed(Stop::kLeft);
 }
 
 void Runtime::abandon() {
-  if (finalized_) return;
-  finalized_ = true;
-  bootstrap_->unwatch();
+  if (s_->finalized) return;
+  s_->finalized = true;
+  s_->bootstrap->unwatch();
   mark_failed();
-  nccl_->release_all();
+  s_->nccl->release_all();
   gpu_ = nullptr;
-  backend_.reset();
+  s_->backend.reset();
   ctx_.remote = nullptr;
-  transport_.reset();
-  heap_.reset();
-  bootstrap_->finalize();
+  s_->transport.reset();
+  s_->heap.reset();
+  s_->bootstrap->finalize();
 }
 
 void Runtime::refresh_context() {
   // Other threads of the PE may be reading ctx_ on the data path (SHMEM_THREAD_MULTIPLE): only
   // heap_bytes changes after init, and it is written atomically (checked_peer and the
   // device checks read it so, through Context::heap_extent).
-  if (ctx_.heap_base != heap_->base()) ctx_.heap_base = heap_->base();
-  if (ctx_.pe_index != pe_index_.data()) ctx_.pe_index = pe_index_.data();
-  if (ctx_.teams != teams_.data()) ctx_.teams = teams_.data();
-  __atomic_store_n(&ctx_.heap_bytes, std::uint64_t{heap_->size()}, __ATOMIC_RELAXED);
-  backend_->refresh(ctx_).or_throw();
+  if (ctx_.heap_base != s_->heap->base()) ctx_.heap_base = s_->heap->base();
+  if (ctx_.pe_index != s_->pe_index.data()) ctx_.pe_index = s_->pe_index.data();
+  if (ctx_.teams != s_->teams.data()) ctx_.teams = s_->teams.data();
+  __atomic_store_n(&ctx_.heap_bytes, std::uint64_t{s_->heap->size()}, __ATOMIC_RELAXED);
+  s_->backend->refresh(ctx_).or_throw();
 }
 
 const device::Context& Runtime::device_context() const {
-  return backend_->device_context();
+  return s_->backend->device_context();
 }
 
 const device::Context& Runtime::data_view() const {
-  return backend_->host_view();
+  return s_->backend->host_view();
 }
 std::byte* Runtime::data_base() const {
   return data_view().heap_base;
 }
 std::size_t Runtime::data_size() const {
-  return backend_->heap_size();
+  return s_->backend->heap_size();
 }
 int Runtime::device() const {
-  return backend_->device();
+  return s_->backend->device();
 }
 
 std::uint64_t Runtime::now_ns() {
@@ -339,7 +359,7 @@ std::size_t Runtime::heap_size() const {
   return data_size();
 }
 std::size_t Runtime::heap_used() const {
-  return allocator_->used_bytes();
+  return s_->allocator->used_bytes();
 }
 
 bool Runtime::is_symmetric(const void* p) const {

@@ -12,6 +12,8 @@
 
 #include "backend/backend.hpp"
 #include "coll/nccl.hpp"
+#include "core/log.hpp"
+#include "runtime/state.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -20,7 +22,7 @@ namespace symmetra {
 namespace hd = device::detail;
 
 std::vector<std::uint64_t> Runtime::team_allgather(int team, std::uint64_t value) {
-  const device::TeamDesc t = teams_[team];
+  const device::TeamDesc t = s_->teams[team];
   std::uint64_t* row = hd::scratch(hd::my_header(ctx_), t.slot, n_pes());
   // The scratch row is in the host-memory header on either backend: store through ctx_.
   for (int k = 0; k < t.size; ++k) device::p(ctx_, &row[t.my_rank], value, hd::team_pe(t, k));
@@ -32,19 +34,19 @@ std::vector<std::uint64_t> Runtime::team_allgather(int team, std::uint64_t value
 
 int Runtime::local_run(int start, int stride, int size) const {
   int run = 1;
-  while (run < size && host_of_[start + run * stride] == host_of_[start]) ++run;
+  while (run < size && s_->host_of[start + run * stride] == s_->host_of[start]) ++run;
   if (size % run != 0) return 0;
   for (int r = 0; r < size; ++r) {  // runs of `run` members, each on one host, hosts distinct
-    const int host = host_of_[start + (r - r % run) * stride];
-    if (host_of_[start + r * stride] != host) return 0;
-    if (r % run == 0 && r > 0 && host == host_of_[start + (r - run) * stride]) return 0;
+    const int host = s_->host_of[start + (r - r % run) * stride];
+    if (s_->host_of[start + r * stride] != host) return 0;
+    if (r % run == 0 && r > 0 && host == s_->host_of[start + (r - run) * stride]) return 0;
   }
   return run;
 }
 
 int Runtime::checked(const Team& team, const char* op) const {
   const int h = team.handle();
-  if (!team.valid() || h >= device::kMaxTeams || teams_[h].size == 0 || teams_[h].my_rank < 0)
+  if (!team.valid() || h >= device::kMaxTeams || s_->teams[h].size == 0 || s_->teams[h].my_rank < 0)
     fail(std::string(op) + ": team handle " + std::to_string(h) +
          " is not a team this PE belongs to");
   return h;
@@ -90,7 +92,7 @@ std::uint64_t members_max(const std::vector<std::uint64_t>& all,
 Runtime::SlotCounters Runtime::agree_slot_counters(int parent, int slot,
                                                    const std::function<bool(int)>& is_member) {
   SlotCounters agreed{};
-  const int n = teams_[parent].size;
+  const int n = s_->teams[parent].size;
   for (int w = 0; w < 2; ++w) {
     const auto host_all = team_allgather(parent, host_counter(ctx_, w, slot));
     const auto gpu_all =
@@ -140,7 +142,7 @@ void Runtime::set_slot_counters(int slot, const SlotCounters& c, int team_size) 
 }
 
 int Runtime::create_team(int parent, int start, int stride, int size, const char* op) {
-  const device::TeamDesc par = teams_[parent];
+  const device::TeamDesc par = s_->teams[parent];
   if (size < 1 || start < 0 || stride < 1 ||
       start + (size - 1) * static_cast<long>(stride) >= par.size)
     fail(std::string(op) + ": start " + std::to_string(start) + ", stride " +
@@ -154,7 +156,7 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
   };
   std::uint64_t used = 0;
   for (int s = 0; s < device::kMaxTeams; ++s)
-    if (teams_[s].size != 0) used |= std::uint64_t{1} << s;
+    if (s_->teams[s].size != 0) used |= std::uint64_t{1} << s;
   const auto all_used = team_allgather(parent, used);
   std::uint64_t busy = 0;
   for (int r = 0; r < par.size; ++r)
@@ -167,9 +169,11 @@ int Runtime::create_team(int parent, int start, int stride, int size, const char
   const auto counters = agree_slot_counters(parent, slot, is_member);
   if (!member) return -1;
   set_slot_counters(slot, counters, size);
-  backend_->team_created(slot);
+  s_->backend->team_created(slot);
   const int first = par.start + start * par.stride, step = par.stride * stride;
-  teams_[slot] = {first, step, size, rel / stride, slot, local_run(first, step, size)};
+  s_->teams[slot] = {first, step, size, rel / stride, slot, local_run(first, step, size)};
+  SYMMETRA_LOG(kDebug, my_pe(), "%s: team slot %d: PEs %d, %d, ... (%d of them), %d per host", op,
+               slot, first, first + step, size, s_->teams[slot].local);
   refresh_context();  // the GPU backend's device-side team table
   return slot;
 }
@@ -182,7 +186,7 @@ Team Runtime::split_strided(const Team& parent, int start, int stride, int size)
 
 void Runtime::split_2d(const Team& parent, int xrange, Team* xteam, Team* yteam) {
   const int par = checked(parent, "split_2d");
-  const int n = teams_[par].size;
+  const int n = s_->teams[par].size;
   if (xrange < 1) fail("split_2d: xrange " + std::to_string(xrange) + " must be positive");
   xrange = std::min(xrange, n);
   const int yrange = (n + xrange - 1) / xrange;
@@ -204,8 +208,8 @@ void Runtime::destroy(Team& team) {
   if (h == device::kTeamWorld || h == device::kTeamShared)
     fail("destroy: the predefined teams cannot be destroyed");
   barrier(team);  // nobody still syncs on the slot's words
-  nccl_->release(teams_[h].slot);
-  teams_[h] = device::TeamDesc{};
+  s_->nccl->release(s_->teams[h].slot);
+  s_->teams[h] = device::TeamDesc{};
   refresh_context();
   team = Team();
 }

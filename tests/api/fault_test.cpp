@@ -121,7 +121,7 @@ TEST(ArgumentChecks, RangePastTheEnd) {
 TEST(ArgumentChecks, HostChecksNeedNoSymmetraCheck) {
   const std::pair<const char*, const char*> cases[] = {
       {"bad_pe", "[pe 0] put: PE 5 is out of range [0, 2)"},
-      {"bad_pe_amo", "[pe 0] atomic: PE -1 is out of range [0, 2)"},
+      {"bad_pe_amo", "[pe 0] atomic_fetch_add: PE -1 is out of range [0, 2)"},
       {"bad_pe_iget", "[pe 0] iget: PE 9 is out of range [0, 2)"},
       {"not_symmetric", "is not in the symmetric heap"},
       {"not_symmetric_g", "[pe 0] g: address 0x"},

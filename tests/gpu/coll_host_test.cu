@@ -1,4 +1,4 @@
-// The host and stream forms of the collectives on the GPU backend (runtime_coll.hpp): PEs as
+// The host and stream forms of the collectives on the GPU backend (impl/runtime_coll.hpp): PEs as
 // threads on the GPU, buffers in device memory, data from coll_reference.hpp copied in and every
 // element of the result copied back and checked. All-reduce: every algorithm, type and size
 // class; stream forms back to back and replayed from a CUDA graph, checked on the device.

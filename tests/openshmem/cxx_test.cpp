@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <symmetra/runtime.hpp>
-#include <symmetra/runtime_coll.hpp>
 #include <vector>
 
 #define CHECK(cond, what)                                                                     \

@@ -94,6 +94,9 @@ struct Context {
   // allowed CPUs, else the online CPUs): host waits yield almost at once instead of spinning
   // (src/core/host_wait.cpp). The same on every PE of the host.
   static constexpr std::uint32_t kOversubscribed = 128u;
+  // The host forms record what they do (SYMMETRA_TRACE, SYMMETRA_NVTX; runtime.hpp's
+  // ObserveScope): host code only. Off, each form pays one test of this bit.
+  static constexpr std::uint32_t kObserve = 256u;
 
   // heap_bytes, read atomically on the host, where another thread of the PE may grow the heap
   // meanwhile (SHMEM_THREAD_MULTIPLE; Runtime::refresh_context writes it atomically too).

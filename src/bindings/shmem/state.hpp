@@ -12,7 +12,6 @@
 
 #include "symmetra/error.hpp"
 #include "symmetra/runtime.hpp"
-#include "symmetra/runtime_coll.hpp"
 
 // A context: the team its PE numbers are relative to (a Runtime team handle) and its options.
 // Every put, get and AMO is complete when it returns (CPU backend) or is ordered by the

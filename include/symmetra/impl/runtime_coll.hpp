@@ -1,6 +1,6 @@
-// The host and stream forms of the team collectives (declared in runtime.hpp, read there for
-// the contract): each builds a coll::Call and hands it to Runtime::collective, which resolves it
-// (the all-reduce's algorithm, in-place forms) and runs it where the backend runs it (the CPU:
+// The host and stream forms of the team collectives (declared in symmetra/runtime.hpp, read there
+// for the contract): each builds a coll::Call and hands it to Runtime::collective, which resolves
+// it (the all-reduce's algorithm, in-place forms) and runs it where the backend runs it (the CPU:
 // on the calling thread; the GPU: a kernel per call, src/backend/cuda/coll_ops.cu). Two forms
 // stay inline on the CPU: a broadcast that leaves the root's dest alone, and a permute with a
 // chunk consumer, whose callback has no value to travel as.
@@ -11,16 +11,21 @@
 // compiler's inlining of the waits differs there; docs/perf_cpu.md#collectives).
 #pragma once
 
+#ifndef SYMMETRA_RUNTIME_CONTRACT
+#error "include symmetra/runtime.hpp, not symmetra/impl/runtime_coll.hpp"
+#endif
+
 #include <type_traits>
 
 #include "symmetra/coll/call.hpp"
-#include "symmetra/runtime.hpp"
 
 namespace symmetra {
 
 template <class T>
 void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t nelems, int root,
                         bool write_root) {
+  SYMMETRA_OBSERVE(&Runtime::broadcast<T>, "broadcast", -1, nelems * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, nelems, root, write_root);
   if (!write_root) {
     if (gpu_)
       fail("broadcast: leaving the root's dest alone (write_root false) needs the CPU backend");
@@ -42,6 +47,8 @@ void Runtime::broadcast_on_stream(const Team& team, T* dest, const T* source, st
 
 template <class T>
 void Runtime::fcollect(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  SYMMETRA_OBSERVE(&Runtime::fcollect<T>, "fcollect", -1, nelems * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, nelems);
   if (!gpu_)
     return coll::fcollect(device::ThreadGroup{}, ctx_, checked(team, "fcollect"), dest, source,
                           nelems);
@@ -54,6 +61,8 @@ void Runtime::fcollect_on_stream(const Team& team, T* dest, const T* source, std
 }
 template <class T>
 void Runtime::fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  SYMMETRA_OBSERVE(&Runtime::fcollect_read<T>, "fcollect_read", -1, nelems * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, nelems);
   if (!gpu_)
     return coll::fcollect_read(device::ThreadGroup{}, ctx_, checked(team, "fcollect_read"), dest,
                                source, nelems);
@@ -66,6 +75,8 @@ void Runtime::fcollect_read_on_stream(const Team& team, T* dest, const T* source
 }
 template <class T>
 void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  SYMMETRA_OBSERVE(&Runtime::fcollect_ring<T>, "fcollect_ring", -1, nelems * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, nelems);
   if (!gpu_)
     return coll::fcollect_ring(device::ThreadGroup{}, ctx_, checked(team, "fcollect_ring"), dest,
                                source, nelems);
@@ -78,6 +89,8 @@ void Runtime::fcollect_ring_on_stream(const Team& team, T* dest, const T* source
 }
 template <class T>
 void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  SYMMETRA_OBSERVE(&Runtime::collect<T>, "collect", -1, nelems * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, nelems);
   if (!gpu_)
     return coll::collect(device::ThreadGroup{}, ctx_, checked(team, "collect"), dest, source,
                          nelems);
@@ -91,6 +104,8 @@ void Runtime::collect_on_stream(const Team& team, T* dest, const T* source, std:
 
 template <class T>
 void Runtime::alltoall(const Team& team, T* dest, const T* source, std::size_t nelems) {
+  SYMMETRA_OBSERVE(&Runtime::alltoall<T>, "alltoall", -1, nelems * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, nelems);
   if (!gpu_)
     return coll::alltoall(device::ThreadGroup{}, ctx_, checked(team, "alltoall"), dest, source,
                           nelems);
@@ -104,6 +119,8 @@ void Runtime::alltoall_on_stream(const Team& team, T* dest, const T* source, std
 template <class T>
 void Runtime::alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff_t dst,
                         std::ptrdiff_t sst, std::size_t nelems) {
+  SYMMETRA_OBSERVE(&Runtime::alltoalls<T>, "alltoalls", -1, nelems * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, dst, sst, nelems);
   if (!gpu_)
     return coll::alltoalls(device::ThreadGroup{}, ctx_, checked(team, "alltoalls"), dest, source,
                            dst, sst, nelems);
@@ -121,6 +138,8 @@ void Runtime::alltoalls_on_stream(const Team& team, T* dest, const T* source, st
 template <class T>
 void Runtime::reduce(const Team& team, T* dest, const T* source, std::size_t nreduce,
                      coll::ReduceOp op) {
+  SYMMETRA_OBSERVE(&Runtime::reduce<T>, "reduce", -1, nreduce * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, nreduce, op);
   if (!gpu_) return allreduce(team, dest, source, nreduce, op);  // the same result, faster
   reduce_on_stream(team, dest, source, nreduce, op, nullptr);
 }
@@ -135,6 +154,8 @@ void Runtime::reduce_on_stream(const Team& team, T* dest, const T* source, std::
 template <class T>
 void Runtime::reduce_scatter(const Team& team, T* dest, const T* source, std::size_t nreduce,
                              coll::ReduceOp op) {
+  SYMMETRA_OBSERVE(&Runtime::reduce_scatter<T>, "reduce_scatter", -1, nreduce * sizeof(T),
+                   Form::kHost, team.handle(), team, dest, source, nreduce, op);
   reduce_scatter_on_stream(team, dest, source, nreduce, op, nullptr);
 }
 template <class T>
@@ -148,6 +169,8 @@ void Runtime::reduce_scatter_on_stream(const Team& team, T* dest, const T* sourc
 template <class T>
 void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t nelems,
                         coll::ReduceOp op, coll::AllreduceAlgo algo) {
+  SYMMETRA_OBSERVE(&Runtime::allreduce<T>, "allreduce", -1, nelems * sizeof(T), Form::kHost,
+                   team.handle(), team, dest, source, nelems, op, algo);
   if (!gpu_) {
     algo = allreduce_algo(team, nelems * sizeof(T),
                           separate_symmetric(dest, source, nelems * sizeof(T)), algo,
@@ -169,6 +192,11 @@ void Runtime::allreduce_on_stream(const Team& team, T* dest, const T* source, st
 template <class T, class OnChunk>
 void Runtime::permute(const Team& team, T* dest, const T* source, std::size_t nelems, int to,
                       int from, std::size_t chunk_elems, OnChunk on_chunk) {
+  if (ctx_.flags & device::Context::kObserve) [[unlikely]]
+    if (observe_outer())
+      return observed<&Runtime::permute<T, OnChunk>>("permute", -1, nelems * sizeof(T), Form::kHost,
+                                                     team.handle(), team, dest, source, nelems, to,
+                                                     from, chunk_elems, on_chunk);
   if constexpr (!std::is_same_v<OnChunk, coll::NoChunkCallback>) {
     if (gpu_)
       fail(

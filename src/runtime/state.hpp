@@ -1,0 +1,51 @@
+// What a Runtime owns besides its context (include/symmetra/runtime.hpp keeps only the context,
+// the GPU backend pointer and a pointer to this): the parts it composes, the tables the context
+// points into, and its setup state. Members are destroyed in reverse order: the backend, which
+// holds the device heap that the others point into, goes last.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "bootstrap/bootstrap.hpp"
+#include "coll/nccl.hpp"
+#include "coll/selector.hpp"
+#include "core/config.hpp"
+#include "core/trace.hpp"
+#include "heap/allocator.hpp"
+#include "heap/symmetric_heap.hpp"
+#include "symmetra/runtime.hpp"
+#include "transport/transport.hpp"
+
+namespace symmetra {
+
+struct Runtime::State {
+  // Where the data heap lives (src/backend/backend.hpp); Runtime::gpu_ points at it where that
+  // is device memory.
+  std::unique_ptr<detail::Backend> backend;
+  std::unique_ptr<detail::Config> config;
+  std::unique_ptr<detail::Selector> selector;
+  std::unique_ptr<detail::NcclTeams> nccl;
+  std::unique_ptr<detail::Bootstrap> bootstrap;
+  std::unique_ptr<detail::SymmetricHeap> heap;
+  std::unique_ptr<detail::Allocator> allocator;
+  // How PEs on other hosts are reached (src/transport/transport.hpp), and the device API's
+  // entry points into it (ctx_.remote); null where every PE is reachable by load and store.
+  std::unique_ptr<detail::Transport> transport;
+  std::unique_ptr<device::RemoteOps> remote_ops;
+  std::uint64_t static_window = 0;  // symmetric static data's bytes at the top of each heap slot
+  std::uint64_t heap_limit = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
+  std::vector<std::int32_t> pe_index;                       // ctx_.pe_index points here
+  std::vector<int> host_of;                                 // world PE -> topology host index
+  std::array<device::TeamDesc, device::kMaxTeams> teams{};  // ctx_.teams points here
+  bool finalized = false;
+  // Observability (src/runtime/observe.cpp): the trace file, NVTX on, the trace's time zero.
+  std::unique_ptr<detail::TraceFile> trace;
+  bool nvtx = false;
+  std::uint64_t trace_origin_ns = 0;
+};
+
+}  // namespace symmetra
