@@ -1,7 +1,6 @@
 // Observability of the host and stream forms (runtime.hpp's ObserveScope; docs/observability.md):
 // the trace lines of SYMMETRA_TRACE and the NVTX ranges of SYMMETRA_NVTX. Only reached when the
 // context's kObserve bit is set; the forms test that bit inline.
-#include <chrono>
 #include <string>
 #include <utility>
 
@@ -15,12 +14,6 @@ namespace {
 
 // Observed forms this thread is inside: only the outermost records (fence is quiet inside).
 thread_local int g_depth = 0;
-
-std::uint64_t steady_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
-}
 
 const char* form_name(int form) {
   static const char* const names[] = {"host", "nbi", "stream"};
@@ -40,7 +33,7 @@ void Runtime::start_observing() {
   s_->nvtx = c.nvtx && detail::nvtx_available();
   if (c.nvtx && !s_->nvtx)
     SYMMETRA_LOG(kWarn, my_pe(), "SYMMETRA_NVTX=1: this build has no NVTX (nvtx3 comes with CUDA)");
-  s_->trace_origin_ns = steady_ns();
+  s_->trace_origin_ns = now_ns();
   if (s_->trace || s_->nvtx) ctx_.flags |= device::Context::kObserve;
 }
 
@@ -55,7 +48,7 @@ bool Runtime::observe_outer() const {
 std::uint64_t Runtime::observe_begin(const char* op) {
   if (g_depth++ > 0) return 0;  // inside another observed form: it records
   if (s_->nvtx) detail::nvtx_push(op);
-  return steady_ns();
+  return now_ns();
 }
 
 // Which path an operation took: to a peer, where the peer is; a collective, where its members
@@ -74,7 +67,7 @@ void Runtime::observe_end(const char* op, int peer, int team, std::size_t bytes,
                           std::uint64_t start_ns) {
   --g_depth;
   if (start_ns == 0) return;
-  const std::uint64_t end = steady_ns();
+  const std::uint64_t end = now_ns();
   if (s_->nvtx) detail::nvtx_pop();
   if (s_->trace)
     s_->trace->record(op, peer, team, bytes, form_name(static_cast<int>(form)),
