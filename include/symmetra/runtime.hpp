@@ -79,9 +79,18 @@ struct RuntimeOptions {
 // The first statement of an inline observed form of Runtime (its ObserveScope says why): `F`
 // is the form (&Runtime::putmem), then observed()'s record arguments (op, peer, bytes, form,
 // team), then the form's own arguments.
-#define SYMMETRA_OBSERVE(F, ...)                                       \
-  if (ctx_.flags & ::symmetra::device::Context::kObserve) [[unlikely]] \
-    if (observe_outer()) return observed<F>(__VA_ARGS__)
+// The depth is read here, not through a call: a call in the form's body made every inline
+// form save and restore three more registers, traced or not (docs/observability.md).
+#define SYMMETRA_OBSERVE(F, ...)                              \
+  if ((ctx_.flags & ::symmetra::device::Context::kObserve) && \
+      ::symmetra::detail::observe_depth == 0) [[unlikely]]    \
+  return observed<F>(__VA_ARGS__)
+
+namespace detail {
+// How many observed forms this thread is inside (src/runtime/observe.cpp); only the outermost
+// records. Initial-exec: a load from the thread pointer in every module, never a call.
+extern constinit thread_local int observe_depth __attribute__((tls_model("initial-exec")));
+}  // namespace detail
 
 class Runtime {
  public:

@@ -10,10 +10,13 @@
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
-namespace {
 
+namespace detail {
 // Observed forms this thread is inside: only the outermost records (fence is quiet inside).
-thread_local int g_depth = 0;
+constinit thread_local int observe_depth __attribute__((tls_model("initial-exec"))) = 0;
+}  // namespace detail
+
+namespace {
 
 const char* form_name(int form) {
   static const char* const names[] = {"host", "nbi", "stream"};
@@ -42,11 +45,11 @@ void Runtime::flush_observed() {
 }
 
 bool Runtime::observe_outer() const {
-  return g_depth == 0;
+  return detail::observe_depth == 0;
 }
 
 std::uint64_t Runtime::observe_begin(const char* op) {
-  if (g_depth++ > 0) return 0;  // inside another observed form: it records
+  if (detail::observe_depth++ > 0) return 0;  // inside another observed form: it records
   if (s_->nvtx) detail::nvtx_push(op);
   return now_ns();
 }
@@ -65,7 +68,7 @@ const char* Runtime::observed_path(int peer, int team) const {
 
 void Runtime::observe_end(const char* op, int peer, int team, std::size_t bytes, Form form,
                           std::uint64_t start_ns) {
-  --g_depth;
+  --detail::observe_depth;
   if (start_ns == 0) return;
   const std::uint64_t end = now_ns();
   if (s_->nvtx) detail::nvtx_pop();
