@@ -20,14 +20,17 @@ std::string errno_text() {
   return std::strerror(errno);
 }
 
-// Abstract Unix addresses: no file to clean up when a job dies.
+// Abstract Unix addresses: no file to clean up when a job dies. A name that starts with '/' is
+// a path instead: abstract names belong to a network namespace, paths to the file system, so
+// PEs that symrun --netns put in namespaces of their own still meet on one.
 Result<sockaddr_un> unix_address(const std::string& name, socklen_t* len) {
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
   if (name.size() + 1 > sizeof(a.sun_path)) return Status::fail("socket name too long: " + name);
-  a.sun_path[0] = '\0';
-  std::memcpy(a.sun_path + 1, name.data(), name.size());
-  *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  const std::size_t at = name[0] == '/' ? 0 : 1;  // abstract: a NUL first
+  if (at == 1) a.sun_path[0] = '\0';
+  std::memcpy(a.sun_path + at, name.data(), name.size());
+  *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + at + name.size());
   return a;
 }
 

@@ -113,6 +113,17 @@ Result<Config> config_from_env() {
   SYMMETRA_TRY(env_int("SYMMETRA_CPUS", 1, 1 << 20, "use a positive number of CPUs", &c.cpus));
   SYMMETRA_TRY(
       env_int("SYMMETRA_HOSTS", 1, 1 << 20, "use a positive number of forced hosts", &c.hosts));
+  if (const char* v = env("SYMMETRA_TRANSPORT")) {
+    const std::string name = v;
+    if (name == "auto")
+      c.transport = Config::TransportChoice::kAuto;
+    else if (name == "loopback")
+      c.transport = Config::TransportChoice::kLoopback;
+    else if (name == "ucx")
+      c.transport = Config::TransportChoice::kUcx;
+    else
+      return Status::fail("SYMMETRA_TRANSPORT='" + name + "': use auto, loopback or ucx");
+  }
   if (const char* v = env("SYMMETRA_SYNC")) {
     const std::string s = v;
     if (s == "auto")

@@ -29,6 +29,12 @@ struct Config {
   // p / ceil(n / H), as symrun --hosts H places them (which sets SYMMETRA_HOST_ID instead); PEs
   // of other forced hosts are remote, reached through the transport. PEs as threads too. 0: off.
   int hosts = 0;
+  // SYMMETRA_TRANSPORT: how this PE reaches PEs of other hosts (src/transport/transport.hpp).
+  // kAuto: UCX where PEs sit on several machines; the loopback test transport between forced
+  // hosts of one machine. kUcx between forced hosts runs UCX itself (over TCP unless UCX_TLS
+  // says otherwise), as the tests across network namespaces do.
+  enum class TransportChoice { kAuto, kLoopback, kUcx };
+  TransportChoice transport = TransportChoice::kAuto;
   // GPU collectives split into channels, one block each (coll/channel.hpp):
   // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
   std::uint64_t channel_bytes = 32ull << 10;

@@ -45,6 +45,9 @@ constexpr std::uint64_t kYieldNs = 100'000;
 // so this is only a safety net. It was 2 ms: 500 wake-ups a second per sleeping PE, which cost
 // a PE sharing its core a few percent on long copies (docs/perf_cpu.md#waits).
 constexpr std::uint64_t kSleepNs = 100'000'000;
+// Where remote writes can land unseen (RemoteOps::deliveries_ring false), an oversubscribed
+// waiter sleeps this long between polls instead.
+constexpr std::uint64_t kPollSleepNs = 50'000;
 
 std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -218,8 +221,20 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
                                ": stopping: " + who);
   }
   const std::uint64_t waited = now_ns() - start_ns_;
+  // With PEs on other hosts, what this wait is for may need this PE's own progress (UCX over
+  // TCP serves RMA as active messages). The progress thread serves it too, but a wait that
+  // polls the worker itself does not pay that thread's wake-up.
+  const RemoteOps* remote = ctx_.remote;
+  if (remote != nullptr) remote->progress(ctx_);
   if (waited < kYieldNs) {
     sched_yield();
+  } else if (remote != nullptr && !remote->deliveries_ring) {
+    // A delivery may land without passing this PE's code (RDMA, shared memory), so nothing
+    // would ring: poll. Where PEs share CPUs, in short sleeps that leave the CPU to them.
+    if (ctx_.flags & Context::kOversubscribed)
+      futex_wait(&h_->doorbell, seen_doorbell, kPollSleepNs);
+    else
+      sched_yield();
   } else if (!registered_) {
     register_waiter();  // the caller re-reads the doorbell and re-checks before we sleep
   } else if (waited <= ctx_.timeout_ns) {

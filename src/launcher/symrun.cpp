@@ -1,6 +1,7 @@
 // symrun: starts N PEs as processes of this host and hosts their rendezvous.
 //
-//   symrun -n N [--tag-output] [--timeout S] [--hosts H] [--bind-to core|none] prog [args...]
+//   symrun -n N [--tag-output] [--timeout S] [--hosts H [--netns PREFIX]] [--bind-to core|none]
+//          prog [args...]
 //
 // Each PE is bound to CPUs of symrun's own affinity (binding.hpp says which), as mpirun binds
 // by default; --bind-to none leaves placement to the scheduler.
@@ -12,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +38,7 @@ namespace {
 struct Options {
   int n = 1;
   int hosts = 1;
+  std::string netns;  // --netns: the PEs of forced host h run in network namespace <netns><h>
   bool tag_output = false;
   bool bind = true;
   double timeout_s = 0;
@@ -50,6 +53,8 @@ void usage() {
                "  --tag-output    prefix every output line with [pe N]\n"
                "  --timeout S     bound of every wait, exported as SYMMETRA_TIMEOUT_S\n"
                "  --hosts H       pretend the PEs sit on H hosts (sets SYMMETRA_HOST_ID)\n"
+               "  --netns PREFIX  run host h's PEs in network namespace PREFIXh (ip netns; as\n"
+               "                  root), so that hosts reach each other only over the network\n"
                "  --bind-to B     core (default): bind each PE to its own CPUs, shared evenly\n"
                "                  when PEs outnumber CPUs; none: no binding\n");
 }
@@ -65,6 +70,10 @@ bool parse(int argc, char** argv, Options* o) {
     } else if (a == "--hosts") {
       const char* v = value();
       if (!v || (o->hosts = std::atoi(v)) < 1) return false;
+    } else if (a == "--netns") {
+      const char* v = value();
+      if (!v || !*v) return false;
+      o->netns = v;
     } else if (a == "--timeout") {
       const char* v = value();
       if (!v || (o->timeout_s = std::atof(v)) <= 0) return false;
@@ -90,6 +99,47 @@ bool parse(int argc, char** argv, Options* o) {
   for (; i < argc; ++i) o->argv.push_back(argv[i]);
   o->argv.push_back(nullptr);
   return o->argv.size() > 1;
+}
+
+// A private directory for the rendezvous socket's path (--netns), removed with it at exit.
+struct SocketDir {
+  std::string path;
+  bool make() {
+    char t[] = "/tmp/symrun-XXXXXX";
+    if (mkdtemp(t) == nullptr) return false;
+    path = t;
+    return true;
+  }
+  ~SocketDir() {
+    if (path.empty()) return;
+    unlink((path + "/rendezvous").c_str());
+    rmdir(path.c_str());
+  }
+};
+
+// Moves this process into network namespace `name` (ip netns add's /run/netns/<name>), as
+// `ip netns exec` does: /sys is mounted again in a mount namespace of its own, because sysfs
+// shows the network devices of the namespace that mounted it, and UCX finds its devices there.
+bool enter_netns(const std::string& name) {
+  const std::string file = "/run/netns/" + name;
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  const char* step = "setns";
+  bool ok = fd >= 0 && setns(fd, CLONE_NEWNET) == 0;
+  if (ok && !(step = "unshare", unshare(CLONE_NEWNS) == 0)) ok = false;
+  if (ok &&
+      !(step = "mount --make-rslave /", mount("", "/", nullptr, MS_SLAVE | MS_REC, nullptr) == 0))
+    ok = false;
+  if (ok) {
+    umount2("/sys", MNT_DETACH);
+    if (!(step = "mount sysfs", mount(name.c_str(), "/sys", "sysfs", 0, nullptr) == 0)) ok = false;
+  }
+  if (!ok) {
+    std::fprintf(stderr, "symrun: cannot enter network namespace %s (%s): %s: %s\n", name.c_str(),
+                 file.c_str(), step, std::strerror(errno));
+    return false;
+  }
+  close(fd);
+  return true;
 }
 
 // Copies a PE's output to ours, one whole line at a time, each prefixed with "[pe N] ".
@@ -204,9 +254,18 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &handled, &pe_mask);
   signal(SIGCHLD, on_child);
   if (o.timeout_s > 0) setenv("SYMMETRA_TIMEOUT_S", std::to_string(o.timeout_s).c_str(), 1);
-  const std::string address =
-      "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
-      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  // An abstract socket, which needs no cleaning up; with --netns a path, since abstract names
+  // live in one network namespace and the PEs then sit in others.
+  std::string address = "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
+                        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  SocketDir socket_dir;
+  if (!o.netns.empty()) {
+    if (!socket_dir.make()) {
+      std::perror("symrun: mkdtemp");
+      return 1;
+    }
+    address = "unix:" + socket_dir.path + "/rendezvous";
+  }
   auto lfd = listen_on(address, o.n + 16);
   if (!lfd.ok()) {
     std::fprintf(stderr, "symrun: %s\n", lfd.status().message().c_str());
@@ -262,6 +321,7 @@ int main(int argc, char** argv) {
       setenv("SYMMETRA_LOCAL_RANK", std::to_string(pe).c_str(), 1);
       if (o.hosts > 1)
         setenv("SYMMETRA_HOST_ID", ("host" + std::to_string(pe / per_host)).c_str(), 1);
+      if (!o.netns.empty() && !enter_netns(o.netns + std::to_string(pe / per_host))) _exit(126);
       if (o.bind && !cpus.empty()) bind_pe(pe, o.n, cpus);
       if (o.tag_output) {
         dup2(out[1], STDOUT_FILENO);

@@ -42,6 +42,9 @@ void fence(const device::Context& ctx) {
 void quiet(const device::Context& ctx) {
   transport_of(ctx).quiet(ctx);
 }
+void progress(const device::Context& ctx) {
+  transport_of(ctx).progress();
+}
 
 }  // namespace
 
@@ -53,6 +56,8 @@ device::RemoteOps remote_ops(Transport* transport) {
   ops.put_signal = put_signal;
   ops.fence = fence;
   ops.quiet = quiet;
+  ops.progress = progress;
+  ops.deliveries_ring = transport->deliveries_ring();
   ops.transport = transport;
   return ops;
 }

@@ -111,11 +111,14 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   std::vector<std::string> seen;  // topology hosts, in order of first appearance
   s_->host_of.resize(n);
   for (int p = 0; p < n; ++p) {
-    // Every PE must sit on this machine until the UCX transport exists (forced hosts do).
+    // Every PE must sit on this machine until the bootstrap and the heap span machines (the
+    // UCX transport already runs between forced hosts of one machine).
     if (std::strncmp(me.host, all[p].host, sizeof(me.host)) != 0)
-      throw Error(pe + "PE " + std::to_string(p) + " runs on host '" + all[p].host +
+      throw Error(pe + "PE " + std::to_string(p) + " runs on machine '" + all[p].host +
                   "' and this PE on '" + me.host +
-                  "': PEs on other hosts need the UCX transport, which this build does not have");
+                  "': this build runs a job on one machine only (forced hosts, SYMMETRA_HOSTS, "
+                  "reach each other through UCX with SYMMETRA_TRANSPORT=ucx); jobs across "
+                  "machines need the cross-host bootstrap, which is not built yet");
     if (all[p].reserved != reserved)
       throw Error(
           pe +
@@ -164,7 +167,14 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     tp.bootstrap = &bs;
     tp.heap = s_->heap.get();
     tp.remote = remote;
-    s_->transport = detail::make_transport(detail::TransportKind::kLoopback, tp).value_or_throw();
+    tp.forced_hosts = true;  // every PE is on this machine (checked above)
+    const detail::TransportKind kind =
+        s_->config->transport == detail::Config::TransportChoice::kUcx
+            ? detail::TransportKind::kUcx
+            : detail::TransportKind::kLoopback;
+    auto made = detail::make_transport(kind, tp);
+    if (!made.ok()) throw Error(pe + made.status().message());
+    s_->transport = std::move(made.value());
     s_->transport->register_memory(s_->heap->base(), 0, s_->heap->size()).or_throw();
     if (statics.bytes > 0) {
       const std::uint64_t window = s_->heap->stride() - s_->static_window;
@@ -235,7 +245,10 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
                  n, bs.threads() ? "threads" : "processes", seen.size(), here, me.topo,
                  gpu ? "cuda" : "cpu", static_cast<unsigned long long>(data_size()),
                  static_cast<unsigned long long>(s_->heap_limit),
-                 any_remote ? "other hosts through the loopback transport" : "no remote PEs",
+                 any_remote ? (std::string("other hosts through the ") + s_->transport->name() +
+                               " transport")
+                                  .c_str()
+                            : "no remote PEs",
                  statics.bytes > 0 ? "; static data symmetric" : "");
   }
   bs.watch([h = device::detail::my_header(ctx_), n](int lost, bool left) {

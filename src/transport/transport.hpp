@@ -1,7 +1,7 @@
 // A transport: how this PE reaches the PEs it cannot load and store (docs/design.md §2,
 // docs/transports.md). transport/loopback reaches the PEs of forced hosts on this machine
 // through the shared mapping (the test transport: the remote path, all the way to this
-// interface, in CI); transport/ucx comes next.
+// interface, in CI); transport/ucx reaches them, or PEs of other machines, through UCX.
 //
 // A remote byte is (PE, offset): its offset in that PE's heap slot, which is the same for a
 // symmetric object on every PE (the heap header at 0, the static-data window near the top).
@@ -60,6 +60,10 @@ class Transport {
   // Serves this PE's side of operations that need the target's help (UCX over TCP runs RMA and
   // atomics as active messages); a transport whose initiator delivers alone does nothing.
   virtual void progress() = 0;
+  // Whether every delivery into this PE passes through this transport's code on this PE
+  // (loopback: the initiator's; UCX over TCP: the progress thread's), which then rings a waiter
+  // that sleeps on the words. False where the network may write unseen (RDMA, shared memory).
+  virtual bool deliveries_ring() const = 0;
 };
 
 // What a transport connects with: the job's bootstrap, this PE's host heap (the loopback
@@ -68,9 +72,15 @@ struct TransportParams {
   Bootstrap* bootstrap = nullptr;
   const SymmetricHeap* heap = nullptr;
   std::vector<bool> remote;  // world PE -> reached through the transport
+  // The remote PEs sit on forced hosts of this machine (SYMMETRA_HOSTS, SYMMETRA_HOST_ID): a
+  // network transport keeps to the network between them (UCX: TCP unless UCX_TLS is set).
+  bool forced_hosts = false;
 };
 
-enum class TransportKind { kLoopback };
+enum class TransportKind { kLoopback, kUcx };
+
+// Whether this build has `kind` (UCX needs its headers at build time).
+bool transport_built(TransportKind kind);
 
 // Connects to every PE of params.remote. Collective over the job.
 Result<std::unique_ptr<Transport>> make_transport(TransportKind kind,

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds one OpenSHMEM test with symcc and runs it with symrun for each PE count given:
 #   run_test.sh BINDIR SOURCE OUTDIR NPES...
+# SYMRUN_ARGS: more symrun options for each run (run_hosts.sh: --hosts, --netns).
 # Fails on a compile error, a nonzero exit of any run, or a run that prints no "PASS". With
 # EXPECT_STATUS=s set, each run must instead end with status s.
 set -eu
@@ -31,7 +32,8 @@ fi
 for n in "$@"; do
   echo "== symrun -n $n $(basename "$exe")"
   log="$exe.$n.log"
-  if ! "$bindir/symrun" -n "$n" --timeout 60 "$exe" >"$log" 2>&1; then
+  # shellcheck disable=SC2086 # SYMRUN_ARGS is a list of options
+  if ! "$bindir/symrun" -n "$n" --timeout 60 ${SYMRUN_ARGS:-} "$exe" >"$log" 2>&1; then
     cat "$log"
     echo "FAILED with $n PEs"
     exit 1

@@ -33,6 +33,7 @@ class LoopbackTransport final : public Transport {
   void fence(const device::Context& ctl) override;
   void quiet(const device::Context& ctl) override;
   void progress() override {}
+  bool deliveries_ring() const override { return true; }
 
  private:
   // What one PE registered: ranges of its slot, merged where they touch (heap growth extends

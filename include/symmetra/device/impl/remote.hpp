@@ -41,6 +41,13 @@ struct RemoteOps {
   // earlier operation is complete at its target.
   void (*fence)(const Context& ctx);
   void (*quiet)(const Context& ctx);
+  // Serves what peers aimed at this PE where the transport needs its help (UCX over TCP runs
+  // RMA as active messages); host waits call it as they poll. Cheap when there is nothing.
+  void (*progress)(const Context& ctx);
+  // Whether every delivery into this PE passes its progress, which rings a sleeping waiter.
+  // False (RDMA, shared memory): a remote write can land unseen, so waits poll instead of
+  // sleeping (host_wait.cpp).
+  bool deliveries_ring;
   void* transport;  // what they forward to
 };
 

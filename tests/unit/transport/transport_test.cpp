@@ -1,8 +1,10 @@
-// The transport interface on the loopback transport, without a Runtime: PEs as threads on one
-// host heap, each holding only a detail::Transport. Puts of every size and alignment land whole
+// The transport interface, without a Runtime, on every transport this build has (loopback, and
+// UCX over TCP where it is built): PEs as threads on one host heap, each holding only a
+// detail::Transport. Puts of every size and alignment land whole
 // and leave their neighbours alone, every atomic returns and leaves what a reference says,
-// put_signal delivers the data before the signal, heap growth extends what a PE registered, and
-// an access outside it ends the job naming the PE and the offset.
+// put_signal delivers the data before the signal, heap growth extends what a PE registered (an
+// access across the seam of two registrations too), and an access outside it ends the job
+// naming the PE and the offset.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -30,7 +32,7 @@ struct Pe {
   device::Context ctl{};
   std::unique_ptr<Transport> transport;
 
-  Pe(std::shared_ptr<ThreadJob> job, int rank) : bs(std::move(job), rank) {
+  Pe(std::shared_ptr<ThreadJob> job, int rank, TransportKind kind) : bs(std::move(job), rank) {
     heap = SymmetricHeap::create(bs, 4 << 20, 2 << 20).value_or_throw();
     ctl.my_pe = rank;
     ctl.n_pes = kPes;
@@ -39,32 +41,47 @@ struct Pe {
     p.heap = heap.get();
     p.remote.assign(kPes, true);
     p.remote[static_cast<std::size_t>(rank)] = false;
-    transport = make_transport(TransportKind::kLoopback, p).value_or_throw();
+    p.forced_hosts = true;  // UCX: TCP between the threads, as between forced hosts
+    ctl.timeout_ns = 30'000'000'000ull;
+    transport = make_transport(kind, p).value_or_throw();
     transport->register_memory(heap->base(), 0, kRegistered).or_throw();
   }
   std::byte* at(std::uint64_t offset) const { return heap->base() + offset; }
 };
 
-// Runs fn(pe) on kPes threads; gtest failures inside are reported by the thread.
 template <class Fn>
-void on_pes(Fn fn) {
+void run_pes(TransportKind kind, Fn fn) {
   auto job = std::make_shared<ThreadJob>(kPes, 30000);
   std::vector<std::thread> threads;
   for (int r = 0; r < kPes; ++r)
     threads.emplace_back([&, r] {
-      Pe pe(job, r);
+      Pe pe(job, r, kind);
       fn(pe);
+      pe.transport->quiet(pe.ctl);
       pe.bs.barrier().or_throw();  // nobody unmaps while another still delivers
     });
   for (auto& t : threads) t.join();
 }
+
+// Every transport of this build: the tests run once for each.
+class TransportTest : public ::testing::TestWithParam<TransportKind> {
+ protected:
+  void SetUp() override {
+    if (!transport_built(GetParam())) GTEST_SKIP() << "this build has no UCX transport";
+  }
+  // Runs fn(pe) on kPes threads; gtest failures inside are reported by the thread.
+  template <class Fn>
+  void on_pes(Fn fn) {
+    run_pes(GetParam(), fn);
+  }
+};
 
 std::uint8_t pattern(std::uint64_t seed, int pe, std::size_t i) {
   return static_cast<std::uint8_t>((seed * 31 + static_cast<std::uint64_t>(pe) * 131 + i * 7) ^
                                    (i >> 8));
 }
 
-TEST(LoopbackTransport, PutsAndGetsOfEverySizeAndAlignment) {
+TEST_P(TransportTest, PutsAndGetsOfEverySizeAndAlignment) {
   const std::uint64_t seed = std::random_device{}();
   on_pes([&](Pe& pe) {
     const int me = pe.bs.rank(), next = (me + 1) % kPes, prev = (me + kPes - 1) % kPes;
@@ -99,6 +116,28 @@ TEST(LoopbackTransport, PutsAndGetsOfEverySizeAndAlignment) {
       const auto* theirs = reinterpret_cast<const std::uint8_t*>(
           pe.heap->base() + (next - me) * static_cast<std::int64_t>(pe.heap->stride()));
       ASSERT_EQ(back[i], theirs[kData + 8 + 3 + i]) << "byte " << i;
+    }
+  });
+}
+
+// quiet completes puts at their target: after it and a barrier of another channel (the
+// bootstrap), the target finds every byte. A large put, so that a quiet which only waited for
+// the data to leave this PE (UCX's flush of active messages) loses the race.
+TEST_P(TransportTest, QuietCompletesPutsAtTheTarget) {
+  const std::uint64_t seed = std::random_device{}();
+  constexpr std::size_t kBytes = 768 << 10;
+  on_pes([&](Pe& pe) {
+    const int me = pe.bs.rank(), next = (me + 1) % kPes, prev = (me + kPes - 1) % kPes;
+    for (int round = 0; round < 3; ++round) {
+      std::vector<std::uint8_t> src(kBytes);
+      for (std::size_t i = 0; i < kBytes; ++i) src[i] = pattern(seed + round, me, i);
+      pe.bs.barrier().or_throw();  // the target checked the last round
+      pe.transport->put(pe.ctl, next, kData, src.data(), kBytes);
+      pe.transport->quiet(pe.ctl);
+      pe.bs.barrier().or_throw();
+      const auto* d = reinterpret_cast<const std::uint8_t*>(pe.at(kData));
+      for (std::size_t i = 0; i < kBytes; ++i)
+        ASSERT_EQ(d[i], pattern(seed + round, prev, i)) << "round " << round << " byte " << i;
     }
   });
 }
@@ -146,7 +185,7 @@ void every_atomic(Pe& pe, std::uint64_t offset, std::uint64_t seed) {
   EXPECT_EQ(*mine, expect) << "the predecessor's last value";
 }
 
-TEST(LoopbackTransport, EveryAtomicOnEveryType) {
+TEST_P(TransportTest, EveryAtomicOnEveryType) {
   const std::uint64_t seed = std::random_device{}();
   on_pes([&](Pe& pe) {
     every_atomic<std::int32_t>(pe, kData, seed);
@@ -160,7 +199,7 @@ TEST(LoopbackTransport, EveryAtomicOnEveryType) {
 }
 
 // The signal arrives after the data: a reader that sees the signal finds every byte of it.
-TEST(LoopbackTransport, PutSignalDeliversDataFirst) {
+TEST_P(TransportTest, PutSignalDeliversDataFirst) {
   const std::uint64_t seed = std::random_device{}();
   constexpr std::size_t kBytes = 3000;
   constexpr int kRounds = 200;
@@ -186,29 +225,59 @@ TEST(LoopbackTransport, PutSignalDeliversDataFirst) {
 }
 
 // Registering a range that continues the last extends it (heap growth); other ranges are new.
-TEST(LoopbackTransport, GrowthExtendsWhatAPeRegistered) {
+TEST_P(TransportTest, GrowthExtendsWhatAPeRegistered) {
   on_pes([&](Pe& pe) {
     const int me = pe.bs.rank(), next = (me + 1) % kPes;
     pe.transport->register_memory(pe.at(kRegistered), kRegistered, kRegistered).or_throw();
     const std::uint64_t top = (2 * kRegistered) - 8;  // the new range's last word
     const std::uint64_t v = 0x1234'0000ull + static_cast<std::uint64_t>(me);
     pe.transport->put(pe.ctl, next, top, &v, sizeof(v));
+    pe.transport->quiet(pe.ctl);  // complete at the target
     pe.bs.barrier().or_throw();
     EXPECT_EQ(*reinterpret_cast<std::uint64_t*>(pe.at(top)),
               0x1234'0000ull + static_cast<std::uint64_t>((me + kPes - 1) % kPes));
+    pe.bs.barrier().or_throw();
+    // Across the seam of the two registrations: one put, one get, whole on both sides.
+    std::vector<std::uint8_t> src(256), back(256);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = pattern(top, me, i);
+    pe.transport->put(pe.ctl, next, kRegistered - 100, src.data(), src.size());
+    pe.transport->quiet(pe.ctl);
+    pe.bs.barrier().or_throw();
+    pe.transport->get(pe.ctl, next, back.data(), kRegistered - 100, back.size());
+    const int prev = (me + kPes - 1) % kPes;
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      ASSERT_EQ(reinterpret_cast<const std::uint8_t*>(pe.at(kRegistered - 100))[i],
+                pattern(top, prev, i))
+          << "byte " << i;
+      ASSERT_EQ(back[i], src[i]) << "byte " << i << " read back";
+    }
   });
 }
 
-TEST(LoopbackTransportDeathTest, AccessOutsideRegisteredMemoryEndsTheJob) {
+using TransportDeathTest = TransportTest;
+
+TEST_P(TransportDeathTest, AccessOutsideRegisteredMemoryEndsTheJob) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string name = GetParam() == TransportKind::kUcx ? "ucx" : "loopback";
   EXPECT_DEATH(on_pes([&](Pe& pe) {
                  if (pe.bs.rank() != 0) return;
                  const std::uint64_t v = 1;
                  pe.transport->put(pe.ctl, 1, kRegistered - 4, &v, sizeof(v));  // 4 bytes past
                }),
                "\\[pe 0\\] put: offset 1048572 \\+ 8 bytes of PE 1 is not in memory that PE "
-               "registered with the loopback transport");
+               "registered with the " +
+                   name + " transport");
 }
+
+std::string kind_name(const ::testing::TestParamInfo<TransportKind>& info) {
+  return info.param == TransportKind::kUcx ? "Ucx" : "Loopback";
+}
+INSTANTIATE_TEST_SUITE_P(Transports, TransportTest,
+                         ::testing::Values(TransportKind::kLoopback, TransportKind::kUcx),
+                         kind_name);
+INSTANTIATE_TEST_SUITE_P(Transports, TransportDeathTest,
+                         ::testing::Values(TransportKind::kLoopback, TransportKind::kUcx),
+                         kind_name);
 
 }  // namespace
 }  // namespace symmetra::detail

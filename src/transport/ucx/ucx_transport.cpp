@@ -1,0 +1,578 @@
+// The UCX transport (ucx_transport.hpp).
+#include "transport/ucx/ucx_transport.hpp"
+
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <ucp/api/ucp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "heap/symmetric_heap.hpp"
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
+
+namespace symmetra::detail {
+namespace {
+
+namespace dd = device::detail;
+
+Status ucx_fail(const std::string& what, ucs_status_t st) {
+  return Status::fail("ucx transport: " + what + ": " + ucs_status_string(st));
+}
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+// Every PE contributes a blob of its own length; `out` receives them in rank order. Two
+// allgathers: the lengths, then the blobs padded to the longest.
+Status allgather_blobs(Bootstrap& bs, const void* mine, std::size_t bytes,
+                       std::vector<std::vector<std::byte>>* out) {
+  const int n = bs.size();
+  const std::uint64_t len = bytes;
+  std::vector<std::uint64_t> lens(static_cast<std::size_t>(n));
+  SYMMETRA_TRY(bs.allgather(&len, lens.data(), sizeof(len)));
+  std::uint64_t most = 0;
+  for (std::uint64_t l : lens) most = std::max(most, l);
+  std::vector<std::byte> padded(most), all(most * static_cast<std::size_t>(n));
+  if (bytes > 0) std::memcpy(padded.data(), mine, bytes);
+  SYMMETRA_TRY(bs.allgather(padded.data(), all.data(), most));
+  out->assign(static_cast<std::size_t>(n), {});
+  for (int p = 0; p < n; ++p) {
+    const std::byte* b = all.data() + most * static_cast<std::size_t>(p);
+    (*out)[static_cast<std::size_t>(p)].assign(b, b + lens[static_cast<std::size_t>(p)]);
+  }
+  return {};
+}
+
+// The interface's promise on the target's side: each naturally aligned 8-byte word of a put is
+// one store (relaxed atomics, so a poller of LL packets sees it whole and ThreadSanitizer sees
+// no race), the ragged ends byte by byte. UCX's own put stores with memcpy, which tore LL
+// packets at a message's first word (docs/transports.md#ucx).
+void store_words(std::byte* dst, const std::byte* src, std::size_t bytes) {
+  std::size_t i = 0;
+  auto byte_store = [&](std::size_t k) {
+    AtomicRef<std::uint8_t>(*reinterpret_cast<std::uint8_t*>(dst + k))
+        .store(static_cast<std::uint8_t>(src[k]), kRelaxed);
+  };
+  for (; i < bytes && reinterpret_cast<std::uintptr_t>(dst + i) % 8 != 0; ++i) byte_store(i);
+  for (; i + 8 <= bytes; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, src + i, 8);
+    AtomicRef<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(dst + i)).store(w, kRelaxed);
+  }
+  for (; i < bytes; ++i) byte_store(i);
+}
+
+// What register_memory exchanges besides the packed rkey.
+struct RangeKey {
+  std::uint64_t offset, bytes, base;
+};
+
+ucp_atomic_op_t ucx_op(AmoOp op, std::uint64_t* value) {
+  switch (op) {
+    case AmoOp::kFetch:
+      *value = 0;  // an OR of nothing reads the word atomically
+      return UCP_ATOMIC_OP_OR;
+    case AmoOp::kSet:
+    case AmoOp::kSwap:
+      return UCP_ATOMIC_OP_SWAP;
+    case AmoOp::kCompareSwap:
+      return UCP_ATOMIC_OP_CSWAP;
+    case AmoOp::kFetchAdd:
+      return UCP_ATOMIC_OP_ADD;
+    case AmoOp::kFetchAnd:
+      return UCP_ATOMIC_OP_AND;
+    case AmoOp::kFetchOr:
+      return UCP_ATOMIC_OP_OR;
+    case AmoOp::kFetchXor:
+      return UCP_ATOMIC_OP_XOR;
+  }
+  return UCP_ATOMIC_OP_LAST;
+}
+
+}  // namespace
+
+UcxTransport::UcxTransport(Bootstrap& bs, dd::HeapHeader* my_header, int n)
+    : bs_(bs), my_header_(my_header), n_(n), peers_(new Peer[n]) {}
+
+Result<std::unique_ptr<Transport>> UcxTransport::connect(const TransportParams& params) {
+  Bootstrap& bs = *params.bootstrap;
+  const int n = bs.size();
+  if (static_cast<int>(params.remote.size()) != n)
+    return Status::fail("ucx transport: the remote table has " +
+                        std::to_string(params.remote.size()) + " entries for " + std::to_string(n) +
+                        " PEs");
+  auto* h = reinterpret_cast<dd::HeapHeader*>(params.heap->base());
+  std::unique_ptr<UcxTransport> t(new UcxTransport(bs, h, n));
+  SYMMETRA_TRY(t->start(params));
+  return std::unique_ptr<Transport>(std::move(t));
+}
+
+Status UcxTransport::start(const TransportParams& params) {
+  ucp_config_t* config = nullptr;
+  ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
+  if (st != UCS_OK) return ucx_fail("reading UCX's configuration", st);
+  // Forced hosts of one machine exist to test the network path: unless the user chose the
+  // transports, keep UCX off shared memory, which it would otherwise find between them.
+  const char* tls = std::getenv("UCX_TLS");
+  if (params.forced_hosts && tls == nullptr) {
+    st = ucp_config_modify(config, "TLS", "tcp");
+    if (st != UCS_OK) return ucx_fail("keeping UCX to TCP between forced hosts", st);
+    tls = "tcp";
+  }
+  tcp_only_ = tls != nullptr && std::string(tls) == "tcp";
+  ucp_params_t p{};
+  p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
+  p.features =
+      UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  p.estimated_num_eps = static_cast<std::size_t>(n_);
+  st = ucp_init(&p, config, &context_);
+  ucp_config_release(config);
+  if (st != UCS_OK) return ucx_fail("ucp_init", st);
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  // The PE's threads and the progress thread take turns, under mu_ (SINGLE would promise that
+  // only the creating thread ever calls in, and UCX would dispatch its async events so).
+  wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+  st = ucp_worker_create(context_, &wp, &worker_);
+  if (st != UCS_OK) return ucx_fail("ucp_worker_create", st);
+
+  ucp_am_handler_param_t hp{};
+  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                  UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  hp.id = kAmPut;
+  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+  hp.cb = &UcxTransport::on_put;
+  hp.arg = this;
+  st = ucp_worker_set_am_recv_handler(worker_, &hp);
+  if (st != UCS_OK) return ucx_fail("ucp_worker_set_am_recv_handler", st);
+
+  ucp_address_t* addr = nullptr;
+  std::size_t addr_len = 0;
+  st = ucp_worker_get_address(worker_, &addr, &addr_len);
+  if (st != UCS_OK) return ucx_fail("ucp_worker_get_address", st);
+  std::vector<std::vector<std::byte>> addrs;
+  const Status ex = allgather_blobs(bs_, addr, addr_len, &addrs);
+  ucp_worker_release_address(worker_, addr);
+  SYMMETRA_TRY(ex);
+  for (int pe = 0; pe < n_; ++pe) {
+    if (!params.remote[static_cast<std::size_t>(pe)]) continue;
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep.address = reinterpret_cast<const ucp_address_t*>(addrs[static_cast<std::size_t>(pe)].data());
+    // A peer that dies fails this PE's operations to it (with a status the waits report)
+    // instead of leaving them pending.
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = [](void*, ucp_ep_h, ucs_status_t) {};  // the failed operation reports
+    ep.err_handler.arg = nullptr;
+    st = ucp_ep_create(worker_, &ep, &peers_[pe].ep);
+    if (st != UCS_OK) return ucx_fail("connecting to PE " + std::to_string(pe), st);
+  }
+
+  int efd = -1;
+  st = ucp_worker_get_efd(worker_, &efd);
+  if (st != UCS_OK) return ucx_fail("ucp_worker_get_efd", st);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (epoll_fd_ < 0 || wake_fd_ < 0)
+    return Status::fail("ucx transport: epoll/eventfd: " + std::string(std::strerror(errno)));
+  for (int fd : {efd, wake_fd_}) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0)
+      return Status::fail("ucx transport: epoll_ctl: " + std::string(std::strerror(errno)));
+  }
+  progress_thread_ = std::thread([this] { progress_loop(); });
+  return {};
+}
+
+UcxTransport::~UcxTransport() {
+  if (progress_thread_.joinable()) {
+    stop_.store(true);
+    const std::uint64_t one = 1;
+    (void)!write(wake_fd_, &one, sizeof(one));
+    progress_thread_.join();
+  }
+  if (worker_ != nullptr) {
+    // Every PE passed the finalize barrier, so nothing is in flight: close without waiting for
+    // peers that may already be gone.
+    for (int pe = 0; pe < n_; ++pe) {
+      Peer& peer = peers_[pe];
+      for (int i = 0; i < peer.count.load(); ++i)
+        if (peer.ranges[i].rkey != nullptr) ucp_rkey_destroy(peer.ranges[i].rkey);
+      if (peer.ep == nullptr) continue;
+      ucp_request_param_t rp{};
+      rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+      void* req = ucp_ep_close_nbx(peer.ep, &rp);
+      if (UCS_PTR_IS_PTR(req)) {
+        const std::uint64_t end = now_ns() + 1'000'000'000ull;
+        while (ucp_request_check_status(req) == UCS_INPROGRESS && now_ns() < end)
+          ucp_worker_progress(worker_);
+        ucp_request_free(req);
+      }
+    }
+    for (ucp_mem_h m : mems_) ucp_mem_unmap(context_, m);
+    ucp_worker_destroy(worker_);
+  }
+  if (context_ != nullptr) ucp_cleanup(context_);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes) {
+  ucp_mem_map_params_t mp{};
+  mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+  mp.address = local;
+  mp.length = bytes;
+  ucp_mem_h mem = nullptr;
+  void* packed = nullptr;
+  std::size_t packed_len = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ucs_status_t st = ucp_mem_map(context_, &mp, &mem);
+    if (st != UCS_OK) return ucx_fail("registering " + std::to_string(bytes) + " bytes", st);
+    mems_.push_back(mem);
+    mine_.push_back(Mine{local, bytes});
+    st = ucp_rkey_pack(context_, mem, &packed, &packed_len);
+    if (st != UCS_OK) return ucx_fail("ucp_rkey_pack", st);
+  }
+  // The key and where the range lies, as one blob: RangeKey, then the packed rkey.
+  std::vector<std::byte> blob(sizeof(RangeKey) + packed_len);
+  const RangeKey key{offset, bytes, reinterpret_cast<std::uint64_t>(local)};
+  std::memcpy(blob.data(), &key, sizeof(key));
+  std::memcpy(blob.data() + sizeof(key), packed, packed_len);
+  ucp_rkey_buffer_release(packed);
+  std::vector<std::vector<std::byte>> all;
+  SYMMETRA_TRY(allgather_blobs(bs_, blob.data(), blob.size(), &all));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int pe = 0; pe < n_; ++pe) {
+    Peer& peer = peers_[pe];
+    if (peer.ep == nullptr) continue;
+    const int c = peer.count.load(std::memory_order_relaxed);
+    if (c == kMaxRanges)
+      return Status::fail("ucx transport: PE " + std::to_string(pe) + " registered more than " +
+                          std::to_string(kMaxRanges) + " ranges");
+    const std::vector<std::byte>& b = all[static_cast<std::size_t>(pe)];
+    RangeKey k;
+    std::memcpy(&k, b.data(), sizeof(k));
+    Range& r = peer.ranges[c];
+    const ucs_status_t st = ucp_ep_rkey_unpack(peer.ep, b.data() + sizeof(k), &r.rkey);
+    if (st != UCS_OK) return ucx_fail("unpacking PE " + std::to_string(pe) + "'s key", st);
+    r.offset = k.offset;
+    r.bytes = k.bytes;
+    r.base = k.base;
+    peer.count.store(c + 1, std::memory_order_release);
+  }
+  return {};
+}
+
+template <class Fn>
+void UcxTransport::for_pieces(const device::Context& ctl, const char* op, int pe,
+                              std::uint64_t offset, std::size_t bytes, Fn&& fn) const {
+  if (pe < 0 || pe >= n_ || peers_[pe].ep == nullptr)
+    dd::host_fatalf(ctl, op, "the ucx transport does not reach PE %d", pe);
+  const Peer& peer = peers_[pe];
+  const int c = peer.count.load(std::memory_order_acquire);
+  std::uint64_t at = offset;
+  std::size_t left = bytes;
+  while (left > 0) {
+    int i = 0;
+    while (i < c &&
+           !(at >= peer.ranges[i].offset && at - peer.ranges[i].offset < peer.ranges[i].bytes))
+      ++i;
+    if (i == c)
+      dd::host_fatalf(ctl, op,
+                      "offset %llu + %zu bytes of PE %d is not in memory that PE registered with "
+                      "the ucx transport",
+                      static_cast<unsigned long long>(offset), bytes, pe);
+    const Range& r = peer.ranges[i];
+    const std::uint64_t in = at - r.offset;
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, r.bytes - in));
+    fn(Piece{r.base + in, r.rkey, n});
+    at += n;
+    left -= n;
+  }
+}
+
+void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void* req) {
+  if (req == nullptr) return;  // done at once
+  if (UCS_PTR_IS_ERR(req))
+    dd::host_fatalf(ctl, op, "UCX failed an operation to PE %d: %s", pe,
+                    ucs_status_string(UCS_PTR_STATUS(req)));
+  const std::uint64_t start = now_ns();
+  ucs_status_t st;
+  for (std::uint32_t i = 0;; ++i) {
+    ucp_worker_progress(worker_);
+    st = ucp_request_check_status(req);
+    if (st != UCS_INPROGRESS) break;
+    // The reply needs the target's progress, and the target may be waiting for this CPU (CI
+    // runs 8 PEs on 2 cores): after a few polls, poll between yields.
+    if (i >= 16) sched_yield();
+    if ((i & 1023) == 1023 && now_ns() - start > ctl.timeout_ns) {
+      ucp_request_cancel(worker_, req);
+      ucp_request_free(req);
+      dd::host_fatalf(ctl, op,
+                      "timed out after %.0f s waiting for UCX to complete an operation to PE %d "
+                      "(SYMMETRA_TIMEOUT_S)",
+                      static_cast<double>(ctl.timeout_ns) / 1e9, pe);
+    }
+  }
+  ucp_request_free(req);
+  if (st != UCS_OK)
+    dd::host_fatalf(ctl, op, "UCX failed an operation to PE %d: %s", pe, ucs_status_string(st));
+  ring_sleepers();  // what the progress above served may be what another thread sleeps on
+}
+
+// What one put message carries before its data: where the data goes in the target's address
+// space, and the signal to apply after it (put_signal), if any.
+struct UcxTransport::PutHeader {
+  std::uint64_t addr;
+  std::uint64_t sig_addr;  // 0: no signal
+  std::uint64_t sig_value;
+  std::uint64_t sig_add;  // 1: add, else set
+};
+
+void UcxTransport::send_put(const device::Context& ctl, const char* op, int pe, const PutHeader& h,
+                            const void* src, std::size_t bytes) {
+  ucp_request_param_t rp{};
+  rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  rp.flags = UCP_AM_SEND_FLAG_EAGER;  // the data in the message, never fetched later (rndv)
+  wait(ctl, op, pe, ucp_am_send_nbx(peers_[pe].ep, kAmPut, &h, sizeof(h), src, bytes, &rp));
+  peers_[pe].unacked = true;
+}
+
+ucs_status_t UcxTransport::on_put(void* arg, const void* header, std::size_t header_length,
+                                  void* data, std::size_t length, const ucp_am_recv_param_t*) {
+  auto* t = static_cast<UcxTransport*>(arg);
+  PutHeader h;
+  if (header_length != sizeof(h)) return UCS_OK;  // not ours
+  std::memcpy(&h, header, sizeof(h));
+  auto* dst = reinterpret_cast<std::byte*>(h.addr);
+  if (!t->owns(dst, length) ||
+      (h.sig_addr != 0 && !t->owns(reinterpret_cast<std::byte*>(h.sig_addr), 8)))
+    return UCS_OK;  // the origin checked against what this PE registered; never write elsewhere
+  store_words(dst, static_cast<const std::byte*>(data), length);
+  if (h.sig_addr != 0) {
+    AtomicRef<std::uint64_t> sig(*reinterpret_cast<std::uint64_t*>(h.sig_addr));
+    if (h.sig_add == 1)
+      sig.fetch_add(h.sig_value, kRelease);  // after the data: a waiter that sees it sees them
+    else
+      sig.store(h.sig_value, kRelease);
+  }
+  return UCS_OK;
+}
+
+bool UcxTransport::owns(const std::byte* p, std::size_t bytes) const {
+  for (const Mine& m : mine_)
+    if (p >= m.local && bytes <= m.bytes &&
+        static_cast<std::uint64_t>(p - m.local) <= m.bytes - bytes)
+      return true;
+  return false;
+}
+
+void UcxTransport::put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
+                       std::size_t bytes) {
+  const auto* s = static_cast<const std::byte*>(src);
+  std::lock_guard<std::mutex> lock(mu_);
+  for_pieces(ctl, "put", pe, offset, bytes, [&](const Piece& pc) {
+    for (std::size_t done = 0; done < pc.bytes; done += kMaxMessage) {
+      const std::size_t n = std::min(kMaxMessage, pc.bytes - done);
+      send_put(ctl, "put", pe, PutHeader{pc.addr + done, 0, 0, 0}, s + done, n);
+    }
+    s += pc.bytes;
+  });
+}
+
+void UcxTransport::get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
+                       std::size_t bytes) {
+  auto* d = static_cast<std::byte*>(dest);
+  std::lock_guard<std::mutex> lock(mu_);
+  for_pieces(ctl, "get", pe, offset, bytes, [&](const Piece& pc) {
+    ucp_request_param_t rp{};
+    wait(ctl, "get", pe, ucp_get_nbx(peers_[pe].ep, d, pc.bytes, pc.addr, pc.rkey, &rp));
+    d += pc.bytes;
+  });
+  dd::fence_seq_cst();  // later loads of the data see what the get read
+}
+
+std::uint64_t UcxTransport::amo_word(const device::Context& ctl, int pe, std::uint64_t offset,
+                                     int uop, std::size_t size, std::uint64_t operand,
+                                     std::uint64_t reply) {
+  for_pieces(ctl, "atomic", pe, offset, size, [&](const Piece& pc) {
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    rp.datatype = ucp_dt_make_contig(size);
+    rp.reply_buffer = &reply;  // CSWAP: holds the value to store, then the old one
+    wait(ctl, "atomic", pe,
+         ucp_atomic_op_nbx(peers_[pe].ep, static_cast<ucp_atomic_op_t>(uop), &operand, 1, pc.addr,
+                           pc.rkey, &rp));
+  });
+  return size == 4 ? reply & 0xffffffffull : reply;
+}
+
+std::uint64_t UcxTransport::atomic(const device::Context& ctl, int pe, std::uint64_t offset,
+                                   AmoOp op, DataType type, std::uint64_t value,
+                                   std::uint64_t cond) {
+  const std::size_t size = static_cast<std::size_t>(data_type_size(type));
+  if (offset % size != 0)
+    dd::host_fatalf(ctl, "atomic", "offset %llu of PE %d is not aligned to %zu bytes",
+                    static_cast<unsigned long long>(offset), pe, size);
+  const bool floating = type == DataType::kFloat || type == DataType::kDouble;
+  std::lock_guard<std::mutex> lock(mu_);
+  if ((size == 4 || size == 8) && !(floating && op == AmoOp::kFetchAdd)) {
+    const ucp_atomic_op_t uop = ucx_op(op, &value);
+    // CSWAP compares the word with the operand and stores the reply buffer's value.
+    if (op == AmoOp::kCompareSwap) return amo_word(ctl, pe, offset, uop, size, cond, value);
+    return amo_word(ctl, pe, offset, uop, size, value, 0);
+  }
+  // What UCX's atomics cannot do (they are 32 and 64-bit integer operations): a
+  // compare-and-swap loop on the aligned word that holds the value, 32 bits for narrower
+  // types (their neighbours' bits rewritten as they were read), the value's own word for a
+  // floating-point add.
+  const std::size_t wsize = size < 4 ? 4 : size;
+  const std::uint64_t word = offset & ~std::uint64_t{wsize - 1};
+  const unsigned shift = static_cast<unsigned>(offset - word) * 8;
+  const std::uint64_t ones = size == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (size * 8)) - 1;
+  const std::uint64_t mask = ones << shift;
+  std::uint64_t seen = amo_word(ctl, pe, word, UCP_ATOMIC_OP_OR, wsize, 0, 0);
+  for (;;) {
+    const std::uint64_t old = (seen & mask) >> shift;
+    const std::uint64_t next = visit_type(type, [&](auto tag) -> std::uint64_t {
+      using T = typename decltype(tag)::type;
+      if constexpr (!std::is_arithmetic_v<T>) {
+        return old;
+      } else {
+        T o, v, c;
+        std::memcpy(&o, &old, sizeof(T));
+        std::memcpy(&v, &value, sizeof(T));
+        std::memcpy(&c, &cond, sizeof(T));
+        T r = o;
+        if (op == AmoOp::kSet || op == AmoOp::kSwap) r = v;
+        if (op == AmoOp::kCompareSwap && o == c) r = v;
+        if (op == AmoOp::kFetchAdd) r = static_cast<T>(o + v);
+        if constexpr (std::is_integral_v<T>) {
+          if (op == AmoOp::kFetchAnd) r = static_cast<T>(o & v);
+          if (op == AmoOp::kFetchOr) r = static_cast<T>(o | v);
+          if (op == AmoOp::kFetchXor) r = static_cast<T>(o ^ v);
+        }
+        std::uint64_t b = 0;
+        std::memcpy(&b, &r, sizeof(T));
+        return b;
+      }
+    });
+    if (op == AmoOp::kFetch || next == old) return old;
+    const std::uint64_t want = (seen & ~mask) | (next << shift);
+    const std::uint64_t got = amo_word(ctl, pe, word, UCP_ATOMIC_OP_CSWAP, wsize, seen, want);
+    if (got == seen) return old;
+    seen = got;  // another PE changed the word meanwhile: again, from what it holds now
+  }
+}
+
+void UcxTransport::put_signal(const device::Context& ctl, int pe, std::uint64_t offset,
+                              const void* src, std::size_t bytes, std::uint64_t sig_offset,
+                              std::uint64_t value, SignalOp op) {
+  const auto* s = static_cast<const std::byte*>(src);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::uint64_t sig_addr = 0;
+  for_pieces(ctl, "put_signal", pe, sig_offset, sizeof(value),
+             [&](const Piece& pc) { sig_addr = pc.addr; });
+  // The signal rides with the last message of the data, which the target applies after it.
+  std::size_t left = bytes;
+  if (bytes == 0) {
+    send_put(ctl, "put_signal", pe, PutHeader{sig_addr, sig_addr, value, op == SignalOp::kAdd},
+             nullptr, 0);
+    return;
+  }
+  for_pieces(ctl, "put_signal", pe, offset, bytes, [&](const Piece& pc) {
+    for (std::size_t done = 0; done < pc.bytes; done += kMaxMessage) {
+      const std::size_t n = std::min(kMaxMessage, pc.bytes - done);
+      left -= n;
+      PutHeader h{pc.addr + done, 0, 0, 0};
+      if (left == 0) h = PutHeader{pc.addr + done, sig_addr, value, op == SignalOp::kAdd};
+      send_put(ctl, "put_signal", pe, h, s + done, n);
+    }
+    s += pc.bytes;
+  });
+}
+
+// Puts to one PE travel as messages on one connection and are stored in order; what needs the
+// fence is an atomic or get after them, which UCX may send by another path: quiet orders both.
+void UcxTransport::fence(const device::Context& ctl) {
+  quiet(ctl);
+}
+
+// Flush completes RMA and atomics at their targets, but an active message only at this end. So
+// each peer that was sent puts since the last quiet also answers a fetch: the target serves its
+// connection in order, so the answer comes after it stored every earlier put.
+void UcxTransport::quiet(const device::Context& ctl) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ucp_request_param_t rp{};
+  wait(ctl, "quiet", -1, ucp_worker_flush_nbx(worker_, &rp));
+  for (int pe = 0; pe < n_; ++pe) {
+    Peer& peer = peers_[pe];
+    if (!peer.unacked) continue;
+    peer.unacked = false;
+    (void)amo_word(ctl, pe, peer.ranges[0].offset, UCP_ATOMIC_OP_OR, 8, 0, 0);
+  }
+}
+
+void UcxTransport::progress() {
+  bool served = false;
+  {
+    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return;  // the holder progresses the worker itself
+    while (ucp_worker_progress(worker_) != 0) served = true;
+  }
+  if (served) ring_sleepers();
+}
+
+void UcxTransport::ring_sleepers() {
+  dd::fence_seq_cst();  // after what the worker stored, before reading whether a waiter sleeps
+  dd::ring_if_watched(my_header_, 0, ~std::uint64_t{0});
+}
+
+// Sleeps in epoll on the worker's event fd until something arrives, serves it, re-arms. Waits
+// of this PE progress the worker themselves; this thread is what serves the peers while this
+// PE computes or sleeps.
+void UcxTransport::progress_loop() {
+  while (!stop_.load(std::memory_order_acquire)) {
+    bool served = false;
+    ucs_status_t armed;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      while (ucp_worker_progress(worker_) != 0) served = true;
+      armed = ucp_worker_arm(worker_);
+    }
+    if (served) ring_sleepers();
+    if (armed == UCS_ERR_BUSY) continue;  // more arrived meanwhile
+    epoll_event evs[2];
+    // A second's cap: only a safety net, since arrivals and the stop both signal an fd.
+    (void)epoll_wait(epoll_fd_, evs, 2, 1000);
+  }
+}
+
+}  // namespace symmetra::detail
+
+// The plugin's entry point (transport/factory.cpp loads it with dlopen).
+extern "C" __attribute__((visibility("default"))) symmetra::detail::Transport*
+symmetra_make_ucx_transport(const symmetra::detail::TransportParams* params, std::string* error) {
+  auto made = symmetra::detail::UcxTransport::connect(*params);
+  if (!made.ok()) {
+    *error = made.status().message();
+    return nullptr;
+  }
+  return made.value().release();
+}

@@ -1,0 +1,138 @@
+// The UCX transport (docs/transports.md#ucx): reaches PEs of other hosts through UCX's UCP API,
+// the network engine Open MPI's OSHMEM and Sandia OpenSHMEM run on.
+//
+// Setup: one UCP context and worker per PE; worker addresses go round the bootstrap and every
+// PE opens an endpoint to each remote one. register_memory maps a range with ucp_mem_map and
+// exchanges its packed rkey and base address, so a remote byte (PE, offset) is that PE's
+// registered base plus the offset into the range.
+//
+// Progress: over TCP (and shared memory) UCX runs RMA and atomics as active messages that the
+// target's worker must serve. A progress thread per PE sleeps on the worker's event fd
+// (ucp_worker_arm + epoll, no spinning), serves what arrives, and rings this PE's doorbell for
+// a sleeping waiter (wait_core.hpp); waits and quiet progress the worker themselves too.
+//
+// Threads: every call into the worker holds mu_ (a SERIALIZED worker, so the cost is one
+// uncontended lock per operation, against microseconds on the wire); the progress thread takes
+// it after each wake-up, waits' progress with try_lock. Ordering: as transport.hpp says. Puts
+// are active messages of ours, stored in whole words by the target's handler, and put_signal's
+// signal rides in the data's last message; quiet is ucp_worker_flush_nbx plus a fetch from each
+// peer sent puts since the last quiet (a flush completes active messages only at this end);
+// fence is quiet. Plugin: built as libsymmetra_transport_ucx.so, entered through
+// symmetra_make_ucx_transport (transport/factory.cpp dlopens it when a job asks for UCX).
+// Bounds: every wait for a request ends at the job's SYMMETRA_TIMEOUT_S with a message naming
+// the PE and the operation.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <ucp/api/ucp.h>
+
+#include "transport/transport.hpp"
+
+namespace symmetra::device::detail {
+struct HeapHeader;
+}
+
+namespace symmetra::detail {
+
+class UcxTransport final : public Transport {
+ public:
+  static Result<std::unique_ptr<Transport>> connect(const TransportParams& params);
+  ~UcxTransport() override;
+
+  const char* name() const override { return "ucx"; }
+  Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes) override;
+  void put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
+           std::size_t bytes) override;
+  void get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
+           std::size_t bytes) override;
+  std::uint64_t atomic(const device::Context& ctl, int pe, std::uint64_t offset, AmoOp op,
+                       DataType type, std::uint64_t value, std::uint64_t cond) override;
+  void put_signal(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
+                  std::size_t bytes, std::uint64_t sig_offset, std::uint64_t value,
+                  SignalOp op) override;
+  void fence(const device::Context& ctl) override;
+  void quiet(const device::Context& ctl) override;
+  void progress() override;
+  bool deliveries_ring() const override { return tcp_only_; }
+
+ private:
+  // One registered range of a PE's slot: [offset, offset + bytes) at `base` in that PE's
+  // address space, reached with `rkey`. Ranges are only appended (heap growth), published by
+  // Peer::count's release; growth chunks are separate registrations, so an access that spans
+  // two adjacent chunks is split.
+  static constexpr int kMaxRanges = 64;
+  struct Range {
+    std::uint64_t offset = 0, bytes = 0, base = 0;
+    ucp_rkey_h rkey = nullptr;
+  };
+  struct Peer {
+    ucp_ep_h ep = nullptr;  // null: reached by load and store, not through UCX
+    bool unacked = false;   // puts sent since the last quiet (mu_)
+    std::atomic<int> count{0};
+    Range ranges[kMaxRanges];
+  };
+  // A piece of a remote access that lies in one range.
+  struct Piece {
+    std::uint64_t addr;
+    ucp_rkey_h rkey;
+    std::size_t bytes;
+  };
+
+  // Puts travel as active messages of ours (id kAmPut), at most kMaxMessage bytes each, so that
+  // the target stores them in whole words (UCX's put over TCP stores with memcpy).
+  static constexpr unsigned kAmPut = 1;
+  static constexpr std::size_t kMaxMessage = 256u << 10;
+  struct PutHeader;
+  // What this PE registered, in its own address space: where incoming puts may land.
+  struct Mine {
+    std::byte* local;
+    std::uint64_t bytes;
+  };
+
+  UcxTransport(Bootstrap& bs, device::detail::HeapHeader* my_header, int n);
+  void send_put(const device::Context& ctl, const char* op, int pe, const PutHeader& h,
+                const void* src, std::size_t bytes);
+  // The AM handler: stores a put (and its signal) into this PE's memory. Runs inside
+  // ucp_worker_progress, so under mu_.
+  static ucs_status_t on_put(void* arg, const void* header, std::size_t header_length, void* data,
+                             std::size_t length, const ucp_am_recv_param_t* param);
+  bool owns(const std::byte* p, std::size_t bytes) const;
+  Status start(const TransportParams& params);
+  // Calls fn(piece) for each part of [offset, offset + bytes) of PE pe, in order; ends the job
+  // naming the op if some byte is not in memory pe registered.
+  template <class Fn>
+  void for_pieces(const device::Context& ctl, const char* op, int pe, std::uint64_t offset,
+                  std::size_t bytes, Fn&& fn) const;
+  // Waits (progressing the worker, mu_ held) until the request `req` that an *_nbx call
+  // returned completes; ends the job on an error or at the timeout.
+  void wait(const device::Context& ctl, const char* op, int pe, void* req);
+  // One UCX atomic (`uop`, a ucp_atomic_op_t) of `size` (4 or 8) bytes on PE pe's word at
+  // `offset`; for CSWAP `operand` is the compare value and `reply` the value to store. Returns
+  // the word's old value. mu_ held.
+  std::uint64_t amo_word(const device::Context& ctl, int pe, std::uint64_t offset, int uop,
+                         std::size_t size, std::uint64_t operand, std::uint64_t reply);
+  // After the worker served something: rings this PE's doorbell if a waiter sleeps.
+  void ring_sleepers();
+  void progress_loop();
+
+  Bootstrap& bs_;
+  device::detail::HeapHeader* my_header_;
+  int n_;
+  std::unique_ptr<Peer[]> peers_;
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  std::vector<ucp_mem_h> mems_;
+  std::vector<Mine> mine_;  // mu_
+  std::mutex mu_;
+  int epoll_fd_ = -1, wake_fd_ = -1;  // the progress thread's epoll, and an eventfd to stop it
+  std::atomic<bool> stop_{false};
+  bool tcp_only_ = false;  // UCX_TLS is tcp alone: every delivery passes the progress thread
+  std::thread progress_thread_;
+};
+
+}  // namespace symmetra::detail

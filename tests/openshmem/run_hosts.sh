@@ -1,0 +1,14 @@
+#!/bin/sh
+# run_test.sh with the PEs on H forced hosts that reach each other through UCX over TCP, each
+# host in a network namespace of its own where tools/netns-hosts can make them (else on
+# loopback, which it says):
+#   run_hosts.sh H BINDIR SOURCE OUTDIR NPES...
+set -eu
+hosts=$1
+here=$(dirname "$0")
+shift
+exec "$here/../../tools/netns-hosts" run "$hosts" -- sh -c '
+  hosts=$1; shift
+  args="--hosts $hosts"
+  [ -n "$SYMMETRA_NETNS_PREFIX" ] && args="$args --netns $SYMMETRA_NETNS_PREFIX"
+  SYMRUN_ARGS="$args" SYMMETRA_TRANSPORT=ucx exec sh "$0" "$@"' "$here/run_test.sh" "$hosts" "$@"
