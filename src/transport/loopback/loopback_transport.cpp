@@ -4,6 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/word_copy.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "symmetra/device/amo.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
@@ -12,54 +13,6 @@ namespace symmetra::detail {
 namespace {
 
 namespace dd = device::detail;
-
-// Copies with the interface's promise: a word-sized, aligned copy as one atomic access, else
-// every 8-byte word of the destination that the copy covers whole as one relaxed atomic store
-// (or load), the ragged ends byte by byte. Relaxed atomics on both sides also keep a poller's
-// loads and these stores race-free for ThreadSanitizer.
-template <class T>
-bool copy_word(std::byte* dst, const std::byte* src, std::size_t bytes) {
-  if (bytes != sizeof(T) || reinterpret_cast<std::uintptr_t>(dst) % sizeof(T) != 0) return false;
-  T v;
-  std::memcpy(&v, src, sizeof(T));
-  AtomicRef<T>(*reinterpret_cast<T*>(dst)).store(v, kRelaxed);
-  return true;
-}
-
-void store_bytes(std::byte* dst, const std::byte* src, std::size_t bytes) {
-  if (copy_word<std::uint64_t>(dst, src, bytes) || copy_word<std::uint32_t>(dst, src, bytes) ||
-      copy_word<std::uint16_t>(dst, src, bytes))
-    return;
-  std::size_t i = 0;
-  auto byte_store = [&](std::size_t k) {
-    AtomicRef<std::uint8_t>(*reinterpret_cast<std::uint8_t*>(dst + k))
-        .store(static_cast<std::uint8_t>(src[k]), kRelaxed);
-  };
-  for (; i < bytes && reinterpret_cast<std::uintptr_t>(dst + i) % 8 != 0; ++i) byte_store(i);
-  for (; i + 8 <= bytes; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, src + i, 8);
-    AtomicRef<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(dst + i)).store(w, kRelaxed);
-  }
-  for (; i < bytes; ++i) byte_store(i);
-}
-
-void load_bytes(std::byte* dst, const std::byte* src, std::size_t bytes) {
-  std::size_t i = 0;
-  auto byte_load = [&](std::size_t k) {
-    dst[k] = static_cast<std::byte>(
-        AtomicRef<std::uint8_t>(*reinterpret_cast<std::uint8_t*>(const_cast<std::byte*>(src + k)))
-            .load(kRelaxed));
-  };
-  for (; i < bytes && reinterpret_cast<std::uintptr_t>(src + i) % 8 != 0; ++i) byte_load(i);
-  for (; i + 8 <= bytes; i += 8) {
-    const std::uint64_t w =
-        AtomicRef<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(src + i)))
-            .load(kRelaxed);
-    std::memcpy(dst + i, &w, 8);
-  }
-  for (; i < bytes; ++i) byte_load(i);
-}
 
 // What register_memory exchanges: the key of one range.
 struct RangeKey {
@@ -145,14 +98,14 @@ void LoopbackTransport::wake(int pe, std::uint64_t offset, std::size_t bytes) co
 void LoopbackTransport::put(const device::Context& ctl, int pe, std::uint64_t offset,
                             const void* src, std::size_t bytes) {
   if (bytes == 0) return;
-  store_bytes(target(ctl, "put", pe, offset, bytes), static_cast<const std::byte*>(src), bytes);
+  store_words(target(ctl, "put", pe, offset, bytes), static_cast<const std::byte*>(src), bytes);
   wake(pe, offset, bytes);
 }
 
 void LoopbackTransport::get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
                             std::size_t bytes) {
   if (bytes == 0) return;
-  load_bytes(static_cast<std::byte*>(dest), target(ctl, "get", pe, offset, bytes), bytes);
+  load_words(static_cast<std::byte*>(dest), target(ctl, "get", pe, offset, bytes), bytes);
   dd::fence_seq_cst();  // later loads of the data see what the get read (acquire)
 }
 
@@ -186,7 +139,7 @@ void LoopbackTransport::put_signal(const device::Context& ctl, int pe, std::uint
                                    const void* src, std::size_t bytes, std::uint64_t sig_offset,
                                    std::uint64_t value, SignalOp op) {
   if (bytes > 0)
-    store_bytes(target(ctl, "put_signal", pe, offset, bytes), static_cast<const std::byte*>(src),
+    store_words(target(ctl, "put_signal", pe, offset, bytes), static_cast<const std::byte*>(src),
                 bytes);
   auto* sig =
       reinterpret_cast<std::uint64_t*>(target(ctl, "put_signal", pe, sig_offset, sizeof(value)));

@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/word_copy.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
@@ -52,25 +53,6 @@ Status allgather_blobs(Bootstrap& bs, const void* mine, std::size_t bytes,
     (*out)[static_cast<std::size_t>(p)].assign(b, b + lens[static_cast<std::size_t>(p)]);
   }
   return {};
-}
-
-// The interface's promise on the target's side: each naturally aligned 8-byte word of a put is
-// one store (relaxed atomics, so a poller of LL packets sees it whole and ThreadSanitizer sees
-// no race), the ragged ends byte by byte. UCX's own put stores with memcpy, which tore LL
-// packets at a message's first word (docs/transports.md#ucx).
-void store_words(std::byte* dst, const std::byte* src, std::size_t bytes) {
-  std::size_t i = 0;
-  auto byte_store = [&](std::size_t k) {
-    AtomicRef<std::uint8_t>(*reinterpret_cast<std::uint8_t*>(dst + k))
-        .store(static_cast<std::uint8_t>(src[k]), kRelaxed);
-  };
-  for (; i < bytes && reinterpret_cast<std::uintptr_t>(dst + i) % 8 != 0; ++i) byte_store(i);
-  for (; i + 8 <= bytes; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, src + i, 8);
-    AtomicRef<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(dst + i)).store(w, kRelaxed);
-  }
-  for (; i < bytes; ++i) byte_store(i);
 }
 
 // What register_memory exchanges besides the packed rkey.
@@ -364,6 +346,8 @@ ucs_status_t UcxTransport::on_put(void* arg, const void* header, std::size_t hea
   if (!t->owns(dst, length) ||
       (h.sig_addr != 0 && !t->owns(reinterpret_cast<std::byte*>(h.sig_addr), 8)))
     return UCS_OK;  // the origin checked against what this PE registered; never write elsewhere
+  // Whole words (core/word_copy.hpp): UCX's own put stores with memcpy, which tore LL packets
+  // at a message's first word (docs/transports.md#ucx).
   store_words(dst, static_cast<const std::byte*>(data), length);
   if (h.sig_addr != 0) {
     AtomicRef<std::uint64_t> sig(*reinterpret_cast<std::uint64_t*>(h.sig_addr));
@@ -515,8 +499,10 @@ void UcxTransport::fence(const device::Context& ctl) {
 }
 
 // Flush completes RMA and atomics at their targets, but an active message only at this end. So
-// each peer that was sent puts since the last quiet also answers a fetch: the target serves its
-// connection in order, so the answer comes after it stored every earlier put.
+// each peer that was sent puts since the last quiet also answers a read of its first word: the
+// target serves its connection in order, so the answer comes after it stored every earlier put.
+// A read, not an atomic: the word is its doorbell, which a NIC's atomic would not update
+// coherently with the CPU's.
 void UcxTransport::quiet(const device::Context& ctl) {
   std::lock_guard<std::mutex> lock(mu_);
   ucp_request_param_t rp{};
@@ -525,7 +511,10 @@ void UcxTransport::quiet(const device::Context& ctl) {
     Peer& peer = peers_[pe];
     if (!peer.unacked) continue;
     peer.unacked = false;
-    (void)amo_word(ctl, pe, peer.ranges[0].offset, UCP_ATOMIC_OP_OR, 8, 0, 0);
+    std::uint64_t word = 0;
+    ucp_request_param_t gp{};
+    const Range& r = peer.ranges[0];
+    wait(ctl, "quiet", pe, ucp_get_nbx(peer.ep, &word, sizeof(word), r.base, r.rkey, &gp));
   }
 }
 

@@ -15,7 +15,7 @@
 // uncontended lock per operation, against microseconds on the wire); the progress thread takes
 // it after each wake-up, waits' progress with try_lock. Ordering: as transport.hpp says. Puts
 // are active messages of ours, stored in whole words by the target's handler, and put_signal's
-// signal rides in the data's last message; quiet is ucp_worker_flush_nbx plus a fetch from each
+// signal rides in the data's last message; quiet is ucp_worker_flush_nbx plus a read from each
 // peer sent puts since the last quiet (a flush completes active messages only at this end);
 // fence is quiet. Plugin: built as libsymmetra_transport_ucx.so, entered through
 // symmetra_make_ucx_transport (transport/factory.cpp dlopens it when a job asks for UCX).
