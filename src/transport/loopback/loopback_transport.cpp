@@ -1,6 +1,7 @@
 // The loopback transport (loopback_transport.hpp).
 #include "transport/loopback/loopback_transport.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -148,8 +149,11 @@ void LoopbackTransport::put_signal(const device::Context& ctl, int pe, std::uint
     AtomicRef<std::uint64_t>(*sig).fetch_add(value, kRelease);
   else
     AtomicRef<std::uint64_t>(*sig).store(value, kRelease);
-  wake(pe, offset, bytes);
-  wake(pe, sig_offset, sizeof(value));
+  // One fence and one check for both ranges: their hull (a sleeper on the words between them
+  // wakes for nothing and re-checks, which is rare and harmless).
+  const std::uint64_t lo = std::min(offset, sig_offset);
+  const std::uint64_t hi = std::max(offset + bytes, sig_offset + sizeof(value));
+  wake(pe, lo, static_cast<std::size_t>(hi - lo));
 }
 
 void LoopbackTransport::fence(const device::Context&) {
