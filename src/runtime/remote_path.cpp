@@ -12,13 +12,11 @@ Transport& transport_of(const device::Context& ctx) {
   return *static_cast<Transport*>(ctx.remote->transport);
 }
 
-// The offset of symmetric `p` in its heap slot: static data through its window (Context::peer
-// with this PE's own delta of zero), heap memory directly.
+// The offset of symmetric `p` in its heap slot: where Context::peer puts it in this PE's own
+// slot (static data through its window), less the slot's start.
 std::uint64_t offset_of(const device::Context& ctx, const void* p) {
-  const auto* b = static_cast<const std::byte*>(p);
-  if (ctx.in_static(b))
-    b = ctx.static_window + (reinterpret_cast<std::uintptr_t>(b) - ctx.static_lo);
-  return static_cast<std::uint64_t>(b - ctx.heap_base);
+  return static_cast<std::uint64_t>(ctx.peer(static_cast<const std::byte*>(p), ctx.my_pe) -
+                                    ctx.heap_base);
 }
 
 void put(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
