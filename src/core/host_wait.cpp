@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "core/clock.hpp"
 #include "core/cpu_relax.hpp"
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
@@ -34,6 +34,7 @@ using symmetra::detail::atomic_load;
 using symmetra::detail::AtomicRef;
 using symmetra::detail::cpu_relax;
 using symmetra::detail::kSeqCst;
+using symmetra::detail::steady_ns;
 
 constexpr std::uint32_t kSpinSteps = 64;
 constexpr std::uint32_t kOversubscribedSpinSteps = 4;
@@ -48,12 +49,6 @@ constexpr std::uint64_t kSleepNs = 100'000'000;
 // Where remote writes can land unseen (RemoteOps::deliveries_ring false), an oversubscribed
 // waiter sleeps this long between polls instead.
 constexpr std::uint64_t kPollSleepNs = 50'000;
-
-std::uint64_t now_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
-}
 
 // Shared (not private) futex: the word may be mapped by several processes.
 void futex_wait(std::uint32_t* word, std::uint32_t expected, std::uint64_t ns) {
@@ -141,7 +136,7 @@ void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...) {
 // joining waiter is about to replace stored its data before that read, and the waiter re-checks
 // its condition after registering, so it sees the data instead of the ring.
 HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op)
-    : ctx_(ctx), op_(op), h_(my_header(ctx)), start_ns_(now_ns()) {
+    : ctx_(ctx), op_(op), h_(my_header(ctx)), start_ns_(steady_ns()) {
   const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
   auto a = reinterpret_cast<std::uintptr_t>(lo), b = reinterpret_cast<std::uintptr_t>(hi);
   if (a >= base && b <= base + ctx.heap_extent() && a < b) {
@@ -162,7 +157,7 @@ bool HostWaiter::lock_watch() {
       cpu_relax();
     } else {
       sched_yield();  // the holder may be a thread of this PE preempted on this very CPU
-      if (now_ns() - start_ns_ > ctx_.timeout_ns) return false;
+      if (steady_ns() - start_ns_ > ctx_.timeout_ns) return false;
     }
   }
 }
@@ -220,7 +215,7 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
     throw symmetra::JobStopped("[pe " + std::to_string(ctx_.my_pe) + "] " + op_ +
                                ": stopping: " + who);
   }
-  const std::uint64_t waited = now_ns() - start_ns_;
+  const std::uint64_t waited = steady_ns() - start_ns_;
   // With PEs on other hosts, what this wait is for may need this PE's own progress (UCX over
   // TCP serves RMA as active messages). The progress thread serves it too, but a wait that
   // polls the worker itself does not pay that thread's wake-up.

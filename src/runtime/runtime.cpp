@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -13,6 +12,7 @@
 #include "bootstrap/bootstrap.hpp"
 #include "coll/nccl.hpp"
 #include "coll/selector.hpp"
+#include "core/clock.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 #include "heap/allocator.hpp"
@@ -350,9 +350,7 @@ int Runtime::device() const {
 }
 
 std::uint64_t Runtime::now_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
+  return detail::steady_ns();
 }
 
 void* Runtime::checked_peer_rest(const char* op, void* sym, std::size_t bytes, int pe) const {

@@ -7,12 +7,12 @@
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "core/clock.hpp"
 #include "core/word_copy.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "symmetra/core/atomic.hpp"
@@ -26,12 +26,6 @@ namespace dd = device::detail;
 
 Status ucx_fail(const std::string& what, ucs_status_t st) {
   return Status::fail("ucx transport: " + what + ": " + ucs_status_string(st));
-}
-
-std::uint64_t now_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
 }
 
 // Every PE contributes a blob of its own length; `out` receives them in rank order. Two
@@ -200,8 +194,8 @@ UcxTransport::~UcxTransport() {
       rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
       void* req = ucp_ep_close_nbx(peer.ep, &rp);
       if (UCS_PTR_IS_PTR(req)) {
-        const std::uint64_t end = now_ns() + 1'000'000'000ull;
-        while (ucp_request_check_status(req) == UCS_INPROGRESS && now_ns() < end)
+        const std::uint64_t end = steady_ns() + 1'000'000'000ull;
+        while (ucp_request_check_status(req) == UCS_INPROGRESS && steady_ns() < end)
           ucp_worker_progress(worker_);
         ucp_request_free(req);
       }
@@ -294,7 +288,7 @@ void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void
   if (UCS_PTR_IS_ERR(req))
     dd::host_fatalf(ctl, op, "UCX failed an operation to PE %d: %s", pe,
                     ucs_status_string(UCS_PTR_STATUS(req)));
-  const std::uint64_t start = now_ns();
+  const std::uint64_t start = steady_ns();
   ucs_status_t st;
   for (std::uint32_t i = 0;; ++i) {
     ucp_worker_progress(worker_);
@@ -303,7 +297,7 @@ void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void
     // The reply needs the target's progress, and the target may be waiting for this CPU (CI
     // runs 8 PEs on 2 cores): after a few polls, poll between yields.
     if (i >= 16) sched_yield();
-    if ((i & 1023) == 1023 && now_ns() - start > ctl.timeout_ns) {
+    if ((i & 1023) == 1023 && steady_ns() - start > ctl.timeout_ns) {
       ucp_request_cancel(worker_, req);
       ucp_request_free(req);
       dd::host_fatalf(ctl, op,
