@@ -16,6 +16,7 @@
 #include "core/word_copy.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "symmetra/core/atomic.hpp"
+#include "symmetra/device/amo.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 
@@ -361,17 +362,29 @@ bool UcxTransport::owns(const std::byte* p, std::size_t bytes) const {
   return false;
 }
 
-void UcxTransport::put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
-                       std::size_t bytes) {
+// Sends [offset, offset + bytes) of PE pe as messages of at most kMaxMessage bytes, in order;
+// `last` (a signal, or none) rides on the last one. mu_ held.
+void UcxTransport::send_puts(const device::Context& ctl, const char* op, int pe,
+                             std::uint64_t offset, const void* src, std::size_t bytes,
+                             const PutHeader& last) {
   const auto* s = static_cast<const std::byte*>(src);
-  std::lock_guard<std::mutex> lock(mu_);
-  for_pieces(ctl, "put", pe, offset, bytes, [&](const Piece& pc) {
+  std::size_t left = bytes;
+  for_pieces(ctl, op, pe, offset, bytes, [&](const Piece& pc) {
     for (std::size_t done = 0; done < pc.bytes; done += kMaxMessage) {
       const std::size_t n = std::min(kMaxMessage, pc.bytes - done);
-      send_put(ctl, "put", pe, PutHeader{pc.addr + done, 0, 0, 0}, s + done, n);
+      left -= n;
+      PutHeader h = left == 0 ? last : PutHeader{0, 0, 0, 0};
+      h.addr = pc.addr + done;
+      send_put(ctl, op, pe, h, s + done, n);
     }
     s += pc.bytes;
   });
+}
+
+void UcxTransport::put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
+                       std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  send_puts(ctl, "put", pe, offset, src, bytes, PutHeader{0, 0, 0, 0});
 }
 
 void UcxTransport::get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
@@ -428,26 +441,20 @@ std::uint64_t UcxTransport::atomic(const device::Context& ctl, int pe, std::uint
   std::uint64_t seen = amo_word(ctl, pe, word, UCP_ATOMIC_OP_OR, wsize, 0, 0);
   for (;;) {
     const std::uint64_t old = (seen & mask) >> shift;
+    // The new value by the device API's own rule, applied to a copy (amo_on leaves the result
+    // in the word it is given).
     const std::uint64_t next = visit_type(type, [&](auto tag) -> std::uint64_t {
       using T = typename decltype(tag)::type;
-      if constexpr (!std::is_arithmetic_v<T>) {
-        return old;
+      if constexpr (sizeof(T) == 1 || !std::is_arithmetic_v<T>) {
+        return old;  // the API has no 8-bit or non-arithmetic atomics
       } else {
-        T o, v, c;
-        std::memcpy(&o, &old, sizeof(T));
+        T w, v, c;
+        std::memcpy(&w, &old, sizeof(T));
         std::memcpy(&v, &value, sizeof(T));
         std::memcpy(&c, &cond, sizeof(T));
-        T r = o;
-        if (op == AmoOp::kSet || op == AmoOp::kSwap) r = v;
-        if (op == AmoOp::kCompareSwap && o == c) r = v;
-        if (op == AmoOp::kFetchAdd) r = static_cast<T>(o + v);
-        if constexpr (std::is_integral_v<T>) {
-          if (op == AmoOp::kFetchAnd) r = static_cast<T>(o & v);
-          if (op == AmoOp::kFetchOr) r = static_cast<T>(o | v);
-          if (op == AmoOp::kFetchXor) r = static_cast<T>(o ^ v);
-        }
+        (void)dd::amo_on(&w, op, v, c);
         std::uint64_t b = 0;
-        std::memcpy(&b, &r, sizeof(T));
+        std::memcpy(&b, &w, sizeof(T));
         return b;
       }
     });
@@ -462,28 +469,16 @@ std::uint64_t UcxTransport::atomic(const device::Context& ctl, int pe, std::uint
 void UcxTransport::put_signal(const device::Context& ctl, int pe, std::uint64_t offset,
                               const void* src, std::size_t bytes, std::uint64_t sig_offset,
                               std::uint64_t value, SignalOp op) {
-  const auto* s = static_cast<const std::byte*>(src);
   std::lock_guard<std::mutex> lock(mu_);
   std::uint64_t sig_addr = 0;
   for_pieces(ctl, "put_signal", pe, sig_offset, sizeof(value),
              [&](const Piece& pc) { sig_addr = pc.addr; });
   // The signal rides with the last message of the data, which the target applies after it.
-  std::size_t left = bytes;
-  if (bytes == 0) {
-    send_put(ctl, "put_signal", pe, PutHeader{sig_addr, sig_addr, value, op == SignalOp::kAdd},
-             nullptr, 0);
-    return;
-  }
-  for_pieces(ctl, "put_signal", pe, offset, bytes, [&](const Piece& pc) {
-    for (std::size_t done = 0; done < pc.bytes; done += kMaxMessage) {
-      const std::size_t n = std::min(kMaxMessage, pc.bytes - done);
-      left -= n;
-      PutHeader h{pc.addr + done, 0, 0, 0};
-      if (left == 0) h = PutHeader{pc.addr + done, sig_addr, value, op == SignalOp::kAdd};
-      send_put(ctl, "put_signal", pe, h, s + done, n);
-    }
-    s += pc.bytes;
-  });
+  const PutHeader signal{sig_addr, sig_addr, value, op == SignalOp::kAdd};
+  if (bytes == 0)
+    send_put(ctl, "put_signal", pe, signal, nullptr, 0);
+  else
+    send_puts(ctl, "put_signal", pe, offset, src, bytes, signal);
 }
 
 // Puts to one PE travel as messages on one connection and are stored in order; what needs the

@@ -97,6 +97,8 @@ class UcxTransport final : public Transport {
   UcxTransport(Bootstrap& bs, device::detail::HeapHeader* my_header, int n);
   void send_put(const device::Context& ctl, const char* op, int pe, const PutHeader& h,
                 const void* src, std::size_t bytes);
+  void send_puts(const device::Context& ctl, const char* op, int pe, std::uint64_t offset,
+                 const void* src, std::size_t bytes, const PutHeader& last);
   // The AM handler: stores a put (and its signal) into this PE's memory. Runs inside
   // ucp_worker_progress, so under mu_.
   static ucs_status_t on_put(void* arg, const void* header, std::size_t header_length, void* data,
