@@ -122,23 +122,20 @@ struct SocketDir {
 // shows the network devices of the namespace that mounted it, and UCX finds its devices there.
 bool enter_netns(const std::string& name) {
   const std::string file = "/run/netns/" + name;
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  const char* step = "setns";
-  bool ok = fd >= 0 && setns(fd, CLONE_NEWNET) == 0;
-  if (ok && !(step = "unshare", unshare(CLONE_NEWNS) == 0)) ok = false;
-  if (ok &&
-      !(step = "mount --make-rslave /", mount("", "/", nullptr, MS_SLAVE | MS_REC, nullptr) == 0))
-    ok = false;
-  if (ok) {
-    umount2("/sys", MNT_DETACH);
-    if (!(step = "mount sysfs", mount(name.c_str(), "/sys", "sysfs", 0, nullptr) == 0)) ok = false;
-  }
-  if (!ok) {
+  auto failed = [&](const char* step) {
     std::fprintf(stderr, "symrun: cannot enter network namespace %s (%s): %s: %s\n", name.c_str(),
                  file.c_str(), step, std::strerror(errno));
     return false;
-  }
+  };
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return failed("open");
+  if (setns(fd, CLONE_NEWNET) != 0) return failed("setns");
   close(fd);
+  if (unshare(CLONE_NEWNS) != 0) return failed("unshare");
+  if (mount("", "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0)
+    return failed("mount --make-rslave /");
+  umount2("/sys", MNT_DETACH);
+  if (mount(name.c_str(), "/sys", "sysfs", 0, nullptr) != 0) return failed("mount sysfs");
   return true;
 }
 
