@@ -47,8 +47,20 @@ class Bootstrap {
   // Runs `release` once every PE of the job is done with shared process state (PEs as threads:
   // when the last thread left); returns false if this bootstrap has no such moment (processes).
   virtual bool defer_release(std::function<void()> /*release*/) { return false; }
+  // The PEs of this job whose `color` equals this PE's, as a job of their own: ranks in the
+  // order of this job's, and fd exchange among them (the PEs of one host, which share a heap
+  // mapping). Processes meet on a Unix socket of the group's own, hosted by its first PE, so
+  // its members must share a network namespace or a file system (abstract names or paths, as
+  // this job's address is). Collective over this job; destroy the group before this job.
+  virtual Result<std::unique_ptr<Bootstrap>> split(int color) = 0;
 
   Status barrier() { return allgather(nullptr, nullptr, 0); }
+  // This PE's number in the whole job, for messages: rank(), but in a group made by split()
+  // the rank in the job it was split from.
+  int pe() const { return pe_ >= 0 ? pe_ : rank(); }
+
+ protected:
+  int pe_ = -1;  // set by split() on the groups it makes
 };
 
 // Starts the bootstrap for a process-mode PE from the launcher's environment (symrun, mpirun,

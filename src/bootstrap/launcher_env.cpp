@@ -65,18 +65,21 @@ Result<int> local_size(const LaunchInfo& info, std::string* from) {
   return -1;
 }
 
-// PEs on another host can only be reached through the UCX transport: a job that spans hosts
-// fails at once, with the launcher's own word for it, instead of waiting the whole timeout for a
-// per-host socket that no PE of this host will ever open.
-Status check_one_host(const LaunchInfo& info) {
+// PEs of several hosts meet over TCP (SYMMETRA_BOOTSTRAP=tcp:..., or torchrun's MASTER_ADDR);
+// a Unix socket is one host's. A job that spans hosts with only a Unix address fails at once,
+// with the launcher's own word for it, instead of waiting the whole timeout for a socket that no
+// PE of this host will ever open.
+Status check_reachable(const LaunchInfo& info) {
+  if (info.address.rfind("tcp:", 0) == 0) return {};
   std::string from;
   auto local = local_size(info, &from);
   SYMMETRA_TRY(local);
   if (local.value() < 0 || local.value() >= info.size) return {};
   return Status::fail("[pe " + std::to_string(info.rank) + "] this job of " +
                       std::to_string(info.size) + " PEs spans more than one host (" + from +
-                      "): PEs on other hosts need the UCX transport, "
-                      "which this build does not have");
+                      "), and its PEs meet on a Unix socket, which only one host reaches: set "
+                      "SYMMETRA_BOOTSTRAP=tcp:<address of PE 0's host>:<free port> and "
+                      "SYMMETRA_SECRET=<one random value> on every PE (docs/configuration.md)");
 }
 
 }  // namespace
@@ -107,7 +110,10 @@ Result<LaunchInfo> launch_info_from_env() {
           "SYMMETRA_RANK is set but SYMMETRA_BOOTSTRAP is not: start PEs with symrun");
     info.address = env("SYMMETRA_BOOTSTRAP");
     SYMMETRA_TRY(read_local_rank(&info));
-    return info;  // symrun hosts the server
+    // symrun hosts a Unix rendezvous itself; over TCP (symrun --rendezvous tcp, the PEs meeting
+    // as on separate machines) PE 0 hosts it, as under the other launchers.
+    info.host_server = info.rank == 0 && info.address.rfind("tcp:", 0) == 0;
+    return info;
   }
   if (env("OMPI_COMM_WORLD_RANK") != nullptr) {
     info.launcher = "mpi";
@@ -147,7 +153,7 @@ Result<LaunchInfo> launch_info_from_env() {
   if (env("SYMMETRA_BOOTSTRAP") != nullptr) info.address = env("SYMMETRA_BOOTSTRAP");
   info.host_server = info.rank == 0;
   SYMMETRA_TRY(read_local_rank(&info));
-  SYMMETRA_TRY(check_one_host(info));
+  SYMMETRA_TRY(check_reachable(info));
   return info;
 }
 

@@ -18,6 +18,8 @@ struct LaunchInfo {
   std::string launcher = "none";  // symrun, mpi, slurm, torchrun, none
   std::string address;            // rendezvous address; empty for a job of one PE
   bool host_server = false;       // this process (PE 0) hosts the rendezvous server
+  // PE 0 hosts the job's rendezvous (every launcher but symrun over a Unix socket).
+  bool pe0_hosts() const { return launcher != "symrun" || address.rfind("tcp:", 0) == 0; }
   // This process's number among the PEs of its host, where the launcher says it (symrun:
   // SYMMETRA_LOCAL_RANK; Open MPI: OMPI_COMM_WORLD_LOCAL_RANK; MPICH: MPI_LOCALRANKID; Slurm:
   // SLURM_LOCALID; torchrun: LOCAL_RANK), else -1. The GPU backend picks the GPU from it.

@@ -24,6 +24,7 @@ namespace {
 
 struct JoinSpec {
   std::string address;
+  int pe;  // in the whole job, for messages
   int rank;
   int size;
   bool host_server;  // this PE hosts the rendezvous (PE 0 under every launcher but symrun)
@@ -45,7 +46,9 @@ class SocketBootstrap final : public Bootstrap {
         size_(spec_.size),
         timeout_ms_(spec_.timeout_ms),
         server_(std::move(server)),
-        server_thread_(std::move(server_thread)) {}
+        server_thread_(std::move(server_thread)) {
+    if (spec_.pe != spec_.rank) pe_ = spec_.pe;
+  }
   ~SocketBootstrap() override {
     unwatch();
     local_.reset();
@@ -54,6 +57,7 @@ class SocketBootstrap final : public Bootstrap {
       server_->stop();
       server_thread_.join();
     }
+    if (server_ && address_.rfind("unix:/", 0) == 0) unlink(address_.c_str() + 5);
   }
 
   void watch(std::function<void(int, bool)> on_lost) override {
@@ -125,9 +129,9 @@ class SocketBootstrap final : public Bootstrap {
   }
 
   Status allgather_fds(int fd, std::vector<int>* out) override {
-    // fds travel only over Unix sockets: a TCP job (torchrun) opens a per-host Unix channel,
-    // named from its TCP address, hosted by PE 0. (Every PE sits on one host until the UCX
-    // transport exists; the Runtime checks that before it gets here.)
+    // fds travel only over Unix sockets: a TCP job opens a Unix channel of all its PEs, so
+    // it must sit on one host; a job across hosts exchanges fds in groups of one host each
+    // (split), as the Runtime does.
     if (address_.rfind("tcp:", 0) == 0) {
       SYMMETRA_TRY(ensure_local());
       return local_->allgather_fds(fd, out);
@@ -170,6 +174,25 @@ class SocketBootstrap final : public Bootstrap {
     return got_fd;
   }
 
+  Result<std::unique_ptr<Bootstrap>> split(int color) override {
+    std::vector<int> colors(static_cast<std::size_t>(size_));
+    SYMMETRA_TRY(allgather(&color, colors.data(), sizeof(color)));
+    JoinSpec group = spec_;
+    group.pe = pe();
+    group.rank = group.size = 0;
+    group.hub_pe = -1;
+    for (int p = 0; p < size_; ++p) {
+      if (colors[static_cast<std::size_t>(p)] != color) continue;
+      if (group.hub_pe < 0) group.hub_pe = p;  // its first PE hosts it
+      if (p < rank_) ++group.rank;
+      ++group.size;
+    }
+    group.address = group_address(splits_++, color);
+    group.host_server = group.rank == 0;
+    group.launcher = "a group of PEs";
+    return connect_bootstrap(group);
+  }
+
   void finalize() override {
     if (fd_ < 0) return;
     WireHeader h;
@@ -181,15 +204,23 @@ class SocketBootstrap final : public Bootstrap {
   }
 
  private:
-  // The per-host Unix channel of a TCP job, hosted by PE 0.
+  // Where split number `seq`'s group of `color` meets: a Unix socket named after this job's
+  // address, a path beside a path (symrun --netns puts hosts in network namespaces, where
+  // abstract names do not cross) and an abstract name otherwise.
+  std::string group_address(std::uint64_t seq, int color) const {
+    const std::string tag = ".g" + std::to_string(seq) + "-" + std::to_string(color);
+    if (address_.rfind("unix:", 0) == 0) return address_ + tag;
+    std::string name = address_.substr(4);  // tcp:host:port
+    for (char& c : name)
+      if (c == ':' || c == '/') c = '-';
+    return "unix:symmetra-" + std::to_string(geteuid()) + "-" + name + tag;
+  }
+
+  // The per-host Unix channel of a TCP job: every PE of the job in one group (the Runtime splits
+  // by host first where the job spans hosts, and exchanges fds in those groups).
   Status ensure_local() {
     if (local_) return {};
-    JoinSpec local = spec_;
-    local.address = "unix:symmetra-fds-" + address_.substr(4);
-    local.host_server = rank_ == 0;
-    local.hub_pe = 0;
-    local.launcher = "fd exchange";
-    auto b = connect_bootstrap(local);
+    auto b = split(0);
     SYMMETRA_TRY(b);
     local_ = std::move(b.value());
     return {};
@@ -220,11 +251,12 @@ class SocketBootstrap final : public Bootstrap {
   int timeout_ms_;
   std::unique_ptr<RendezvousServer> server_;
   std::thread server_thread_;
+  std::uint64_t splits_ = 0;  // split() calls so far: alike on every PE, they are collective
 };
 
 // Joins the rendezvous at spec.address (hosting it first when spec.host_server).
 Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const JoinSpec& spec) {
-  const std::string pe = "[pe " + std::to_string(spec.rank) + "] ";
+  const std::string pe = "[pe " + std::to_string(spec.pe) + "] ";
   const bool tcp = spec.address.rfind("tcp:", 0) == 0;
   if (tcp && spec.secret.empty())
     return Status::fail(pe + "the TCP rendezvous " + spec.address +
@@ -277,14 +309,9 @@ Result<std::unique_ptr<Bootstrap>> bootstrap_from_env() {
     auto job = std::make_shared<ThreadJob>(1, timeout_ms);
     return std::unique_ptr<Bootstrap>(new ThreadBootstrap(job, 0));
   }
-  JoinSpec spec{li.address,
-                li.rank,
-                li.size,
-                li.host_server,
-                li.launcher == "symrun" ? -1 : 0,
-                timeout_ms,
-                li.launcher,
-                job_secret_from_env()};
+  JoinSpec spec{li.address, li.rank,        li.rank,
+                li.size,    li.host_server, li.pe0_hosts() ? 0 : -1,
+                timeout_ms, li.launcher,    job_secret_from_env()};
   return connect_bootstrap(spec);
 }
 

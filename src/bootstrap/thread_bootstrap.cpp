@@ -32,9 +32,38 @@ Status ThreadJob::allgather(int rank, const void* in, void* out, std::size_t byt
 }
 
 void ThreadJob::fail(const std::string& why) {
+  std::vector<std::shared_ptr<ThreadJob>> groups;
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    if (failed_.empty()) failed_ = why;
+    cv_.notify_all();
+    for (auto& [key, g] : groups_) groups.push_back(g);
+  }
+  for (auto& g : groups) g->fail(why);  // outside m_: a group never locks its parent
+}
+
+std::shared_ptr<ThreadJob> ThreadJob::group(std::uint64_t seq, int color, int size) {
   std::lock_guard<std::mutex> lock(m_);
-  if (failed_.empty()) failed_ = why;
-  cv_.notify_all();
+  auto& g = groups_[{seq, color}];
+  if (!g) {
+    g = std::make_shared<ThreadJob>(size, timeout_ms_);
+    if (!failed_.empty()) g->failed_ = failed_;
+  }
+  return g;
+}
+
+Result<std::unique_ptr<Bootstrap>> ThreadBootstrap::split(int color) {
+  std::vector<int> colors(static_cast<std::size_t>(size()));
+  SYMMETRA_TRY(allgather(&color, colors.data(), sizeof(color)));
+  int rank = 0, size = 0;
+  for (int p = 0; p < static_cast<int>(colors.size()); ++p) {
+    if (colors[static_cast<std::size_t>(p)] != color) continue;
+    if (p < rank_) ++rank;
+    ++size;
+  }
+  auto group = std::make_unique<ThreadBootstrap>(job_->group(splits_++, color, size), rank);
+  group->pe_ = pe();
+  return std::unique_ptr<Bootstrap>(std::move(group));
 }
 
 }  // namespace symmetra::detail

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,8 +19,13 @@ class ThreadJob {
   ThreadJob(int n, int timeout_ms) : n_(n), timeout_ms_(timeout_ms) {}
   int size() const { return n_; }
   Status allgather(int rank, const void* in, void* out, std::size_t bytes);
-  // Makes every pending and later collective fail with `why` (a PE thread failed).
+  // Makes every pending and later collective fail with `why` (a PE thread failed), in the
+  // groups split from this job too.
   void fail(const std::string& why);
+  // The job of split number `seq` (counted per PE, so alike on all) for `color`, of `size`
+  // threads: made by the first of its members to ask. It lives as long as this job, so that
+  // what its members defer (a group's heap mapping) is released with the whole job's.
+  std::shared_ptr<ThreadJob> group(std::uint64_t seq, int color, int size);
   void defer_release(std::function<void()> release) {
     std::lock_guard<std::mutex> lock(m_);
     releases_.push_back(std::move(release));
@@ -38,6 +44,7 @@ class ThreadJob {
   std::vector<char> buf_[2];
   std::string failed_;
   std::vector<std::function<void()>> releases_;
+  std::map<std::pair<std::uint64_t, int>, std::shared_ptr<ThreadJob>> groups_;
 };
 
 class ThreadBootstrap final : public Bootstrap {
@@ -59,10 +66,12 @@ class ThreadBootstrap final : public Bootstrap {
   Result<int> broadcast_fd(int, int) override {
     return Status::fail("fd exchange is not needed between threads");
   }
+  Result<std::unique_ptr<Bootstrap>> split(int color) override;
 
  private:
   std::shared_ptr<ThreadJob> job_;
   int rank_;
+  std::uint64_t splits_ = 0;
 };
 
 }  // namespace symmetra::detail

@@ -14,7 +14,7 @@ namespace symmetra::detail {
 namespace {
 
 std::string pe_prefix(const Bootstrap& bs) {
-  return "[pe " + std::to_string(bs.rank()) + "] ";
+  return "[pe " + std::to_string(bs.pe()) + "] ";
 }
 
 // The main program is the first object dl_iterate_phdr reports.

@@ -12,7 +12,7 @@ namespace symmetra::detail {
 namespace {
 
 std::string pe_prefix(const Bootstrap& bs) {
-  return "[pe " + std::to_string(bs.rank()) + "] ";
+  return "[pe " + std::to_string(bs.pe()) + "] ";
 }
 
 // `bytes` of address space starting at a multiple of `align` (a power of two): reserves

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -47,6 +48,56 @@ TEST(ThreadBootstrap, FailureReleasesWaiters) {
   waiter.join();
   ASSERT_FALSE(seen.ok());
   EXPECT_EQ(seen.message(), "PE 2 failed");
+}
+
+// split(color): groups of the PEs with one color, ranked in the job's order, whose collectives
+// see only their members; a second split makes groups of its own.
+TEST(ThreadBootstrap, SplitMakesGroupsByColor) {
+  constexpr int kN = 7;
+  auto job = std::make_shared<ThreadJob>(kN, 30000);
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(kN);
+  for (int r = 0; r < kN; ++r) {
+    threads.emplace_back([&, r] {
+      ThreadBootstrap bs(job, r);
+      for (int colors : {3, 2}) {  // PEs r, r + colors, ... share a color
+        auto g = bs.split(r % colors);
+        if (!g.ok()) {
+          errors[r] = g.status().message();
+          return;
+        }
+        Bootstrap& group = *g.value();
+        const int size = (kN - r % colors + colors - 1) / colors;
+        if (group.rank() != r / colors || group.size() != size || group.pe() != r)
+          errors[r] += "rank " + std::to_string(group.rank()) + " of " +
+                       std::to_string(group.size()) + ", pe " + std::to_string(group.pe()) + "; ";
+        std::vector<int> all(static_cast<std::size_t>(group.size()));
+        if (!group.allgather(&r, all.data(), sizeof(r)).ok()) errors[r] += "allgather failed; ";
+        for (int k = 0; k < group.size(); ++k)
+          if (all[static_cast<std::size_t>(k)] != r % colors + k * colors)
+            errors[r] += "member " + std::to_string(k) + " is PE " +
+                         std::to_string(all[static_cast<std::size_t>(k)]) + "; ";
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < kN; ++r) EXPECT_EQ(errors[r], "") << "PE " << r;
+}
+
+TEST(ThreadBootstrap, FailureReachesTheGroups) {
+  auto big = std::make_shared<ThreadJob>(3, 30000);
+  std::unique_ptr<Bootstrap> pair[2];
+  std::thread t1([&] { pair[1] = ThreadBootstrap(big, 1).split(0).value_or_throw(); });
+  std::thread t2([&] { (void)ThreadBootstrap(big, 2).split(1); });
+  pair[0] = ThreadBootstrap(big, 0).split(0).value_or_throw();
+  t1.join();
+  t2.join();
+  Status seen;
+  std::thread waiter([&] { seen = pair[0]->barrier(); });  // its partner never comes
+  big->fail("PE 1 failed");
+  waiter.join();
+  ASSERT_FALSE(seen.ok());
+  EXPECT_EQ(seen.message(), "PE 1 failed");
 }
 
 // Clients speak the wire protocol through the real SocketBootstrap, started from symrun's env.
@@ -100,6 +151,66 @@ TEST(Rendezvous, AllgatherAndFdPassingBetweenProcesses) {
     waitpid(p, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
   }
+}
+
+// Processes split into groups that meet on sockets of their own, abstract or a path beside
+// the job's, and pass fds among their members only.
+void split_and_pass_fds(const std::string& address) {
+  constexpr int kN = 5;
+  auto lfd = listen_on(address, kN);
+  ASSERT_TRUE(lfd.ok()) << lfd.status().message();
+  std::vector<pid_t> pids;
+  for (int r = 0; r < kN; ++r) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      auto bs = join(address, r, kN);
+      if (!bs) _exit(10);
+      auto g = bs->split(r % 2);  // {0, 2, 4} and {1, 3}
+      if (!g.ok()) {
+        std::fprintf(stderr, "PE %d: %s\n", r, g.status().message().c_str());
+        _exit(11);
+      }
+      Bootstrap& group = *g.value();
+      if (group.rank() != r / 2 || group.size() != (r % 2 == 0 ? 3 : 2) || group.pe() != r)
+        _exit(12);
+      const int fd = memfd_create("t", 0);
+      if (ftruncate(fd, 4096) != 0) _exit(13);
+      auto* mine =
+          static_cast<int*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+      *mine = 1000 + r;
+      std::vector<int> fds;
+      if (!group.allgather_fds(fd, &fds).ok() || fds.size() != std::size_t(group.size())) _exit(14);
+      for (int k = 0; k < group.size(); ++k) {
+        auto* theirs = static_cast<int*>(mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fds[k], 0));
+        if (theirs == MAP_FAILED || *theirs != 1000 + r % 2 + 2 * k) _exit(15);
+      }
+      if (!group.barrier().ok() || !bs->barrier().ok()) _exit(16);
+      g.value().reset();
+      bs->finalize();
+      _exit(0);
+    }
+    pids.push_back(pid);
+  }
+  RendezvousServer server(lfd.value(), kN, 30000);
+  const Status st = server.serve();
+  EXPECT_TRUE(st.ok()) << st.message();
+  for (pid_t p : pids) {
+    int status = 0;
+    waitpid(p, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
+}
+
+TEST(Rendezvous, SplitGroupsPassFdsAmongThemselves) {
+  split_and_pass_fds("unix:symmetra-unit-split-" + std::to_string(getpid()));
+}
+
+TEST(Rendezvous, SplitGroupsBesideAPathMeetOnPaths) {
+  char dir[] = "/tmp/symmetra-unit-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  split_and_pass_fds(std::string("unix:") + dir + "/rendezvous");
+  unlink((std::string(dir) + "/rendezvous").c_str());
+  EXPECT_EQ(rmdir(dir), 0) << "the groups' sockets were left behind in " << dir;
 }
 
 TEST(Rendezvous, ClientLeavingEarlyAbortsTheOthers) {
