@@ -1,14 +1,16 @@
 // symrun: starts N PEs as processes of this host and hosts their rendezvous.
 //
-//   symrun -n N [--tag-output] [--timeout S] [--hosts H [--netns PREFIX]] [--bind-to core|none]
-//          prog [args...]
+//   symrun -n N [--tag-output] [--timeout S] [--hosts H [--netns PREFIX]]
+//          [--rendezvous tcp:HOST[:PORT]] [--bind-to core|none] prog [args...]
 //
 // Each PE is bound to CPUs of symrun's own affinity (binding.hpp says which), as mpirun binds
 // by default; --bind-to none leaves placement to the scheduler.
 // Returns 0 when every PE exits 0. When a PE exits non-zero or dies by a signal, symrun names it,
 // ends the others (SIGTERM, then SIGKILL after a grace period) and returns that PE's status
 // (128 + signal for a signal). -np is accepted for -n, as oshrun and mpirun do.
+#include <dirent.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,7 +41,8 @@ namespace {
 struct Options {
   int n = 1;
   int hosts = 1;
-  std::string netns;  // --netns: the PEs of forced host h run in network namespace <netns><h>
+  std::string netns;       // --netns: the PEs of forced host h run in network namespace <netns><h>
+  std::string rendezvous;  // --rendezvous tcp:HOST[:PORT]: PE 0 hosts it, over TCP
   bool tag_output = false;
   bool bind = true;
   double timeout_s = 0;
@@ -47,14 +51,18 @@ struct Options {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: symrun -n N [--tag-output] [--timeout S] [--hosts H] [--bind-to core|none] "
-               "prog [args...]\n"
+               "usage: symrun -n N [--tag-output] [--timeout S] [--hosts H [--netns PREFIX]] "
+               "[--rendezvous tcp:HOST[:PORT]] [--bind-to core|none] prog [args...]\n"
                "  -n, -np N       number of PEs\n"
                "  --tag-output    prefix every output line with [pe N]\n"
                "  --timeout S     bound of every wait, exported as SYMMETRA_TIMEOUT_S\n"
                "  --hosts H       pretend the PEs sit on H hosts (sets SYMMETRA_HOST_ID)\n"
                "  --netns PREFIX  run host h's PEs in network namespace PREFIXh (ip netns; as\n"
                "                  root), so that hosts reach each other only over the network\n"
+               "  --rendezvous tcp:HOST[:PORT]\n"
+               "                  the PEs meet over TCP at HOST, hosted by PE 0, as PEs of\n"
+               "                  separate machines do (default: on a Unix socket of symrun's);\n"
+               "                  PORT: a free one of this machine's by default\n"
                "  --bind-to B     core (default): bind each PE to its own CPUs, shared evenly\n"
                "                  when PEs outnumber CPUs; none: no binding\n");
 }
@@ -74,6 +82,13 @@ bool parse(int argc, char** argv, Options* o) {
       const char* v = value();
       if (!v || !*v) return false;
       o->netns = v;
+    } else if (a == "--rendezvous") {
+      const char* v = value();
+      if (!v || std::strncmp(v, "tcp:", 4) != 0 || !v[4]) {
+        std::fprintf(stderr, "symrun: --rendezvous takes tcp:HOST[:PORT]\n");
+        return false;
+      }
+      o->rendezvous = v;
     } else if (a == "--timeout") {
       const char* v = value();
       if (!v || (o->timeout_s = std::atof(v)) <= 0) return false;
@@ -110,12 +125,32 @@ struct SocketDir {
     path = t;
     return true;
   }
-  ~SocketDir() {
+  ~SocketDir() {  // the rendezvous and the sockets of the PEs' host groups beside it
     if (path.empty()) return;
-    unlink((path + "/rendezvous").c_str());
+    if (DIR* d = opendir(path.c_str())) {
+      while (const dirent* e = readdir(d))
+        if (e->d_name[0] != '.') unlink((path + "/" + e->d_name).c_str());
+      closedir(d);
+    }
     rmdir(path.c_str());
   }
 };
+
+// A TCP port that nothing on this machine listens on now (the kernel's pick for port 0), for
+// --rendezvous without a port; -1 if none. PE 0 binds it moments later.
+int free_tcp_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  socklen_t len = sizeof(a);
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
 
 // Moves this process into network namespace `name` (ip netns add's /run/netns/<name>), as
 // `ip netns exec` does: /sys is mounted again in a mount namespace of its own, because sysfs
@@ -251,26 +286,9 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &handled, &pe_mask);
   signal(SIGCHLD, on_child);
   if (o.timeout_s > 0) setenv("SYMMETRA_TIMEOUT_S", std::to_string(o.timeout_s).c_str(), 1);
-  // An abstract socket, which needs no cleaning up; with --netns a path, since abstract names
-  // live in one network namespace and the PEs then sit in others.
-  std::string address = "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
-                        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  SocketDir socket_dir;
-  if (!o.netns.empty()) {
-    if (!socket_dir.make()) {
-      std::perror("symrun: mkdtemp");
-      return 1;
-    }
-    address = "unix:" + socket_dir.path + "/rendezvous";
-  }
-  auto lfd = listen_on(address, o.n + 16);
-  if (!lfd.ok()) {
-    std::fprintf(stderr, "symrun: %s\n", lfd.status().message().c_str());
-    return 1;
-  }
   // The job's secret: what a PE proves to join over TCP (docs/security.md). Made up here unless
-  // the user gave one; the PEs inherit it. (This job's own rendezvous is a Unix socket, where the
-  // kernel's word on the peer's uid decides.)
+  // the user gave one; the PEs inherit it. (On symrun's own Unix socket the kernel's word on the
+  // peer's uid decides.)
   if (std::getenv("SYMMETRA_SECRET") == nullptr) {
     unsigned char raw[32];
     if (getrandom(raw, sizeof(raw), 0) == static_cast<ssize_t>(sizeof(raw))) {
@@ -279,7 +297,39 @@ int main(int argc, char** argv) {
       setenv("SYMMETRA_SECRET", hex, 1);
     }
   }
-  RendezvousServer server(lfd.value(), o.n, timeout_ms_from_env(), false, "", "symrun: ");
+  // Over TCP PE 0 hosts the rendezvous; else symrun does, on an abstract socket, which needs no
+  // cleaning up, or with --netns on a path, since abstract names live in one network namespace
+  // and the PEs then sit in others.
+  std::string address = o.rendezvous;
+  SocketDir socket_dir;
+  std::unique_ptr<RendezvousServer> server;
+  if (!address.empty()) {
+    if (address.find(':', 4) == std::string::npos) {
+      const int port = free_tcp_port();
+      if (port <= 0) {
+        std::perror("symrun: cannot find a free TCP port");
+        return 1;
+      }
+      address += ":" + std::to_string(port);
+    }
+  } else {
+    address = "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
+              std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    if (!o.netns.empty()) {
+      if (!socket_dir.make()) {
+        std::perror("symrun: mkdtemp");
+        return 1;
+      }
+      address = "unix:" + socket_dir.path + "/rendezvous";
+    }
+    auto lfd = listen_on(address, o.n + 16);
+    if (!lfd.ok()) {
+      std::fprintf(stderr, "symrun: %s\n", lfd.status().message().c_str());
+      return 1;
+    }
+    server = std::make_unique<RendezvousServer>(lfd.value(), o.n, timeout_ms_from_env(), false, "",
+                                                "symrun: ");
+  }
   // A signal or shmem_global_exit ends the job: a PE leaving then is no news. The PE in
   // shmem_global_exit queues its signal before its socket closes, so the server sees the
   // signal pending, or already taken, whenever it sees that PE gone.
@@ -290,10 +340,12 @@ int main(int argc, char** argv) {
                                                            sigismember(&pending, SIGINT) == 1 ||
                                                            sigismember(&pending, SIGTERM) == 1));
   };
-  std::thread server_thread([&] {
-    auto st = server.serve();
-    if (!st.ok() && !job_ending()) std::fprintf(stderr, "symrun: %s\n", st.message().c_str());
-  });
+  std::thread server_thread;
+  if (server)
+    server_thread = std::thread([&] {
+      auto st = server->serve();
+      if (!st.ok() && !job_ending()) std::fprintf(stderr, "symrun: %s\n", st.message().c_str());
+    });
   // shmem_global_exit signals this process only when it is the PE's parent and says so here:
   // under another launcher the parent is a daemon that SIGUSR1 would end.
   setenv("SYMMETRA_LAUNCHER_PID", std::to_string(getpid()).c_str(), 1);
@@ -409,8 +461,9 @@ int main(int argc, char** argv) {
       // first. The others stop as soon as they see it gone, which can be before its own exit is
       // complete (a PE ending without finalize marks the heaps first), so give it a moment.
       const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-      int lost = server.first_lost();
-      for (; std::chrono::steady_clock::now() < grace; lost = server.first_lost()) {
+      auto first_lost = [&] { return server ? server->first_lost() : -1; };
+      int lost = first_lost();
+      for (; std::chrono::steady_clock::now() < grace; lost = first_lost()) {
         if (lost >= 0 && pids[lost] < 0) break;  // reaped already
         if (lost >= 0 && waitpid(pids[lost], &status, WNOHANG) == pids[lost]) {
           pids[lost] = -1;
@@ -437,8 +490,10 @@ int main(int argc, char** argv) {
       kill_deadline = std::chrono::steady_clock::time_point::max();
     }
   }
-  server.stop();
-  server_thread.join();
+  if (server) {
+    server->stop();
+    server_thread.join();
+  }
   if (tag_thread.joinable()) tag_thread.join();
   return result;
 }

@@ -44,6 +44,36 @@ std::string topology_name(int hosts, int pe, int n) {
   return host_name();
 }
 
+// The index of `name` in `names`, appended if new.
+int index_in(std::vector<std::string>& names, const std::string& name) {
+  auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<int>(it - names.begin());
+  names.push_back(name);
+  return static_cast<int>(names.size()) - 1;
+}
+
+// How this PE reaches PEs of other hosts: SYMMETRA_TRANSPORT, or by default UCX where the job
+// spans machines and the loopback test transport between forced hosts of one machine. The
+// loopback delivers through the machine's shared mapping, so it cannot cross machines.
+detail::TransportKind transport_kind(const detail::Config& config,
+                                     const std::vector<std::string>& machines,
+                                     const std::vector<int>& machine_of, const std::string& pe) {
+  using Choice = detail::Config::TransportChoice;
+  if (config.transport == Choice::kUcx) return detail::TransportKind::kUcx;
+  if (machines.size() == 1) return detail::TransportKind::kLoopback;
+  if (config.transport == Choice::kLoopback) {
+    const int other = static_cast<int>(
+        std::find_if(machine_of.begin(), machine_of.end(), [](int m) { return m != 0; }) -
+        machine_of.begin());
+    throw Error(pe +
+                "SYMMETRA_TRANSPORT=loopback reaches forced hosts of one machine only, and "
+                "PE " +
+                std::to_string(other) + " runs on machine '" + machines[1] + "', PE 0 on '" +
+                machines[0] + "': use SYMMETRA_TRANSPORT=ucx (or leave it unset)");
+  }
+  return detail::TransportKind::kUcx;
+}
+
 // The smallest power of two of at least `bytes` (and of a page).
 std::uint64_t pow2_at_least(std::uint64_t bytes) {
   std::uint64_t p = 4096;
@@ -108,38 +138,44 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   me.reserved = reserved;
   std::vector<Identity> all(n);
   bs.allgather(&me, all.data(), sizeof(me)).or_throw();
-  std::vector<std::string> seen;  // topology hosts, in order of first appearance
+  std::vector<std::string> machines;  // in order of first appearance, alike on every PE
+  std::vector<int> machine_of(n);
   s_->host_of.resize(n);
   for (int p = 0; p < n; ++p) {
-    // Every PE must sit on this machine until the bootstrap and the heap span machines (the
-    // UCX transport already runs between forced hosts of one machine).
-    if (std::strncmp(me.host, all[p].host, sizeof(me.host)) != 0)
-      throw Error(pe + "PE " + std::to_string(p) + " runs on machine '" + all[p].host +
-                  "' and this PE on '" + me.host +
-                  "': this build runs a job on one machine only (forced hosts, SYMMETRA_HOSTS, "
-                  "reach each other through UCX with SYMMETRA_TRANSPORT=ucx); jobs across "
-                  "machines need the cross-host bootstrap, which is not built yet");
     if (all[p].reserved != reserved)
       throw Error(
           pe +
           "SYMMETRA_COLL_WORKSPACE / SYMMETRA_COLL_TEAM_WORKSPACE differ between this PE and PE " +
           std::to_string(p) + ": set them alike on every PE");
-    const std::string name(all[p].topo, strnlen(all[p].topo, sizeof(all[p].topo)));
-    auto it = std::find(seen.begin(), seen.end(), name);
-    s_->host_of[p] = static_cast<int>(it - seen.begin());
-    if (it == seen.end()) seen.push_back(name);
+    const std::string machine(all[p].host, strnlen(all[p].host, sizeof(all[p].host)));
+    const std::string topo(all[p].topo, strnlen(all[p].topo, sizeof(all[p].topo)));
+    machine_of[p] = index_in(machines, machine);
+    // Forced hosts of different machines are different hosts, whatever their names.
+    s_->host_of[p] = index_in(s_->host_names, topo == machine ? topo : topo + "@" + machine);
   }
+  if (machines.size() == 1)  // forced hosts of one machine: their own names tell them apart
+    for (std::string& h : s_->host_names) h = h.substr(0, h.rfind('@' + machines[0]));
   const bool gpu = resolve_backend(options.backend, pe) == Backend::kCuda;
   // PEs of other (forced) hosts are reached through the transport, the others by load and store.
-  // Every PE sees the same host count, so all of them take the same branches below.
+  // Every PE sees the same tables, so all of them take the same branches below.
+  const int my_pe = bs.rank();
   std::vector<bool> remote(n);
   bool any_remote = false;
-  for (int p = 0; p < n; ++p) any_remote |= remote[p] = s_->host_of[p] != s_->host_of[bs.rank()];
+  for (int p = 0; p < n; ++p) any_remote |= remote[p] = s_->host_of[p] != s_->host_of[my_pe];
   if (any_remote && gpu)
     throw Error(pe +
-                "the PEs sit on several hosts (SYMMETRA_HOSTS, SYMMETRA_HOST_ID): GPU PEs reach "
-                "other hosts through the proxy ring, which this build does not have; run forced "
-                "hosts on the CPU backend");
+                "the PEs sit on several hosts: GPU PEs reach other hosts through the proxy ring, "
+                "which this build does not have; run PEs of several hosts on the CPU backend");
+  const detail::TransportKind kind = transport_kind(*s_->config, machines, machine_of, pe);
+  // The PEs that map each other's heaps: those of one host, since a network transport must
+  // reach the others through the network alone; with the loopback transport, which delivers
+  // through that mapping, every PE of the machine (which is the whole job).
+  std::vector<int> group_of(n);
+  for (int p = 0; p < n; ++p)
+    group_of[p] = kind == detail::TransportKind::kLoopback ? machine_of[p] : s_->host_of[p];
+  if (std::count(group_of.begin(), group_of.end(), group_of[0]) != n)
+    s_->host_group = bs.split(group_of[my_pe]).value_or_throw();
+  detail::Bootstrap& group = s_->host_group ? *s_->host_group : bs;
   // The host-memory heap always exists: host-side synchronization runs on its header. On the
   // CPU backend it is also the data heap; on the GPU backend it is only that header.
   const std::uint64_t host_initial = gpu ? header : s_->config->symmetric_size + reserved;
@@ -152,10 +188,10 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   // offset aligned to any power of two up to the stride is aligned in every PE's view (align()).
   s_->heap_limit = s_->config->max_symmetric_size + reserved;
   const std::uint64_t stride = pow2_at_least((gpu ? header : s_->heap_limit) + s_->static_window);
-  s_->heap = detail::SymmetricHeap::create(bs, stride, host_initial).value_or_throw();
+  s_->heap = detail::SymmetricHeap::create(group, stride, host_initial).value_or_throw();
   if (statics.bytes > 0) {
     const std::uint64_t window = s_->heap->stride() - s_->static_window;
-    detail::StaticData::create(bs, statics, s_->heap->fd(),
+    detail::StaticData::create(group, statics, s_->heap->fd(),
                                s_->heap->file_offset(s_->heap->index()) + window)
         .or_throw();
     ctx_.static_lo = statics.lo;
@@ -167,11 +203,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     tp.bootstrap = &bs;
     tp.heap = s_->heap.get();
     tp.remote = remote;
-    tp.forced_hosts = true;  // every PE is on this machine (checked above)
-    const detail::TransportKind kind =
-        s_->config->transport == detail::Config::TransportChoice::kUcx
-            ? detail::TransportKind::kUcx
-            : detail::TransportKind::kLoopback;
+    tp.forced_hosts = machines.size() == 1;
     auto made = detail::make_transport(kind, tp);
     if (!made.ok()) throw Error(pe + made.status().message());
     s_->transport = std::move(made.value());
@@ -204,7 +236,11 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   }
   s_->allocator = std::make_unique<detail::Allocator>(reserved, data_size());
   s_->pe_index.resize(n);
-  for (int p = 0; p < n; ++p) s_->pe_index[p] = remote[p] ? -1 : p;
+  // A local PE's heap is at its place in the group's mapping: its rank among the group's PEs.
+  for (int p = 0; p < n; ++p)
+    s_->pe_index[p] = remote[p] ? -1
+                                : static_cast<std::int32_t>(std::count(
+                                      group_of.begin(), group_of.begin() + p, group_of[p]));
   s_->teams[device::kTeamWorld] = {0, 1, n, bs.rank(), device::kTeamWorld, local_run(0, 1, n)};
   s_->teams[device::kTeamShared] = shared_team(remote, bs.rank());
   ctx_.my_pe = bs.rank();
@@ -218,11 +254,11 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   }
   ctx_.flags = (s_->config->check ? device::Context::kCheckArgs : 0) |
                (any_remote ? 0 : device::Context::kIdentityIndex);
-  // Every PE runs on this machine (checked above): more PEs than CPUs means waits cost context
-  // switches, which the central-counter sync and yielding at once keep few
-  // (docs/perf_cpu.md#oversubscription).
+  // More PEs on this machine than CPUs means waits cost context switches, which the
+  // central-counter sync and yielding at once keep few (docs/perf_cpu.md#oversubscription).
   const long cpus = s_->config->cpus > 0 ? s_->config->cpus : sysconf(_SC_NPROCESSORS_ONLN);
-  const bool oversubscribed = cpus > 0 && n > cpus;
+  const long on_machine = std::count(machine_of.begin(), machine_of.end(), machine_of[my_pe]);
+  const bool oversubscribed = cpus > 0 && on_machine > cpus;
   if (oversubscribed) ctx_.flags |= device::Context::kOversubscribed;
   if (s_->config->sync == detail::Config::Sync::kCentral ||
       (s_->config->sync == detail::Config::Sync::kAuto && oversubscribed))
@@ -242,7 +278,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     SYMMETRA_LOG(kInfo, bs.rank(),
                  "joined a job of %d PEs (%s) on %zu host(s), %d on this one ('%s'); %s backend; "
                  "heap %llu bytes, growing to %llu; %s%s",
-                 n, bs.threads() ? "threads" : "processes", seen.size(), here, me.topo,
+                 n, bs.threads() ? "threads" : "processes", s_->host_names.size(), here, me.topo,
                  gpu ? "cuda" : "cpu", static_cast<unsigned long long>(data_size()),
                  static_cast<unsigned long long>(s_->heap_limit),
                  any_remote ? (std::string("other hosts through the ") + s_->transport->name() +
@@ -287,6 +323,7 @@ void Runtime::finalize() {
   ctx_.remote = nullptr;
   s_->transport.reset();  // it delivers into the heap mapping
   s_->heap.reset();
+  s_->host_group.reset();
   s_->bootstrap->finalize();
 }
 
@@ -318,6 +355,7 @@ void Runtime::abandon() {
   ctx_.remote = nullptr;
   s_->transport.reset();
   s_->heap.reset();
+  s_->host_group.reset();
   s_->bootstrap->finalize();
 }
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -30,6 +31,9 @@ struct Runtime::State {
   std::unique_ptr<detail::Selector> selector;
   std::unique_ptr<detail::NcclTeams> nccl;
   std::unique_ptr<detail::Bootstrap> bootstrap;
+  // The PEs that share this PE's heap mapping (its host; with the loopback transport its
+  // machine), split off `bootstrap` where that is not the whole job; null where it is.
+  std::unique_ptr<detail::Bootstrap> host_group;
   std::unique_ptr<detail::SymmetricHeap> heap;
   std::unique_ptr<detail::Allocator> allocator;
   // How PEs on other hosts are reached (src/transport/transport.hpp), and the device API's
@@ -38,8 +42,10 @@ struct Runtime::State {
   std::unique_ptr<device::RemoteOps> remote_ops;
   std::uint64_t static_window = 0;  // symmetric static data's bytes at the top of each heap slot
   std::uint64_t heap_limit = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
-  std::vector<std::int32_t> pe_index;                       // ctx_.pe_index points here
-  std::vector<int> host_of;                                 // world PE -> topology host index
+  std::vector<std::int32_t> pe_index;   // ctx_.pe_index points here
+  std::vector<int> host_of;             // world PE -> topology host index
+  std::vector<std::string> host_names;  // topology host index -> its name
+  std::vector<const char*> pe_host;     // world PE -> its host's name (RemoteOps::pe_host)
   std::array<device::TeamDesc, device::kMaxTeams> teams{};  // ctx_.teams points here
   bool finalized = false;
   // Observability (src/runtime/observe.cpp): the trace file, NVTX on, the trace's time zero.

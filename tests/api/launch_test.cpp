@@ -111,6 +111,58 @@ TEST(Launchers, TorchrunOnOneHost) {
       n);
 }
 
+// --- Jobs across hosts: each host's PEs share a heap; the hosts meet over TCP ---
+
+// The variables that put PE r of n on host r / per_host of this machine, reaching the other
+// hosts through UCX over TCP where the build has it (else the loopback test transport).
+std::map<std::string, std::string> host_env(int r, int per_host) {
+  std::map<std::string, std::string> env{
+      {"SYMMETRA_HOST_ID", "node" + std::to_string(r / per_host)}, {"SYMMETRA_SECRET", "s3cret"}};
+  if (SYMMETRA_TEST_UCX) {
+    env["SYMMETRA_TRANSPORT"] = "ucx";
+    env["UCX_TLS"] = "tcp";
+  }
+  return env;
+}
+
+// torchrun on two nodes of two (LOCAL_WORLD_SIZE < WORLD_SIZE): the rendezvous is TCP at
+// MASTER_ADDR, PE 0 hosts it, and each node's PEs meet again on a Unix socket of their own.
+TEST(Launchers, TorchrunOnTwoNodes) {
+  const int n = 4;
+  const int port = 20000 + (getpid() + 13) % 20000;
+  EXPECT_EQ(run_with_env(n,
+                         [&](int r) {
+                           auto env = host_env(r, 2);
+                           env.insert({{"RANK", std::to_string(r)},
+                                       {"WORLD_SIZE", std::to_string(n)},
+                                       {"LOCAL_RANK", std::to_string(r % 2)},
+                                       {"LOCAL_WORLD_SIZE", "2"},
+                                       {"MASTER_ADDR", "127.0.0.1"},
+                                       {"MASTER_PORT", std::to_string(port)}});
+                           return env;
+                         }),
+            n);
+}
+
+// mpirun on two hosts with the TCP rendezvous named (SYMMETRA_BOOTSTRAP): 3 + 2 PEs.
+TEST(Launchers, OpenMpiOnTwoHostsOverTcp) {
+  const int n = 5;
+  const std::string address = "tcp:127.0.0.1:" + std::to_string(20000 + (getpid() + 17) % 20000);
+  const std::string job = "test2-" + std::to_string(getpid());
+  EXPECT_EQ(run_with_env(n,
+                         [&](int r) {
+                           auto env = host_env(r, 3);
+                           env.insert({{"OMPI_COMM_WORLD_RANK", std::to_string(r)},
+                                       {"OMPI_COMM_WORLD_SIZE", std::to_string(n)},
+                                       {"OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(r % 3)},
+                                       {"OMPI_COMM_WORLD_LOCAL_SIZE", r < 3 ? "3" : "2"},
+                                       {"OMPI_MCA_ess_base_jobid", job},
+                                       {"SYMMETRA_BOOTSTRAP", address}});
+                           return env;
+                         }),
+            n);
+}
+
 // Every PE of an n-PE run printed its "ring ok" line and the run succeeded.
 void expect_ring_ok(const symmetra::testing::CommandResult& r, int n) {
   EXPECT_EQ(r.status, 0) << r.output;
@@ -164,6 +216,19 @@ TEST(Launchers, SymrunBindsPesToCpus) {
 TEST(Launchers, SymrunForcedHostsGiveTheHierarchy) {
   const auto r = symmetra::testing::run_command(std::string(SYMRUN_PATH) +
                                                 " --hosts 2 -n 4 " LAUNCH_PROG_PATH);
+  expect_ring_ok(r, 4);
+  for (int pe = 0; pe < 4; ++pe)
+    EXPECT_TRUE(
+        r.has("pe " + std::to_string(pe) + ": 2 per host, small all-reduce hierarchical: sum ok"))
+        << r.output;
+}
+
+// symrun --rendezvous tcp: PE 0 hosts the job's rendezvous over TCP, as on separate machines,
+// and the hierarchy the selector picks across the two hosts runs and is checked.
+TEST(Launchers, SymrunRendezvousOverTcp) {
+  const std::string ucx = SYMMETRA_TEST_UCX ? "SYMMETRA_TRANSPORT=ucx UCX_TLS=tcp " : "";
+  const auto r = symmetra::testing::run_command(
+      ucx + SYMRUN_PATH + " --hosts 2 --rendezvous tcp:127.0.0.1 -n 4 " LAUNCH_PROG_PATH);
   expect_ring_ok(r, 4);
   for (int pe = 0; pe < 4; ++pe)
     EXPECT_TRUE(

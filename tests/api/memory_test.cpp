@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "support/pe_runner.hpp"
@@ -188,6 +189,45 @@ TEST_P(MemoryTest, JoiningCostsOneMappingAndOneFdPerProcess) {
     EXPECT_EQ(mappings, 1) << "mappings of the heap memfd with " << rt.n_pes() << " PEs";
     EXPECT_LE(fds, 1) << "heap memfd descriptors with " << rt.n_pes() << " PEs";
     rt.free(big);
+  });
+}
+
+// The heap mapping that holds this PE's heap holds exactly the PEs that share memory with it:
+// every PE of the job where all reach each other, or the loopback transport delivers through
+// the mapping (SYMMETRA_HOSTS without UCX), and only those of its host with UCX, which must
+// reach the others through the network (docs/transports.md#which-pes-are-remote). The mapping
+// is size * stride bytes and a PE's heap is the slot of its rank among them, so a symmetric
+// object lies in slot `rank`.
+TEST_P(MemoryTest, MappingHoldsExactlyThePesThatShareIt) {
+  if (GetParam().backend != Backend::kCpu) GTEST_SKIP() << "CPU heap";
+  run_pes(GetParam(), [](Runtime& rt) {
+    const char* transport = std::getenv("SYMMETRA_TRANSPORT");
+    const bool by_host = transport != nullptr && std::string(transport) == "ucx";
+    Team shared = rt.team_shared();
+    const std::uintptr_t size = by_host ? shared.n_pes() : rt.n_pes();
+    const std::uintptr_t rank = by_host ? shared.my_pe() : rt.my_pe();
+    auto* object = rt.allocate_array<long>(1);
+    ASSERT_NE(object, nullptr);
+    const auto at = reinterpret_cast<std::uintptr_t>(object);
+    std::FILE* maps = std::fopen("/proc/self/maps", "r");
+    ASSERT_NE(maps, nullptr);
+    std::uintptr_t lo = 0, hi = 0;
+    char line[512];
+    while (std::fgets(line, sizeof(line), maps)) {
+      unsigned long a = 0, b = 0;
+      if (std::strstr(line, "memfd:symmetra-heap") == nullptr ||
+          std::sscanf(line, "%lx-%lx", &a, &b) != 2 || at < a || at >= b)
+        continue;
+      lo = a;
+      hi = b;
+    }
+    std::fclose(maps);
+    ASSERT_NE(hi, 0u) << "no heap mapping holds this PE's heap";
+    EXPECT_EQ((hi - lo) % size, 0u);
+    EXPECT_EQ((at - lo) / ((hi - lo) / size), rank)
+        << "PE " << rt.my_pe() << " of " << rt.n_pes() << ": a symmetric object at +" << (at - lo)
+        << " of a mapping of " << (hi - lo) << " bytes, which should hold " << size << " PEs";
+    rt.free(object);
   });
 }
 
