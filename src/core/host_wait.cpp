@@ -198,23 +198,31 @@ std::uint32_t HostWaiter::doorbell() const {
   return atomic_load(&h_->doorbell, kSeqCst);
 }
 
+void host_stop_if_marked(const Context& ctx, const char* op) {
+  if (ctx.heap_base == nullptr) return;  // a context for messages only (transport_test)
+  const HeapHeader* h = my_header(ctx);
+  const std::int32_t failed = atomic_load(&h->abort_pe, symmetra::detail::kAcquire);
+  if (failed == 0 || failed - 1 == ctx.my_pe) return;
+  const auto why = static_cast<AbortWhy>(atomic_load(&h->abort_why, symmetra::detail::kAcquire));
+  // PE n (none) with kHubGone: symrun, which hosts no PE, is gone.
+  std::string who = "the job's launcher (its rendezvous) is gone";
+  if (failed - 1 < ctx.n_pes) {
+    who = "PE " + std::to_string(failed - 1);
+    // A PE of another host: which one, so that a lost machine is recognized at once.
+    if (ctx.remote != nullptr && ctx.remote->pe_host != nullptr && !ctx.reachable(failed - 1))
+      who += std::string(" (host '") + ctx.remote->pe_host[failed - 1] + "')";
+    who += std::string(" ") + abort_text(why);
+  }
+  throw symmetra::JobStopped("[pe " + std::to_string(ctx.my_pe) + "] " + op + ": stopping: " + who);
+}
+
 bool HostWaiter::park(std::uint32_t seen_doorbell) {
   ++steps_;
   if (steps_ <= ((ctx_.flags & Context::kOversubscribed) ? kOversubscribedSpinSteps : kSpinSteps)) {
     cpu_relax();
     return true;
   }
-  const std::int32_t failed = atomic_load(&h_->abort_pe, symmetra::detail::kAcquire);
-  if (failed != 0 && failed - 1 != ctx_.my_pe) {
-    // Another PE failed: end this wait with an error instead of waiting for the timeout.
-    const auto why = static_cast<AbortWhy>(atomic_load(&h_->abort_why, symmetra::detail::kAcquire));
-    // PE n (none) with kHubGone: symrun, which hosts no PE, is gone.
-    const std::string who = failed - 1 < ctx_.n_pes
-                                ? "PE " + std::to_string(failed - 1) + " " + abort_text(why)
-                                : std::string("the job's launcher (its rendezvous) is gone");
-    throw symmetra::JobStopped("[pe " + std::to_string(ctx_.my_pe) + "] " + op_ +
-                               ": stopping: " + who);
-  }
+  host_stop_if_marked(ctx_, op_);
   const std::uint64_t waited = steady_ns() - start_ns_;
   // With PEs on other hosts, what this wait is for may need this PE's own progress (UCX over
   // TCP serves RMA as active messages). The progress thread serves it too, but a wait that

@@ -213,6 +213,8 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
       s_->transport->register_memory(s_->heap->base() + window, window, statics.bytes).or_throw();
     }
     s_->remote_ops = std::make_unique<device::RemoteOps>(detail::remote_ops(s_->transport.get()));
+    for (int p = 0; p < n; ++p) s_->pe_host.push_back(s_->host_names[s_->host_of[p]].c_str());
+    s_->remote_ops->pe_host = s_->pe_host.data();
     ctx_.remote = s_->remote_ops.get();
   }
   detail::BackendParams params;

@@ -1,5 +1,6 @@
 // A PE program that fails in a chosen way, for fault_test (run under symrun).
-//   fault_prog <case> [seconds, for idle and stubborn | victim kill|exit, for lost_while_waiting]
+//   fault_prog <case> [seconds, for idle and stubborn |
+//                      victim (a PE, or host) kill|exit, for lost_while_waiting]
 #include <unistd.h>
 
 #include <chrono>
@@ -54,9 +55,11 @@ int main(int argc, char** argv) {
   } else if (c == "lost_while_waiting") {
     // PE argv[2] is lost (argv[3]: kill = SIGKILL, exit = exit(3) without finalize) while the
     // others wait for a word nobody writes; each says how soon its wait stopped, and why.
-    const int victim = argc > 2 ? std::atoi(argv[2]) : 1;
+    // Victim "host": every PE of the last PE's host (a machine lost).
+    const std::string who = argc > 2 ? argv[2] : "1";
+    const int victim = who == "host" ? rt->n_pes() - 1 : std::atoi(who.c_str());
     const std::string how = argc > 3 ? argv[3] : "kill";
-    if (me == victim) {
+    if (me == victim || (who == "host" && rt->pe_local(victim))) {
       if (how == "exit") std::exit(3);
       raise(SIGKILL);
     }

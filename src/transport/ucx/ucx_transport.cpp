@@ -298,9 +298,15 @@ void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void
     // The reply needs the target's progress, and the target may be waiting for this CPU (CI
     // runs 8 PEs on 2 cores): after a few polls, poll between yields.
     if (i >= 16) sched_yield();
-    if ((i & 1023) == 1023 && steady_ns() - start > ctl.timeout_ns) {
+    if ((i & 1023) != 1023) continue;
+    // Another PE was lost (the bootstrap's watch marked this heap): stop naming it, as a wait
+    // does, rather than wait out the timeout on a peer that may be gone too.
+    const std::int32_t mark = __atomic_load_n(&my_header_->abort_pe, __ATOMIC_ACQUIRE);
+    const bool stopped = mark != 0 && mark - 1 != ctl.my_pe;
+    if (stopped || steady_ns() - start > ctl.timeout_ns) {
       ucp_request_cancel(worker_, req);
       ucp_request_free(req);
+      dd::host_stop_if_marked(ctl, op);
       dd::host_fatalf(ctl, op,
                       "timed out after %.0f s waiting for UCX to complete an operation to PE %d "
                       "(SYMMETRA_TIMEOUT_S)",

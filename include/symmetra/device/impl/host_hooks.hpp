@@ -26,6 +26,10 @@ void host_mark_abort(const Context& ctx, int failed_pe, std::uint32_t why = 0);
 // Marks one heap header the same way (the bootstrap's watch of a process marks its own).
 void host_mark_header(HeapHeader* h, int failed_pe, std::uint32_t why);
 
+// Throws JobStopped ("[pe N] op: stopping: PE p (host 'h') is gone ...") if this PE's heap is
+// marked: another PE failed or was lost. Waits call it as they back off. Threads: any.
+void host_stop_if_marked(const Context& ctx, const char* op);
+
 // Wakes the PE owning `h` if it sleeps in a wait. Call after a store that PE may wait on.
 void host_wake(HeapHeader* h);
 

@@ -49,6 +49,9 @@ struct RemoteOps {
   // sleeping (host_wait.cpp).
   bool deliveries_ring;
   void* transport;  // what they forward to
+  // World PE -> the name of its host, for messages about a PE of another host ("PE 3 (host
+  // 'node1') is gone").
+  const char* const* pe_host;
 };
 
 namespace detail {
