@@ -10,12 +10,10 @@
 // (128 + signal for a signal). -np is accepted for -n, as oshrun and mpirun do.
 #include <dirent.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +33,7 @@
 #include "bootstrap/socket.hpp"
 #include "core/config.hpp"
 #include "launcher/binding.hpp"
+#include "launcher/netns.hpp"
 
 namespace {
 
@@ -135,44 +134,6 @@ struct SocketDir {
     rmdir(path.c_str());
   }
 };
-
-// A TCP port that nothing on this machine listens on now (the kernel's pick for port 0), for
-// --rendezvous without a port; -1 if none. PE 0 binds it moments later.
-int free_tcp_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  socklen_t len = sizeof(a);
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  close(fd);
-  return port;
-}
-
-// Moves this process into network namespace `name` (ip netns add's /run/netns/<name>), as
-// `ip netns exec` does: /sys is mounted again in a mount namespace of its own, because sysfs
-// shows the network devices of the namespace that mounted it, and UCX finds its devices there.
-bool enter_netns(const std::string& name) {
-  const std::string file = "/run/netns/" + name;
-  auto failed = [&](const char* step) {
-    std::fprintf(stderr, "symrun: cannot enter network namespace %s (%s): %s: %s\n", name.c_str(),
-                 file.c_str(), step, std::strerror(errno));
-    return false;
-  };
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return failed("open");
-  if (setns(fd, CLONE_NEWNET) != 0) return failed("setns");
-  close(fd);
-  if (unshare(CLONE_NEWNS) != 0) return failed("unshare");
-  if (mount("", "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0)
-    return failed("mount --make-rslave /");
-  umount2("/sys", MNT_DETACH);
-  if (mount(name.c_str(), "/sys", "sysfs", 0, nullptr) != 0) return failed("mount sysfs");
-  return true;
-}
 
 // Copies a PE's output to ours, one whole line at a time, each prefixed with "[pe N] ".
 class Tagger {
@@ -305,7 +266,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<RendezvousServer> server;
   if (!address.empty()) {
     if (address.find(':', 4) == std::string::npos) {
-      const int port = free_tcp_port();
+      const int port = symmetra::launcher::free_tcp_port();
       if (port <= 0) {
         std::perror("symrun: cannot find a free TCP port");
         return 1;
@@ -370,7 +331,12 @@ int main(int argc, char** argv) {
       setenv("SYMMETRA_LOCAL_RANK", std::to_string(pe).c_str(), 1);
       if (o.hosts > 1)
         setenv("SYMMETRA_HOST_ID", ("host" + std::to_string(pe / per_host)).c_str(), 1);
-      if (!o.netns.empty() && !enter_netns(o.netns + std::to_string(pe / per_host))) _exit(126);
+      std::string why;
+      if (!o.netns.empty() &&
+          !symmetra::launcher::enter_netns(o.netns + std::to_string(pe / per_host), &why)) {
+        std::fprintf(stderr, "symrun: %s\n", why.c_str());
+        _exit(126);
+      }
       if (o.bind && !cpus.empty()) bind_pe(pe, o.n, cpus);
       if (o.tag_output) {
         dup2(out[1], STDOUT_FILENO);

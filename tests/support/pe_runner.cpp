@@ -8,10 +8,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include "bootstrap/rendezvous_server.hpp"
 #include "bootstrap/socket.hpp"
+#include "launcher/netns.hpp"
 #include "symmetra/launch.hpp"
 
 namespace symmetra::testing {
@@ -21,18 +23,25 @@ std::string pe_config_name(const PeConfig& c) {
          (c.backend == Backend::kCuda ? "_cuda" : "");
 }
 
-std::vector<PeConfig> standard_configs() {
+namespace {
+// SYMMETRA_TEST_PES=N: only N PEs as processes (the namespace runs, whose PEs are processes in
+// network namespaces of their own: tests/CMakeLists.txt, *_ucx_<H>hosts).
+std::vector<PeConfig> configs(std::initializer_list<int> counts) {
+  if (const char* pes = std::getenv("SYMMETRA_TEST_PES"))
+    return {{std::atoi(pes), Mode::kProcesses}};
   std::vector<PeConfig> v;
   for (Mode m : {Mode::kThreads, Mode::kProcesses})
-    for (int n : {2, 3, 4, 8}) v.push_back({n, m});
+    for (int n : counts) v.push_back({n, m});
   return v;
+}
+}  // namespace
+
+std::vector<PeConfig> standard_configs() {
+  return configs({2, 3, 4, 8});
 }
 
 std::vector<PeConfig> collective_configs() {
-  std::vector<PeConfig> v;
-  for (Mode m : {Mode::kThreads, Mode::kProcesses})
-    for (int n : {1, 2, 3, 4, 5, 8}) v.push_back({n, m});
-  return v;
+  return configs({1, 2, 3, 4, 5, 8});
 }
 
 std::vector<PeConfig> gpu_thread_configs() {
@@ -55,20 +64,50 @@ std::uint64_t run_seed() {
 
 namespace {
 
+// Under tools/netns-hosts (SYMMETRA_NETNS_HOST0 set) the PEs meet as on separate machines:
+// over TCP at host 0's address, hosted by PE 0, each forced host's PEs in the network namespace
+// SYMMETRA_NETNS_PREFIX<host> (none on loopback, where netns-hosts could make none).
+struct Netns {
+  std::string host0 =
+      std::getenv("SYMMETRA_NETNS_HOST0") ? std::getenv("SYMMETRA_NETNS_HOST0") : "";
+  std::string prefix =
+      std::getenv("SYMMETRA_NETNS_PREFIX") ? std::getenv("SYMMETRA_NETNS_PREFIX") : "";
+  int hosts = std::getenv("SYMMETRA_HOSTS") ? std::atoi(std::getenv("SYMMETRA_HOSTS")) : 1;
+  bool on() const { return !host0.empty(); }
+  // In the child for PE pe of n: enters its host's namespace; false with *why if it cannot.
+  bool enter(int pe, int n, std::string* why) const {
+    if (prefix.empty() || hosts < 1) return true;
+    const int per_host = (n + hosts - 1) / hosts;
+    return launcher::enter_netns(prefix + std::to_string(pe / per_host), why);
+  }
+};
+
 void run_processes(int n, const RuntimeOptions& options, const std::function<void(Runtime&)>& fn,
                    int timeout_s) {
   static int counter = 0;
-  const std::string address =
+  const Netns netns;
+  std::string address =
       "unix:symmetra-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
-  auto lfd = detail::listen_on(address, n + 4);
-  ASSERT_TRUE(lfd.ok()) << lfd.status().message();
+  Result<int> lfd = -1;
+  if (netns.on()) {
+    address = "tcp:" + netns.host0 + ":" + std::to_string(launcher::free_tcp_port());
+    setenv("SYMMETRA_SECRET", ("test-" + std::to_string(getpid())).c_str(), 0);
+  } else {
+    lfd = detail::listen_on(address, n + 4);
+    ASSERT_TRUE(lfd.ok()) << lfd.status().message();
+  }
   (void)run_seed();  // fix the seed before forking so every PE shares it
   std::fflush(nullptr);
   std::vector<pid_t> pids;
   for (int pe = 0; pe < n; ++pe) {
     const pid_t pid = fork();
     if (pid == 0) {
-      close(lfd.value());
+      if (!netns.on()) close(lfd.value());
+      std::string why;
+      if (!netns.enter(pe, n, &why)) {
+        std::fprintf(stderr, "[pe %d] %s\n", pe, why.c_str());
+        _exit(3);
+      }
       setenv("SYMMETRA_RANK", std::to_string(pe).c_str(), 1);
       setenv("SYMMETRA_SIZE", std::to_string(n).c_str(), 1);
       setenv("SYMMETRA_BOOTSTRAP", address.c_str(), 1);
@@ -87,8 +126,13 @@ void run_processes(int n, const RuntimeOptions& options, const std::function<voi
     }
     pids.push_back(pid);
   }
-  detail::RendezvousServer server(lfd.value(), n, timeout_s * 1000);
-  std::thread server_thread([&] { (void)server.serve(); });
+  // symrun's part: host the rendezvous, unless PE 0 hosts it over TCP.
+  std::unique_ptr<detail::RendezvousServer> server;
+  std::thread server_thread;
+  if (!netns.on()) {
+    server = std::make_unique<detail::RendezvousServer>(lfd.value(), n, timeout_s * 1000);
+    server_thread = std::thread([&] { (void)server->serve(); });
+  }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   int running = n;
   while (running > 0) {
@@ -116,8 +160,10 @@ void run_processes(int n, const RuntimeOptions& options, const std::function<voi
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  server.stop();
-  server_thread.join();
+  if (server) {
+    server->stop();
+    server_thread.join();
+  }
 }
 
 }  // namespace

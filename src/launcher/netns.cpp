@@ -1,0 +1,49 @@
+#include "launcher/netns.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace symmetra::launcher {
+
+bool enter_netns(const std::string& name, std::string* error) {
+  const std::string file = "/run/netns/" + name;
+  auto failed = [&](const char* step) {
+    *error = "cannot enter network namespace " + name + " (" + file + "): " + step + ": " +
+             std::strerror(errno);
+    return false;
+  };
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return failed("open");
+  const int rc = setns(fd, CLONE_NEWNET);
+  close(fd);
+  if (rc != 0) return failed("setns");
+  if (unshare(CLONE_NEWNS) != 0) return failed("unshare");
+  if (mount("", "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0)
+    return failed("mount --make-rslave /");
+  umount2("/sys", MNT_DETACH);
+  if (mount(name.c_str(), "/sys", "sysfs", 0, nullptr) != 0) return failed("mount sysfs");
+  return true;
+}
+
+int free_tcp_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  socklen_t len = sizeof(a);
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  close(fd);
+  return port;
+}
+
+}  // namespace symmetra::launcher
