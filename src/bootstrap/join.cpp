@@ -78,6 +78,18 @@ std::string describe_peer(int fd, bool tcp) {
 
 }  // namespace
 
+std::string new_job_secret() {
+  std::uint8_t raw[32];
+  if (!random_bytes(raw, sizeof(raw)).ok()) return "";
+  std::string hex;
+  for (std::uint8_t b : raw) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    hex += kDigits[b >> 4];
+    hex += kDigits[b & 15];
+  }
+  return hex;
+}
+
 std::string job_secret_from_env() {
   const char* s = std::getenv("SYMMETRA_SECRET");
   return s != nullptr ? s : "";

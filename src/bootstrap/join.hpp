@@ -17,6 +17,8 @@ namespace symmetra::detail {
 
 // The job's secret from SYMMETRA_SECRET ("" if unset).
 std::string job_secret_from_env();
+// A fresh secret for a job: 32 random bytes in hex ("" if the kernel gives no random bytes).
+std::string new_job_secret();
 
 // The PE's side, on a freshly connected socket to `address`: checks the server and introduces
 // this PE as `rank`. Fails with a message saying why it refused or was refused.

@@ -65,19 +65,25 @@ Result<int> local_size(const LaunchInfo& info, std::string* from) {
   return -1;
 }
 
-// PEs of several hosts meet over TCP (SYMMETRA_BOOTSTRAP=tcp:..., or torchrun's MASTER_ADDR);
-// a Unix socket is one host's. A job that spans hosts with only a Unix address fails at once,
-// with the launcher's own word for it, instead of waiting the whole timeout for a socket that no
-// PE of this host will ever open.
-Status check_reachable(const LaunchInfo& info) {
-  if (info.address.rfind("tcp:", 0) == 0) return {};
+// PEs of several hosts meet over TCP (SYMMETRA_BOOTSTRAP=tcp:..., torchrun's MASTER_ADDR, or an
+// address that PE 0 shares through the launcher's PMIx server); a Unix socket is one host's.
+// A job that spans hosts with only a Unix address and no PMIx server fails at once, with the
+// launcher's own word for it, instead of waiting the whole timeout for a socket that no PE of
+// this host will ever open.
+Status check_reachable(LaunchInfo* info) {
+  if (info->address.rfind("tcp:", 0) == 0 || info->address == "pmix") return {};
   std::string from;
-  auto local = local_size(info, &from);
+  auto local = local_size(*info, &from);
   SYMMETRA_TRY(local);
-  if (local.value() < 0 || local.value() >= info.size) return {};
-  return Status::fail("[pe " + std::to_string(info.rank) + "] this job of " +
-                      std::to_string(info.size) + " PEs spans more than one host (" + from +
-                      "), and its PEs meet on a Unix socket, which only one host reaches: set "
+  if (local.value() < 0 || local.value() >= info->size) return {};
+  if (env("PMIX_RANK") != nullptr) {  // mpirun, srun --mpi=pmix: PE 0 shares a TCP address
+    info->address = "pmix";
+    return {};
+  }
+  return Status::fail("[pe " + std::to_string(info->rank) + "] this job of " +
+                      std::to_string(info->size) + " PEs spans more than one host (" + from +
+                      "), and its PEs meet on a Unix socket, which only one host reaches, with no "
+                      "PMIx server to share another place: set "
                       "SYMMETRA_BOOTSTRAP=tcp:<address of PE 0's host>:<free port> and "
                       "SYMMETRA_SECRET=<one random value> on every PE (docs/configuration.md)");
 }
@@ -153,7 +159,7 @@ Result<LaunchInfo> launch_info_from_env() {
   if (env("SYMMETRA_BOOTSTRAP") != nullptr) info.address = env("SYMMETRA_BOOTSTRAP");
   info.host_server = info.rank == 0;
   SYMMETRA_TRY(read_local_rank(&info));
-  SYMMETRA_TRY(check_reachable(info));
+  SYMMETRA_TRY(check_reachable(&info));
   return info;
 }
 

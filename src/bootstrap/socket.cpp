@@ -1,5 +1,8 @@
 #include "bootstrap/socket.hpp"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -10,6 +13,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -121,6 +125,35 @@ Result<PeerCred> peer_cred(int fd) {
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) != 0 || len != sizeof(c))
     return Status::fail("SO_PEERCRED: " + errno_text());
   return PeerCred{static_cast<int>(c.pid), static_cast<unsigned>(c.uid)};
+}
+
+Result<int> bound_port(int fd) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof(a);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return Status::fail("getsockname: " + errno_text());
+  if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&a)->sin_port);
+  if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&a)->sin6_port);
+  return Status::fail("not a TCP socket");
+}
+
+std::string host_address() {
+  const char* want = std::getenv("SYMMETRA_BOOTSTRAP_IFACE");
+  ifaddrs* all = nullptr;
+  if (getifaddrs(&all) != 0) return "127.0.0.1";
+  std::string found;
+  for (const ifaddrs* i = all; i != nullptr && found.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
+      continue;
+    if (want != nullptr ? std::strcmp(i->ifa_name, want) != 0 : (i->ifa_flags & IFF_LOOPBACK))
+      continue;
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr, text,
+              sizeof(text));
+    found = text;
+  }
+  freeifaddrs(all);
+  return found.empty() ? "127.0.0.1" : found;
 }
 
 Result<int> listen_on(const std::string& address, int backlog) {

@@ -15,6 +15,12 @@ Result<int> listen_on(const std::string& address, int backlog);
 // Connects, retrying until `timeout_ms` passes (the server may not be up yet).
 Result<int> connect_to(const std::string& address, int timeout_ms);
 
+// The port a listening TCP socket is bound to (after listen_on("tcp:host:0")).
+Result<int> bound_port(int fd);
+// An IPv4 address of this host for a TCP rendezvous other hosts reach: the interface that
+// SYMMETRA_BOOTSTRAP_IFACE names, else the first one up that is not loopback, else 127.0.0.1.
+std::string host_address();
+
 // The process at the other end of a Unix socket, as the kernel saw it connect (SO_PEERCRED).
 struct PeerCred {
   int pid;

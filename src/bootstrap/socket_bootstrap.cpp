@@ -11,10 +11,12 @@
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/join.hpp"
 #include "bootstrap/launcher_env.hpp"
+#include "bootstrap/pmix_rendezvous.hpp"
 #include "bootstrap/rendezvous_server.hpp"
 #include "bootstrap/socket.hpp"
 #include "bootstrap/thread_bootstrap.hpp"
 #include "bootstrap/wire.hpp"
+#include "core/log.hpp"
 
 namespace symmetra::detail {
 
@@ -24,14 +26,15 @@ namespace {
 
 struct JoinSpec {
   std::string address;
-  int pe;  // in the whole job, for messages
-  int rank;
-  int size;
-  bool host_server;  // this PE hosts the rendezvous (PE 0 under every launcher but symrun)
-  int hub_pe;        // the PE whose process hosts it, -1 for symrun
-  int timeout_ms;
+  int pe = 0;  // in the whole job, for messages
+  int rank = 0;
+  int size = 1;
+  bool host_server = false;  // this PE hosts the rendezvous (PE 0 under every launcher but symrun)
+  int hub_pe = -1;           // the PE whose process hosts it, -1 for symrun
+  int timeout_ms = 0;
   std::string launcher;
   std::string secret;
+  int listen_fd = -1;  // host_server: the socket already listening at `address`, if any
 };
 Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const JoinSpec& spec);
 
@@ -179,6 +182,7 @@ class SocketBootstrap final : public Bootstrap {
     SYMMETRA_TRY(allgather(&color, colors.data(), sizeof(color)));
     JoinSpec group = spec_;
     group.pe = pe();
+    group.listen_fd = -1;
     group.rank = group.size = 0;
     group.hub_pe = -1;
     for (int p = 0; p < size_; ++p) {
@@ -266,7 +270,8 @@ Result<std::unique_ptr<Bootstrap>> connect_bootstrap(const JoinSpec& spec) {
   std::unique_ptr<RendezvousServer> server;
   std::thread server_thread;
   if (spec.host_server) {
-    auto lfd = listen_on(spec.address, spec.size + 16);
+    auto lfd =
+        spec.listen_fd >= 0 ? Result<int>(spec.listen_fd) : listen_on(spec.address, spec.size + 16);
     if (!lfd.ok())
       return Status::fail(pe + "cannot host the rendezvous for " + spec.launcher + ": " +
                           lfd.status().message() +
@@ -309,10 +314,30 @@ Result<std::unique_ptr<Bootstrap>> bootstrap_from_env() {
     auto job = std::make_shared<ThreadJob>(1, timeout_ms);
     return std::unique_ptr<Bootstrap>(new ThreadBootstrap(job, 0));
   }
-  JoinSpec spec{li.address, li.rank,        li.rank,
-                li.size,    li.host_server, li.pe0_hosts() ? 0 : -1,
-                timeout_ms, li.launcher,    job_secret_from_env()};
-  return connect_bootstrap(spec);
+  std::string address = li.address, secret = job_secret_from_env();
+  int listen_fd = -1;
+  if (address == "pmix") {  // PE 0 hosts at an address of its host, shared through PMIx
+    auto r = pmix_rendezvous(li.rank, li.size, timeout_ms);
+    SYMMETRA_TRY(r);
+    address = r.value().address;
+    secret = r.value().secret;
+    listen_fd = r.value().listen_fd;
+  }
+  JoinSpec spec;
+  spec.address = address;
+  spec.pe = spec.rank = li.rank;
+  spec.size = li.size;
+  spec.host_server = li.host_server;
+  spec.hub_pe = li.pe0_hosts() ? 0 : -1;
+  spec.timeout_ms = timeout_ms;
+  spec.launcher = li.launcher;
+  spec.secret = secret;
+  spec.listen_fd = listen_fd;
+  auto joined = connect_bootstrap(spec);
+  if (joined.ok())
+    SYMMETRA_LOG(kInfo, li.rank, "met at %s (%s%s)", address.c_str(), li.launcher.c_str(),
+                 li.address == "pmix" ? ", the address shared through PMIx" : "");
+  return joined;
 }
 
 }  // namespace symmetra::detail

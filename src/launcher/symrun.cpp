@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "bootstrap/join.hpp"
 #include "bootstrap/rendezvous_server.hpp"
 #include "bootstrap/socket.hpp"
 #include "core/config.hpp"
@@ -251,12 +251,8 @@ int main(int argc, char** argv) {
   // the user gave one; the PEs inherit it. (On symrun's own Unix socket the kernel's word on the
   // peer's uid decides.)
   if (std::getenv("SYMMETRA_SECRET") == nullptr) {
-    unsigned char raw[32];
-    if (getrandom(raw, sizeof(raw), 0) == static_cast<ssize_t>(sizeof(raw))) {
-      char hex[2 * sizeof(raw) + 1];
-      for (std::size_t i = 0; i < sizeof(raw); ++i) std::snprintf(hex + 2 * i, 3, "%02x", raw[i]);
-      setenv("SYMMETRA_SECRET", hex, 1);
-    }
+    const std::string secret = new_job_secret();
+    if (!secret.empty()) setenv("SYMMETRA_SECRET", secret.c_str(), 1);
   }
   // Over TCP PE 0 hosts the rendezvous; else symrun does, on an abstract socket, which needs no
   // cleaning up, or with --netns on a path, since abstract names live in one network namespace

@@ -244,4 +244,26 @@ TEST(Launchers, RealMpirun) {
                  3);
 }
 
+// mpirun across (forced) hosts with no SYMMETRA_BOOTSTRAP: PE 0 hosts the TCP rendezvous at an
+// address of its host and hands it, with a fresh secret, to every PE through mpirun's PMIx
+// server (SYMMETRA_BOOTSTRAP=pmix asks for that path on one machine, where the launcher says
+// every PE is local).
+TEST(Launchers, RealMpirunAcrossHostsThroughPmix) {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "mpirun is not installed (tools/setup installs Open MPI)";
+  if (!SYMMETRA_TEST_PMIX) GTEST_SKIP() << "this build has no PMIx (tools/setup installs it)";
+  const std::string ucx =
+      SYMMETRA_TEST_UCX ? "-x SYMMETRA_TRANSPORT=ucx -x UCX_TLS=tcp " : std::string();
+  const auto r = symmetra::testing::run_command(
+      "env -u SYMMETRA_SECRET mpirun --allow-run-as-root --oversubscribe -n 4 "
+      "-x SYMMETRA_BOOTSTRAP=pmix -x SYMMETRA_HOSTS=2 -x SYMMETRA_LOG=info " +
+      ucx + LAUNCH_PROG_PATH);
+  expect_ring_ok(r, 4);
+  for (int pe = 0; pe < 4; ++pe)
+    EXPECT_TRUE(
+        r.has("pe " + std::to_string(pe) + ": 2 per host, small all-reduce hierarchical: sum ok"))
+        << r.output;
+  EXPECT_TRUE(r.has("met at tcp:")) << r.output;
+}
+
 }  // namespace

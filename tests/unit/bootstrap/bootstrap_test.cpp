@@ -291,6 +291,20 @@ TEST(LauncherEnv, RecognizesEachLauncher) {
   EXPECT_EQ(mpi.value().size, 2);
   EXPECT_EQ(mpi.value().local_rank, 1) << "Open MPI's local rank comes before torchrun's";
 
+  // Across hosts: a Unix socket cannot serve, so PE 0 shares a TCP address through the
+  // launcher's PMIx server where there is one, and without one the PE fails at once.
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1", 1);
+  auto no_pmix = launch_info_from_env();
+  ASSERT_FALSE(no_pmix.ok());
+  EXPECT_NE(no_pmix.status().message().find("set SYMMETRA_BOOTSTRAP=tcp:"), std::string::npos)
+      << no_pmix.status().message();
+  setenv("PMIX_RANK", "1", 1);
+  auto pmix = launch_info_from_env();
+  ASSERT_TRUE(pmix.ok()) << pmix.status().message();
+  EXPECT_EQ(pmix.value().address, "pmix");
+  unsetenv("PMIX_RANK");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+
   setenv("OMPI_COMM_WORLD_RANK", "5", 1);
   auto bad = launch_info_from_env();
   ASSERT_FALSE(bad.ok());
