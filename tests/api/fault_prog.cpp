@@ -1,6 +1,7 @@
 // A PE program that fails in a chosen way, for fault_test (run under symrun).
 //   fault_prog <case> [seconds, for idle and stubborn |
 //                      victim (a PE, or host) kill|exit, for lost_while_waiting]
+//   link_down: symrun -n 2 --hosts 2 --netns ..., under tools/netns-hosts
 #include <unistd.h>
 
 #include <chrono>
@@ -75,6 +76,24 @@ int main(int argc, char** argv) {
     }
     std::fflush(stdout);
     return 1;
+  } else if (c == "link_down") {
+    // PE 1's host loses its link (its namespace's veth, sym0: tools/netns-hosts), then PE 0 reads
+    // from it: the read ends at the timeout with a message naming PE 1, and PE 1's wait too.
+    if (me == 1) {
+      const char* ns = std::getenv("SYMMETRA_NETNS_PREFIX");
+      if (ns == nullptr || *ns == '\0' || std::system("ip link set sym0 down") != 0) {
+        std::printf("pe 1: cannot take the link down (no namespace of ours)\n");
+        std::fflush(stdout);
+        std::_Exit(4);
+      }
+      std::printf("pe 1: link down\n");
+      std::fflush(stdout);
+      rt->wait_until(buf, symmetra::Cmp::kGe, 1L);
+    } else {
+      usleep(300000);
+      rt->getmem(local, buf, sizeof(local), 1);
+      std::printf("pe 0: the read returned\n");
+    }
   } else if (c == "idle") {  // every PE sleeps argv[2] seconds between two barriers
     sleep(argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 1);
   } else if (c == "stubborn") {  // as idle, ignoring SIGTERM (a PE stuck in a system call)

@@ -159,4 +159,25 @@ TEST(Waits, PeerFailureStopsWaitersPromptly) {
   EXPECT_LT(o.seconds, 20.0) << "waiters hung until the timeout";
 }
 
+// A link taken down between two hosts (host 1's veth, in namespaces of tools/netns-hosts):
+// PE 0's read from PE 1 ends at SYMMETRA_TIMEOUT_S with a message naming PE 1, not a hang, and
+// the job ends.
+TEST(SymrunFault, LinkDownBetweenHostsEndsWithAClearError) {
+  if (!SYMMETRA_TEST_UCX) GTEST_SKIP() << "no UCX in this build";
+  const auto o = symmetra::testing::run_command(
+      "SYMMETRA_TRANSPORT=ucx SYMMETRA_TIMEOUT_S=3 " NETNS_HOSTS_PATH
+      " run 2 -- sh -c '" SYMRUN_PATH
+      " -n 2 --hosts 2 --netns \"$SYMMETRA_NETNS_PREFIX\" "
+      "--rendezvous tcp:$SYMMETRA_NETNS_HOST0 " FAULT_PROG_PATH " link_down'");
+  if (o.has("running on loopback")) GTEST_SKIP() << "no namespaces here:\n" << o.output;
+  EXPECT_NE(o.status, 0) << o.output;
+  EXPECT_TRUE(o.has("pe 1: link down")) << o.output;
+  EXPECT_TRUE(
+      o.has("[pe 0] get: timed out after 3 s waiting for UCX to complete an operation "
+            "to PE 1"))
+      << o.output;
+  EXPECT_FALSE(o.has("the read returned")) << o.output;
+  EXPECT_LT(o.seconds, 20.0) << o.output;
+}
+
 }  // namespace
