@@ -2,6 +2,7 @@
 // table that the selector loads (SYMMETRA_TUNE_FILE; format in docs/selector.md).
 //
 //   symrun -n 8 symmetra-tune [--out FILE] [--max-bytes N]      PEs as processes
+//   symrun -n 4 --hosts 2 symmetra-tune ...                      members on 2 (forced) hosts
 //   symmetra-tune --threads 8 [--out FILE] [--max-bytes N]      PEs as threads (the GPU backend
 //                                                               with several PEs on one GPU)
 //
@@ -39,8 +40,11 @@ struct Winner {
 };
 
 void tune(symmetra::Runtime& rt, const Options& o) {
-  std::vector<AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
-                                   std::end(symmetra::coll::kDeviceAllreduceAlgos));
+  // Across hosts only the algorithms of puts and LL packets run (coll::runs_on): with
+  // symrun --hosts H the table learns the crossovers of remote members.
+  std::vector<AllreduceAlgo> algos;
+  for (AllreduceAlgo a : symmetra::coll::kDeviceAllreduceAlgos)
+    if (symmetra::coll::runs_on(a, rt.team_desc(symmetra::device::kTeamWorld))) algos.push_back(a);
   auto* src = static_cast<float*>(rt.allocate(o.max_bytes));
   auto* dst = static_cast<float*>(rt.allocate(o.max_bytes));
   const symmetra::Team world = rt.team_world();
