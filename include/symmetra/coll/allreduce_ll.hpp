@@ -28,6 +28,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "symmetra/coll/channel.hpp"
 #include "symmetra/coll/ll_packet.hpp"
@@ -104,17 +106,51 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
       for (std::size_t u = tr; u < units; u += gs) detail::ll_store(dst + u, pick(u), flag);
       device::detail::notify(ctx, pe, region(x), units * sizeof(LLLine));
     };
+    // One thread on the host waits for a whole region once (ll_wait_lines) and then reads
+    // payloads unchecked; GPU threads check each of their lines as it arrives.
+    constexpr bool kWholeRegion =
+        !SYMMETRA_DEVICE_PASS && std::is_same_v<Group, device::ThreadGroup>;
+    auto arrive = [&](int x, int from) {
+      if constexpr (kWholeRegion) detail::ll_wait_lines(ctx, kOp, region(x), units, flag, from);
+    };
     auto recv = [&](int x, std::size_t u, int from) {
+      if constexpr (kWholeRegion) return detail::ll_payload(region(x) + u);
       return detail::ll_wait(ctx, kOp, region(x) + u, flag, from);
     };
-    auto own = [&](std::size_t u) { return detail::load_unit(dest + at(l, u), valid(l, u)); };
+    // Slice j's units whose E elements all lie in the chunk: all but at most the last few.
+    auto whole = [&](int j) -> std::size_t {
+      const std::size_t base = static_cast<std::size_t>(j) * slice;
+      return cnt <= base ? 0 : (cnt - base) / E < units ? (cnt - base) / E : units;
+    };
+    // Unit u of slice j of `base` (source or dest): whole units by one 8-byte load, from values
+    // the closure holds (not reloaded per unit through references), the rest element-wise.
+    auto slice_of = [&](const T* base, int j) {
+      const T* p = base + at(j, 0);
+      const std::size_t n = whole(j);
+      return [p, n, j, &valid](std::size_t u) {
+        if (u < n) {
+          std::uint64_t v;
+          std::memcpy(&v, p + u * E, 8);
+          return v;
+        }
+        return detail::load_unit(p + u * E, valid(j, u));
+      };
+    };
+    const auto own = slice_of(dest, l);
 
     // 1. Reduce-scatter inside the host; the partial result of slice l accumulates in dest.
     for (int j = 0; j < L; ++j)
-      if (j != l)
-        send(world(h, j), kRsIn + l,
-             [&](std::size_t u) { return detail::load_unit(source + at(j, u), valid(j, u)); });
-    for (std::size_t u = tr; u < units; u += gs) {
+      if (j != l) send(world(h, j), kRsIn + l, slice_of(source, j));
+    for (int j = 0; j < L; ++j)
+      if (j != l) arrive(kRsIn + j, world(h, j));
+    std::size_t first_u = tr;
+    if constexpr (kWholeRegion) {
+      if (L == 1) {  // slice 0 is the chunk: a copy
+        first_u = whole(l);
+        if (dest != source) std::memcpy(dest + at(l, 0), source + at(l, 0), first_u * 8);
+      }
+    }
+    for (std::size_t u = first_u; u < units; u += gs) {
       detail::UnitAccum<T> acc{};  // in the accumulator type: one rounding for the whole host
       for (int j = 0; j < L; ++j) {
         const std::uint64_t x = j == l ? detail::load_unit(source + at(l, u), valid(l, u))
@@ -130,9 +166,11 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
     if (H > 1) {
       if (is_extra) {
         send(world(h - H2, l), kExtraIn, own);
+        arrive(kExtraOut, world(h - H2, l));
         for (std::size_t u = tr; u < units; u += gs)
           detail::store_unit(dest + at(l, u), recv(kExtraOut, u, world(h - H2, l)), valid(l, u));
       } else {
+        if (has_extra) arrive(kExtraIn, world(h + H2, l));
         if (has_extra)
           for (std::size_t u = tr; u < units; u += gs)
             detail::store_unit(
@@ -142,7 +180,13 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
         for (int j = 0; j < R; ++j) {
           const int partner = world(h ^ (1 << j), l);
           send(partner, kRd + j, own);
-          for (std::size_t u = tr; u < units; u += gs)
+          arrive(kRd + j, partner);
+          std::size_t u = tr;
+          if constexpr (kWholeRegion) {
+            u = whole(l);
+            detail::combine_lines(op, dest + at(l, 0), region(kRd + j), u);
+          }
+          for (; u < units; u += gs)
             detail::store_unit(dest + at(l, u),
                                detail::combine_unit<T>(op, own(u), recv(kRd + j, u, partner)),
                                valid(l, u));
@@ -153,10 +197,17 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
     // 3. All-gather inside the host.
     for (int j = 0; j < L; ++j)
       if (j != l) send(world(h, j), kAgIn + l, own);
-    for (int j = 0; j < L; ++j)
-      if (j != l)
-        for (std::size_t u = tr; u < units; u += gs)
-          detail::store_unit(dest + at(j, u), recv(kAgIn + j, u, world(h, j)), valid(j, u));
+    for (int j = 0; j < L; ++j) {
+      if (j == l) continue;
+      arrive(kAgIn + j, world(h, j));
+      std::size_t u = tr;
+      if constexpr (kWholeRegion) {
+        u = whole(j);
+        detail::copy_lines(dest + at(j, 0), region(kAgIn + j), u);
+      }
+      for (; u < units; u += gs)
+        detail::store_unit(dest + at(j, u), recv(kAgIn + j, u, world(h, j)), valid(j, u));
+    }
     g.sync();
   }
   g.sync();

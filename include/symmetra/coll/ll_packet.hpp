@@ -11,6 +11,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#if !SYMMETRA_DEVICE_PASS
+#include <vector>
+#endif
 
 #include "symmetra/coll/reduce_op.hpp"
 #include "symmetra/core/atomic.hpp"
@@ -103,6 +107,24 @@ SYMMETRA_INLINE std::uint64_t ll_wait(const device::Context& ctx, const char* op
 #endif
 }
 
+// The payload of a line already seen to carry its call's flag (ll_try_load, ll_wait_lines).
+SYMMETRA_INLINE std::uint64_t ll_payload(const LLLine* line) {
+  std::uint64_t v = 0;
+  (void)ll_try_load(line, 0, &v);
+  return v;
+}
+
+// Waits until lines [0, n) all carry `flag`: one pass of flag checks, waiting only at a line
+// not yet there. The host's receive loops then read payloads with ll_payload and no further
+// check, which took the CPU's LL reduction from about 25 ns a unit to a few (every cell is
+// written whole, and a line is not rewritten before the reader's next chunk).
+SYMMETRA_INLINE void ll_wait_lines(const device::Context& ctx, const char* op, const LLLine* lines,
+                                   std::size_t n, std::uint32_t flag, int from) {
+  std::uint64_t v;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!ll_try_load(lines + i, flag, &v)) (void)ll_wait(ctx, op, lines + i, flag, from);
+}
+
 // Writes lines dst[0, units) of PE `pe`, which is not reachable, with payloads pick(u): built
 // here in batches, then one transport put per batch (each 8-byte cell arrives whole,
 // device/impl/remote.hpp). Threads: every thread of `g`; thread 0 reads every unit, so the
@@ -115,12 +137,15 @@ SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const ch
   device::detail::no_remote(ctx, op, pe);
 #else
   device::detail::on_thread0(g, [&] {
-    constexpr std::size_t kBatch = 256;  // 4 KiB of lines per put
-    LLLine buf[kBatch];
+    // Up to 256 KiB of lines per put: a transport's message costs a round of its progress, so
+    // a 1 MiB all-reduce across hosts took 4x as long in 4 KiB puts (docs/perf_remote.md).
+    constexpr std::size_t kBatch = 16384;
+    static thread_local std::vector<LLLine> buf;
+    if (buf.size() < kBatch) buf.resize(kBatch);
     for (std::size_t u0 = 0; u0 < units; u0 += kBatch) {
       const std::size_t n = units - u0 < kBatch ? units - u0 : kBatch;
       for (std::size_t i = 0; i < n; ++i) ll_store(&buf[i], pick(u0 + i), flag);
-      device::detail::remote_put_bytes(ctx, op, dst + u0, buf, n * sizeof(LLLine), pe);
+      device::detail::remote_put_bytes(ctx, op, dst + u0, buf.data(), n * sizeof(LLLine), pe);
     }
   });
 #endif
@@ -153,17 +178,67 @@ SYMMETRA_INLINE void store_unit(T* p, std::uint64_t u, int valid) {
   }
 }
 
+// Lane i of a unit as a T, and a T's bits placed in lane i. Shifts of the unit's register, not
+// an array copied through memory: writing a T[] and reading it back as one 8-byte word missed
+// store-to-load forwarding, a stall per unit that made the CPU's LL reduction of 1 MiB take
+// 2 ms (docs/perf_remote.md#all-reduce).
+template <class T>
+struct LaneBits {
+  using type = std::conditional_t<
+      sizeof(T) == 1, std::uint8_t,
+      std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                         std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+};
+template <class T>
+SYMMETRA_INLINE T unit_lane(std::uint64_t u, int i) {
+  const auto b = static_cast<typename LaneBits<T>::type>(u >> (i * 8 * sizeof(T)));
+  T t;
+  std::memcpy(&t, &b, sizeof(T));
+  return t;
+}
+template <class T>
+SYMMETRA_INLINE std::uint64_t lane_bits(T t, int i) {
+  typename LaneBits<T>::type b;
+  std::memcpy(&b, &t, sizeof(T));
+  return static_cast<std::uint64_t>(b) << (i * 8 * sizeof(T));
+}
+
 // Element-wise a <op> b of two units.
 template <class T>
 SYMMETRA_INLINE std::uint64_t combine_unit(ReduceOp op, std::uint64_t a, std::uint64_t b) {
-  T x[Unit<T>::kElems], y[Unit<T>::kElems];
-  std::memcpy(x, &a, 8);
-  std::memcpy(y, &b, 8);
+  std::uint64_t r = 0;
   for (int i = 0; i < Unit<T>::kElems; ++i)
-    x[i] = from_accum<T>(combine(op, to_accum(x[i]), to_accum(y[i])));
-  std::uint64_t r;
-  std::memcpy(&r, x, 8);
+    r |= lane_bits(
+        from_accum<T>(combine(op, to_accum(unit_lane<T>(a, i)), to_accum(unit_lane<T>(b, i)))), i);
   return r;
+}
+
+// Host loops over `n` whole units of a region that ll_wait_lines saw arrive: plain functions
+// of pointers, so that nothing but the data is loaded per unit, and the operator fixed
+// (with_op). Through the allreduce_ll loop's lambdas each unit reloaded the loop's captured
+// sizes (the stores to dest might alias them): 25 ns a unit on the CPU.
+template <class T>
+inline void combine_lines(ReduceOp op, T* dst, const LLLine* lines, std::size_t n) {
+  with_op(op, [&](auto o) {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t a;
+      std::memcpy(&a, dst + i * Unit<T>::kElems, 8);
+      const std::uint64_t b = ll_payload(lines + i);
+      std::uint64_t r = 0;
+      for (int k = 0; k < Unit<T>::kElems; ++k)
+        r |= lane_bits(from_accum<T>(combine(decltype(o)::value, to_accum(unit_lane<T>(a, k)),
+                                             to_accum(unit_lane<T>(b, k)))),
+                       k);
+      std::memcpy(dst + i * Unit<T>::kElems, &r, 8);
+    }
+  });
+}
+template <class T>
+inline void copy_lines(T* dst, const LLLine* lines, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t v = ll_payload(lines + i);
+    std::memcpy(dst + i * Unit<T>::kElems, &v, 8);
+  }
 }
 
 // A unit's elements in the accumulator type, so that a sum of many units rounds once.
@@ -171,20 +246,15 @@ template <class T>
 struct UnitAccum {
   typename Accum<T>::type v[Unit<T>::kElems];
   SYMMETRA_INLINE void set(std::uint64_t u) {
-    T x[Unit<T>::kElems];
-    std::memcpy(x, &u, 8);
-    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = to_accum(x[i]);
+    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = to_accum(unit_lane<T>(u, i));
   }
   SYMMETRA_INLINE void add(ReduceOp op, std::uint64_t u) {
-    T x[Unit<T>::kElems];
-    std::memcpy(x, &u, 8);
-    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = combine(op, v[i], to_accum(x[i]));
+    for (int i = 0; i < Unit<T>::kElems; ++i)
+      v[i] = combine(op, v[i], to_accum(unit_lane<T>(u, i)));
   }
   SYMMETRA_INLINE std::uint64_t get() const {
-    T x[Unit<T>::kElems];
-    for (int i = 0; i < Unit<T>::kElems; ++i) x[i] = from_accum<T>(v[i]);
-    std::uint64_t r;
-    std::memcpy(&r, x, 8);
+    std::uint64_t r = 0;
+    for (int i = 0; i < Unit<T>::kElems; ++i) r |= lane_bits(from_accum<T>(v[i]), i);
     return r;
   }
 };

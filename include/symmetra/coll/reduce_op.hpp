@@ -76,6 +76,28 @@ SYMMETRA_INLINE A combine(ReduceOp op, A a, A b) {
   return a;
 }
 
+// Calls f(std::integral_constant<ReduceOp, op>{}): a loop inside f then combines with the
+// operator known at compile time, its switch out of the loop.
+template <class F>
+SYMMETRA_INLINE void with_op(ReduceOp op, F&& f) {
+  switch (op) {
+    case ReduceOp::kSum:
+      return f(std::integral_constant<ReduceOp, ReduceOp::kSum>{});
+    case ReduceOp::kProd:
+      return f(std::integral_constant<ReduceOp, ReduceOp::kProd>{});
+    case ReduceOp::kMin:
+      return f(std::integral_constant<ReduceOp, ReduceOp::kMin>{});
+    case ReduceOp::kMax:
+      return f(std::integral_constant<ReduceOp, ReduceOp::kMax>{});
+    case ReduceOp::kAnd:
+      return f(std::integral_constant<ReduceOp, ReduceOp::kAnd>{});
+    case ReduceOp::kOr:
+      return f(std::integral_constant<ReduceOp, ReduceOp::kOr>{});
+    case ReduceOp::kXor:
+      return f(std::integral_constant<ReduceOp, ReduceOp::kXor>{});
+  }
+}
+
 // True when `op` is defined for T (bitwise operators need integers).
 template <class T>
 SYMMETRA_INLINE constexpr bool op_defined(ReduceOp op) {
