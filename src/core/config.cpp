@@ -113,6 +113,8 @@ Result<Config> config_from_env() {
   SYMMETRA_TRY(env_int("SYMMETRA_CPUS", 1, 1 << 20, "use a positive number of CPUs", &c.cpus));
   SYMMETRA_TRY(
       env_int("SYMMETRA_HOSTS", 1, 1 << 20, "use a positive number of forced hosts", &c.hosts));
+  SYMMETRA_TRY(env_int("SYMMETRA_PROGRESS_POLL_US", 0, 1000000,
+                       "use microseconds from 0 to 1000000", &c.progress_poll_us));
   if (const char* v = env("SYMMETRA_TRANSPORT")) {
     const std::string name = v;
     if (name == "auto")

@@ -35,6 +35,10 @@ struct Config {
   // says otherwise), as the tests across network namespaces do.
   enum class TransportChoice { kAuto, kLoopback, kUcx };
   TransportChoice transport = TransportChoice::kAuto;
+  // SYMMETRA_PROGRESS_POLL_US: how long a transport's progress thread keeps polling after it
+  // served a delivery before it sleeps again (TransportParams::poll_ns). -1 (unset): 200 us,
+  // and 0 where this machine's PEs outnumber its CPUs.
+  int progress_poll_us = -1;
   // GPU collectives split into channels, one block each (coll/channel.hpp):
   // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
   std::uint64_t channel_bytes = 32ull << 10;

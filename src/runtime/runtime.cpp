@@ -166,6 +166,11 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     throw Error(pe +
                 "the PEs sit on several hosts: GPU PEs reach other hosts through the proxy ring, "
                 "which this build does not have; run PEs of several hosts on the CPU backend");
+  // More PEs on this machine than CPUs means waits cost context switches, which the
+  // central-counter sync and yielding at once keep few (docs/perf_cpu.md#oversubscription).
+  const long cpus = s_->config->cpus > 0 ? s_->config->cpus : sysconf(_SC_NPROCESSORS_ONLN);
+  const long on_machine = std::count(machine_of.begin(), machine_of.end(), machine_of[my_pe]);
+  const bool oversubscribed = cpus > 0 && on_machine > cpus;
   const detail::TransportKind kind = transport_kind(*s_->config, machines, machine_of, pe);
   // The PEs that map each other's heaps: those of one host, since a network transport must
   // reach the others through the network alone; with the loopback transport, which delivers
@@ -204,6 +209,11 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     tp.heap = s_->heap.get();
     tp.remote = remote;
     tp.forced_hosts = machines.size() == 1;
+    tp.poll_ns =
+        static_cast<std::uint64_t>(s_->config->progress_poll_us >= 0 ? s_->config->progress_poll_us
+                                   : oversubscribed                  ? 0
+                                                                     : 200) *
+        1000;
     auto made = detail::make_transport(kind, tp);
     if (!made.ok()) throw Error(pe + made.status().message());
     s_->transport = std::move(made.value());
@@ -256,11 +266,6 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   }
   ctx_.flags = (s_->config->check ? device::Context::kCheckArgs : 0) |
                (any_remote ? 0 : device::Context::kIdentityIndex);
-  // More PEs on this machine than CPUs means waits cost context switches, which the
-  // central-counter sync and yielding at once keep few (docs/perf_cpu.md#oversubscription).
-  const long cpus = s_->config->cpus > 0 ? s_->config->cpus : sysconf(_SC_NPROCESSORS_ONLN);
-  const long on_machine = std::count(machine_of.begin(), machine_of.end(), machine_of[my_pe]);
-  const bool oversubscribed = cpus > 0 && on_machine > cpus;
   if (oversubscribed) ctx_.flags |= device::Context::kOversubscribed;
   if (s_->config->sync == detail::Config::Sync::kCentral ||
       (s_->config->sync == detail::Config::Sync::kAuto && oversubscribed))

@@ -75,6 +75,10 @@ struct TransportParams {
   // The remote PEs sit on forced hosts of this machine (SYMMETRA_HOSTS, SYMMETRA_HOST_ID): a
   // network transport keeps to the network between them (UCX: TCP unless UCX_TLS is set).
   bool forced_hosts = false;
+  // After serving a delivery, a progress thread keeps polling this long before it sleeps, so
+  // that a peer's next operation finds it awake instead of paying a wake-up (10-20 us on a VM,
+  // twice a round trip). 0: sleep at once (PEs outnumber CPUs: polling would take a PE's).
+  std::uint64_t poll_ns = 0;
 };
 
 enum class TransportKind { kLoopback, kUcx };

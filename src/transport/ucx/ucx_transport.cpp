@@ -102,6 +102,7 @@ Status UcxTransport::start(const TransportParams& params) {
   // Forced hosts of one machine exist to test the network path: unless the user chose the
   // transports, keep UCX off shared memory, which it would otherwise find between them.
   const char* tls = std::getenv("UCX_TLS");
+  poll_ns_ = params.poll_ns;
   if (params.forced_hosts && tls == nullptr) {
     st = ucp_config_modify(config, "TLS", "tcp");
     if (st != UCS_OK) return ucx_fail("keeping UCX to TCP between forced hosts", st);
@@ -530,17 +531,25 @@ void UcxTransport::ring_sleepers() {
 
 // Sleeps in epoll on the worker's event fd until something arrives, serves it, re-arms. Waits
 // of this PE progress the worker themselves; this thread is what serves the peers while this
-// PE computes or sleeps.
+// PE computes or sleeps. After serving, it polls (yielding between polls) for poll_ns_ before
+// it sleeps again: operations come in runs, and the next one then finds it awake.
 void UcxTransport::progress_loop() {
+  std::uint64_t poll_until = 0;
   while (!stop_.load(std::memory_order_acquire)) {
     bool served = false;
-    ucs_status_t armed;
+    ucs_status_t armed = UCS_OK;
+    const std::uint64_t now = steady_ns();
     {
       std::lock_guard<std::mutex> lock(mu_);
       while (ucp_worker_progress(worker_) != 0) served = true;
-      armed = ucp_worker_arm(worker_);
+      if (served) poll_until = now + poll_ns_;
+      if (now >= poll_until) armed = ucp_worker_arm(worker_);
     }
     if (served) ring_sleepers();
+    if (now < poll_until) {
+      sched_yield();
+      continue;
+    }
     if (armed == UCS_ERR_BUSY) continue;  // more arrived meanwhile
     epoll_event evs[2];
     // A second's cap: only a safety net, since arrivals and the stop both signal an fd.

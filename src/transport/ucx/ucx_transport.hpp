@@ -133,7 +133,8 @@ class UcxTransport final : public Transport {
   std::mutex mu_;
   int epoll_fd_ = -1, wake_fd_ = -1;  // the progress thread's epoll, and an eventfd to stop it
   std::atomic<bool> stop_{false};
-  bool tcp_only_ = false;  // UCX_TLS is tcp alone: every delivery passes the progress thread
+  bool tcp_only_ = false;      // UCX_TLS is tcp alone: every delivery passes the progress thread
+  std::uint64_t poll_ns_ = 0;  // TransportParams::poll_ns
   std::thread progress_thread_;
 };
 
