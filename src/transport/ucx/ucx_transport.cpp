@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <type_traits>
 
@@ -540,7 +541,19 @@ void UcxTransport::progress_loop() {
     ucs_status_t armed = UCS_OK;
     const std::uint64_t now = steady_ns();
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      // A PE thread that holds mu_ waits for a request and progresses the worker itself: what
+      // arrives is served. Blocking on the mutex made every such wait's unlock a futex wake and
+      // handed the CPU to this thread (on the initiator: once per get); step aside instead.
+      std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+      if (!lock.owns_lock()) {
+        if (now < poll_until) {
+          sched_yield();
+        } else {
+          const timespec pause{0, 50'000};
+          nanosleep(&pause, nullptr);
+        }
+        continue;
+      }
       while (ucp_worker_progress(worker_) != 0) served = true;
       if (served) poll_until = now + poll_ns_;
       if (now >= poll_until) armed = ucp_worker_arm(worker_);
