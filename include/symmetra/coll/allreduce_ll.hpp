@@ -124,9 +124,10 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
     };
     // Unit u of slice j of `base` (source or dest): whole units by one 8-byte load, from values
     // the closure holds (not reloaded per unit through references), the rest element-wise.
+    // (A GPU thread keeps the plain element-wise load.)
     auto slice_of = [&](const T* base, int j) {
       const T* p = base + at(j, 0);
-      const std::size_t n = whole(j);
+      const std::size_t n = kWholeRegion ? whole(j) : 0;
       return [p, n, j, &valid](std::size_t u) {
         if (u < n) {
           std::uint64_t v;

@@ -203,15 +203,65 @@ SYMMETRA_INLINE std::uint64_t lane_bits(T t, int i) {
   return static_cast<std::uint64_t>(b) << (i * 8 * sizeof(T));
 }
 
-// Element-wise a <op> b of two units.
+// Element-wise a <op> b of two units. The host builds the lanes with shifts (unit_lane); a GPU
+// keeps the array, which lives in registers there, and 64-bit shifts cost it more.
 template <class T>
 SYMMETRA_INLINE std::uint64_t combine_unit(ReduceOp op, std::uint64_t a, std::uint64_t b) {
+#if SYMMETRA_DEVICE_PASS
+  T x[Unit<T>::kElems], y[Unit<T>::kElems];
+  std::memcpy(x, &a, 8);
+  std::memcpy(y, &b, 8);
+  for (int i = 0; i < Unit<T>::kElems; ++i)
+    x[i] = from_accum<T>(combine(op, to_accum(x[i]), to_accum(y[i])));
+  std::uint64_t r;
+  std::memcpy(&r, x, 8);
+  return r;
+#else
   std::uint64_t r = 0;
   for (int i = 0; i < Unit<T>::kElems; ++i)
     r |= lane_bits(
         from_accum<T>(combine(op, to_accum(unit_lane<T>(a, i)), to_accum(unit_lane<T>(b, i)))), i);
   return r;
+#endif
 }
+
+// A unit's elements in the accumulator type, so that a sum of many units rounds once.
+template <class T>
+struct UnitAccum {
+  typename Accum<T>::type v[Unit<T>::kElems];
+#if SYMMETRA_DEVICE_PASS
+  SYMMETRA_INLINE void set(std::uint64_t u) {
+    T x[Unit<T>::kElems];
+    std::memcpy(x, &u, 8);
+    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = to_accum(x[i]);
+  }
+  SYMMETRA_INLINE void add(ReduceOp op, std::uint64_t u) {
+    T x[Unit<T>::kElems];
+    std::memcpy(x, &u, 8);
+    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = combine(op, v[i], to_accum(x[i]));
+  }
+  SYMMETRA_INLINE std::uint64_t get() const {
+    T x[Unit<T>::kElems];
+    for (int i = 0; i < Unit<T>::kElems; ++i) x[i] = from_accum<T>(v[i]);
+    std::uint64_t r;
+    std::memcpy(&r, x, 8);
+    return r;
+  }
+#else
+  SYMMETRA_INLINE void set(std::uint64_t u) {
+    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = to_accum(unit_lane<T>(u, i));
+  }
+  SYMMETRA_INLINE void add(ReduceOp op, std::uint64_t u) {
+    for (int i = 0; i < Unit<T>::kElems; ++i)
+      v[i] = combine(op, v[i], to_accum(unit_lane<T>(u, i)));
+  }
+  SYMMETRA_INLINE std::uint64_t get() const {
+    std::uint64_t r = 0;
+    for (int i = 0; i < Unit<T>::kElems; ++i) r |= lane_bits(from_accum<T>(v[i]), i);
+    return r;
+  }
+#endif
+};
 
 // Host loops over `n` whole units of a region that ll_wait_lines saw arrive: plain functions
 // of pointers, so that nothing but the data is loaded per unit, and the operator fixed
@@ -240,23 +290,5 @@ inline void copy_lines(T* dst, const LLLine* lines, std::size_t n) {
     std::memcpy(dst + i * Unit<T>::kElems, &v, 8);
   }
 }
-
-// A unit's elements in the accumulator type, so that a sum of many units rounds once.
-template <class T>
-struct UnitAccum {
-  typename Accum<T>::type v[Unit<T>::kElems];
-  SYMMETRA_INLINE void set(std::uint64_t u) {
-    for (int i = 0; i < Unit<T>::kElems; ++i) v[i] = to_accum(unit_lane<T>(u, i));
-  }
-  SYMMETRA_INLINE void add(ReduceOp op, std::uint64_t u) {
-    for (int i = 0; i < Unit<T>::kElems; ++i)
-      v[i] = combine(op, v[i], to_accum(unit_lane<T>(u, i)));
-  }
-  SYMMETRA_INLINE std::uint64_t get() const {
-    std::uint64_t r = 0;
-    for (int i = 0; i < Unit<T>::kElems; ++i) r |= lane_bits(from_accum<T>(v[i]), i);
-    return r;
-  }
-};
 
 }  // namespace symmetra::coll::detail
