@@ -208,7 +208,8 @@ void collectives(Runtime& rt, Report& report, const Options& o) {
 }
 
 // All-reduce of float sums on the world team, 8 B - allreduce_max per PE, for every algorithm
-// and for the selector's pick (auto), back to back (the algorithms synchronize themselves).
+// that runs on it and for the selector's pick (auto), back to back (the algorithms synchronize
+// themselves).
 // Prints which algorithm wins at each size.
 void allreduces(Runtime& rt, Report& report, const Options& o) {
   using symmetra::coll::AllreduceAlgo;
@@ -218,8 +219,10 @@ void allreduces(Runtime& rt, Report& report, const Options& o) {
   for (std::size_t i = 0; i < max / sizeof(float); ++i)
     src[i] = static_cast<float>(i % 1000) * 0.5f;
   const symmetra::Team world = rt.team_world();
-  std::vector<AllreduceAlgo> algos(std::begin(symmetra::coll::kDeviceAllreduceAlgos),
-                                   std::end(symmetra::coll::kDeviceAllreduceAlgos));
+  // Across hosts only the algorithms of puts and LL packets run (coll::runs_on).
+  std::vector<AllreduceAlgo> algos;
+  for (AllreduceAlgo a : symmetra::coll::kDeviceAllreduceAlgos)
+    if (symmetra::coll::runs_on(a, rt.team_desc(symmetra::device::kTeamWorld))) algos.push_back(a);
   algos.push_back(AllreduceAlgo::kAuto);
   std::vector<std::string> winners;
   for (std::size_t bytes = 8; bytes <= max;
