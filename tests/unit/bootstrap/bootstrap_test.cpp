@@ -110,6 +110,36 @@ std::unique_ptr<Bootstrap> join(const std::string& address, int rank, int size) 
   return bs.ok() ? std::move(bs.value()) : nullptr;
 }
 
+// Each PE of `bs` shares a memfd holding `mine`; true if member k's shows expect(k).
+template <class Expect>
+bool fds_carry(Bootstrap& bs, int mine, Expect expect) {
+  const int fd = memfd_create("t", 0);
+  if (ftruncate(fd, 4096) != 0) return false;
+  auto* p = static_cast<int*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  *p = mine;
+  std::vector<int> fds;
+  if (!bs.allgather_fds(fd, &fds).ok() || fds.size() != static_cast<std::size_t>(bs.size()))
+    return false;
+  for (int k = 0; k < bs.size(); ++k) {
+    auto* theirs = static_cast<int*>(mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fds[k], 0));
+    if (theirs == MAP_FAILED || *theirs != expect(k)) return false;
+  }
+  return true;
+}
+
+// Hosts the rendezvous on `lfd` for the forked PEs, as symrun does, and checks that each
+// exited 0.
+void serve_and_reap(int lfd, const std::vector<pid_t>& pids) {
+  RendezvousServer server(lfd, static_cast<int>(pids.size()), 30000);
+  const Status st = server.serve();
+  EXPECT_TRUE(st.ok()) << st.message();
+  for (pid_t p : pids) {
+    int status = 0;
+    waitpid(p, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
+}
+
 TEST(Rendezvous, AllgatherAndFdPassingBetweenProcesses) {
   constexpr int kN = 4;
   const std::string address = "unix:symmetra-unit-" + std::to_string(getpid());
@@ -126,31 +156,14 @@ TEST(Rendezvous, AllgatherAndFdPassingBetweenProcesses) {
       for (int k = 0; k < kN; ++k)
         if (all[k] != k) _exit(12);
       // Each PE shares a memfd holding its rank; every PE reads every other's through the fd.
-      const int fd = memfd_create("t", 0);
-      if (ftruncate(fd, 4096) != 0) _exit(13);
-      auto* mine =
-          static_cast<int*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
-      *mine = 1000 + r;
-      std::vector<int> fds;
-      if (!bs->allgather_fds(fd, &fds).ok() || fds.size() != kN) _exit(14);
-      for (int k = 0; k < kN; ++k) {
-        auto* theirs = static_cast<int*>(mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fds[k], 0));
-        if (theirs == MAP_FAILED || *theirs != 1000 + k) _exit(15);
-      }
+      if (!fds_carry(*bs, 1000 + r, [](int k) { return 1000 + k; })) _exit(14);
       if (!bs->barrier().ok()) _exit(16);
       bs->finalize();
       _exit(0);
     }
     pids.push_back(pid);
   }
-  RendezvousServer server(lfd.value(), kN, 30000);
-  const Status st = server.serve();
-  EXPECT_TRUE(st.ok()) << st.message();
-  for (pid_t p : pids) {
-    int status = 0;
-    waitpid(p, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
-  }
+  serve_and_reap(lfd.value(), pids);
 }
 
 // Processes split into groups that meet on sockets of their own, abstract or a path beside
@@ -173,17 +186,7 @@ void split_and_pass_fds(const std::string& address) {
       Bootstrap& group = *g.value();
       if (group.rank() != r / 2 || group.size() != (r % 2 == 0 ? 3 : 2) || group.pe() != r)
         _exit(12);
-      const int fd = memfd_create("t", 0);
-      if (ftruncate(fd, 4096) != 0) _exit(13);
-      auto* mine =
-          static_cast<int*>(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
-      *mine = 1000 + r;
-      std::vector<int> fds;
-      if (!group.allgather_fds(fd, &fds).ok() || fds.size() != std::size_t(group.size())) _exit(14);
-      for (int k = 0; k < group.size(); ++k) {
-        auto* theirs = static_cast<int*>(mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fds[k], 0));
-        if (theirs == MAP_FAILED || *theirs != 1000 + r % 2 + 2 * k) _exit(15);
-      }
+      if (!fds_carry(group, 1000 + r, [&](int k) { return 1000 + r % 2 + 2 * k; })) _exit(14);
       if (!group.barrier().ok() || !bs->barrier().ok()) _exit(16);
       g.value().reset();
       bs->finalize();
@@ -191,14 +194,7 @@ void split_and_pass_fds(const std::string& address) {
     }
     pids.push_back(pid);
   }
-  RendezvousServer server(lfd.value(), kN, 30000);
-  const Status st = server.serve();
-  EXPECT_TRUE(st.ok()) << st.message();
-  for (pid_t p : pids) {
-    int status = 0;
-    waitpid(p, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
-  }
+  serve_and_reap(lfd.value(), pids);
 }
 
 TEST(Rendezvous, SplitGroupsPassFdsAmongThemselves) {
