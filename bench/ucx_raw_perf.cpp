@@ -200,40 +200,44 @@ int main(int argc, char** argv) {
     for (std::size_t bytes = 8; bytes <= max_bytes; bytes *= 2) {
       const int per = static_cast<int>(
           std::clamp<std::size_t>((std::size_t{1} << 22) / bytes, 4, 2000) / (quick ? 4 : 1));
-      add(report, "put_lat", bytes, sample(batches, per, [&] {
-            ucp.put(local, bytes, 0);
-            ucp.flush();
-          }),
+      add(report, "put_lat", bytes,
+          sample(batches, per,
+                 [&] {
+                   ucp.put(local, bytes, 0);
+                   ucp.flush();
+                 }),
           false);
       add(report, "put_bw", bytes, sample(batches, per, [&] { ucp.put(local, bytes, 0); }), true);
       ucp.flush();
-      add(report, "get_lat", bytes, sample(batches, per, [&] {
-            ucp.wait(ucp.get_nb(local, bytes, 0));
-          }),
-          false);
+      add(report, "get_lat", bytes,
+          sample(batches, per, [&] { ucp.wait(ucp.get_nb(local, bytes, 0)); }), false);
       // A batch's gets go out together and are waited for at its end, as getmem_nbi + quiet.
       std::vector<ucs_status_ptr_t> pending;
       pending.reserve(static_cast<std::size_t>(per));
       int issued = 0;
-      add(report, "get_bw", bytes, sample(batches, per, [&] {
-            pending.push_back(ucp.get_nb(local, bytes, 0));
-            if (++issued % per == 0) {
-              for (auto r : pending) ucp.wait(r);
-              pending.clear();
-            }
-          }),
+      add(report, "get_bw", bytes,
+          sample(batches, per,
+                 [&] {
+                   pending.push_back(ucp.get_nb(local, bytes, 0));
+                   if (++issued % per == 0) {
+                     for (auto r : pending) ucp.wait(r);
+                     pending.clear();
+                   }
+                 }),
           true);
       for (auto r : pending) ucp.wait(r);
     }
     const int per = quick ? 200 : 2000;
     const std::uint64_t one = 1;
-    add(report, "p_lat", 8, sample(batches, per, [&] {
-          ucp.put(&one, 8, kWord);
-          ucp.flush();
-        }),
+    add(report, "p_lat", 8,
+        sample(batches, per,
+               [&] {
+                 ucp.put(&one, 8, kWord);
+                 ucp.flush();
+               }),
         false);
-    add(report, "fetch_add_lat", 8,
-        sample(batches, per, [&] { (void)ucp.fetch_add(1, kWord); }), false);
+    add(report, "fetch_add_lat", 8, sample(batches, per, [&] { (void)ucp.fetch_add(1, kWord); }),
+        false);
     ucp.put(&one, 8, kDone);  // the target stops progressing
     ucp.flush();
   } else {

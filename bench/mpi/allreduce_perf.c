@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     const int count = (int)(bytes / sizeof(float));
     size_t per = (4u << 20) / bytes;
     per = per < 1 ? 1 : per > 500 ? 500 : per;
-    for (size_t i = 0; i < per; ++i)  /* warm-up */
+    for (size_t i = 0; i < per; ++i) /* warm-up */
       MPI_Allreduce(src, dst, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     for (int b = 0; b < batches; ++b) {
       const double t0 = MPI_Wtime();
