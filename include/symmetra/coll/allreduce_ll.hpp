@@ -129,10 +129,12 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
       const T* p = base + at(j, 0);
       const std::size_t n = kWholeRegion ? whole(j) : 0;
       return [p, n, j, &valid](std::size_t u) {
-        if (u < n) {
-          std::uint64_t v;
-          std::memcpy(&v, p + u * E, 8);
-          return v;
+        if constexpr (!SYMMETRA_DEVICE_PASS && std::is_same_v<Group, device::ThreadGroup>) {
+          if (u < n) {  // (kWholeRegion, which a lambda cannot name uncaptured under nvcc)
+            std::uint64_t v;
+            std::memcpy(&v, p + u * E, 8);
+            return v;
+          }
         }
         return detail::load_unit(p + u * E, valid(j, u));
       };
