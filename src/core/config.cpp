@@ -115,6 +115,15 @@ Result<Config> config_from_env() {
       env_int("SYMMETRA_HOSTS", 1, 1 << 20, "use a positive number of forced hosts", &c.hosts));
   SYMMETRA_TRY(env_int("SYMMETRA_PROGRESS_POLL_US", 0, 1000000,
                        "use microseconds from 0 to 1000000", &c.progress_poll_us));
+  if (const char* v = env("SYMMETRA_PROXY")) c.proxy = std::string(v) == "1";
+  if (const char* v = env("SYMMETRA_PROXY_RING")) {
+    auto entries = parse_size(v);
+    if (!entries.ok() || entries.value() < 16 || entries.value() > (1ull << 30) ||
+        (entries.value() & (entries.value() - 1)) != 0)
+      return Status::fail(std::string("SYMMETRA_PROXY_RING='") + v +
+                          "': use a power of two of entries from 16 to 1G");
+    c.proxy_ring_entries = static_cast<std::uint32_t>(entries.value());
+  }
   if (const char* v = env("SYMMETRA_TRANSPORT")) {
     const std::string name = v;
     if (name == "auto")

@@ -39,6 +39,12 @@ struct Config {
   // served a delivery before it sleeps again (TransportParams::poll_ns). -1 (unset): 200 us,
   // and 0 where this machine's PEs outnumber its CPUs.
   int progress_poll_us = -1;
+  // SYMMETRA_PROXY=1: the host's remote branch posts its operations to a proxy thread's ring
+  // (src/proxy/), as GPU threads do, instead of calling the transport: the CPU producer of the
+  // ring protocol's tests. SYMMETRA_PROXY_RING: the ring's entries (8 bytes each), a power of
+  // two from 16.
+  bool proxy = false;
+  std::uint32_t proxy_ring_entries = 4096;
   // GPU collectives split into channels, one block each (coll/channel.hpp):
   // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
   std::uint64_t channel_bytes = 32ull << 10;

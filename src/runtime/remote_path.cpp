@@ -12,27 +12,20 @@ Transport& transport_of(const device::Context& ctx) {
   return *static_cast<Transport*>(ctx.remote->transport);
 }
 
-// The offset of symmetric `p` in its heap slot: where Context::peer puts it in this PE's own
-// slot (static data through its window), less the slot's start.
-std::uint64_t offset_of(const device::Context& ctx, const void* p) {
-  return static_cast<std::uint64_t>(ctx.peer(static_cast<const std::byte*>(p), ctx.my_pe) -
-                                    ctx.heap_base);
-}
-
 void put(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
-  transport_of(ctx).put(ctx, pe, offset_of(ctx, dest), src, bytes);
+  transport_of(ctx).put(ctx, pe, ctx.offset_of(dest), src, bytes);
 }
 void get(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
-  transport_of(ctx).get(ctx, pe, dest, offset_of(ctx, src), bytes);
+  transport_of(ctx).get(ctx, pe, dest, ctx.offset_of(src), bytes);
 }
 std::uint64_t amo(const device::Context& ctx, AmoOp op, DataType type, void* dest,
                   std::uint64_t value, std::uint64_t cond, int pe) {
-  return transport_of(ctx).atomic(ctx, pe, offset_of(ctx, dest), op, type, value, cond);
+  return transport_of(ctx).atomic(ctx, pe, ctx.offset_of(dest), op, type, value, cond);
 }
 void put_signal(const device::Context& ctx, void* dest, const void* src, std::size_t bytes,
                 std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe) {
-  transport_of(ctx).put_signal(ctx, pe, offset_of(ctx, dest), src, bytes, offset_of(ctx, sig),
-                               value, op);
+  transport_of(ctx).put_signal(ctx, pe, ctx.offset_of(dest), src, bytes, ctx.offset_of(sig), value,
+                               op);
 }
 void fence(const device::Context& ctx) {
   transport_of(ctx).fence(ctx);

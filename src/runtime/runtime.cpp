@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -18,6 +19,7 @@
 #include "heap/allocator.hpp"
 #include "heap/static_data.hpp"
 #include "heap/symmetric_heap.hpp"
+#include "proxy/proxy_ops.hpp"
 #include "runtime/remote_path.hpp"
 #include "runtime/state.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
@@ -222,7 +224,15 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
       const std::uint64_t window = s_->heap->stride() - s_->static_window;
       s_->transport->register_memory(s_->heap->base() + window, window, statics.bytes).or_throw();
     }
-    s_->remote_ops = std::make_unique<device::RemoteOps>(detail::remote_ops(s_->transport.get()));
+    device::RemoteOps ops = detail::remote_ops(s_->transport.get());
+    if (s_->config->proxy) {
+      s_->proxy_memory = std::make_unique<detail::HostProxyMemory>(
+          static_cast<std::uint32_t>(std::countr_zero(s_->config->proxy_ring_entries)));
+      s_->proxy =
+          std::make_unique<detail::Proxy>(s_->proxy_memory->ring(), s_->transport.get(), &ctx_);
+      ops = detail::proxy_remote_ops(s_->proxy.get());
+    }
+    s_->remote_ops = std::make_unique<device::RemoteOps>(ops);
     for (int p = 0; p < n; ++p) s_->pe_host.push_back(s_->host_names[s_->host_of[p]].c_str());
     s_->remote_ops->pe_host = s_->pe_host.data();
     ctx_.remote = s_->remote_ops.get();
@@ -328,6 +338,7 @@ void Runtime::finalize() {
   gpu_ = nullptr;
   s_->backend.reset();  // before the host heap, which the CPU backend's data heap is
   ctx_.remote = nullptr;
+  s_->proxy.reset();      // stops its thread: it calls the transport
   s_->transport.reset();  // it delivers into the heap mapping
   s_->heap.reset();
   s_->host_group.reset();
@@ -360,6 +371,7 @@ void Runtime::abandon() {
   gpu_ = nullptr;
   s_->backend.reset();
   ctx_.remote = nullptr;
+  s_->proxy.reset();  // stops its thread: it calls the transport
   s_->transport.reset();
   s_->heap.reset();
   s_->host_group.reset();

@@ -18,6 +18,7 @@
 #include "core/trace.hpp"
 #include "heap/allocator.hpp"
 #include "heap/symmetric_heap.hpp"
+#include "proxy/proxy.hpp"
 #include "symmetra/runtime.hpp"
 #include "transport/transport.hpp"
 
@@ -40,6 +41,10 @@ struct Runtime::State {
   // entry points into it (ctx_.remote); null where every PE is reachable by load and store.
   std::unique_ptr<detail::Transport> transport;
   std::unique_ptr<device::RemoteOps> remote_ops;
+  // SYMMETRA_PROXY=1: the proxy thread that takes the remote branch's operations into the
+  // transport, and its ring (src/proxy/); stopped before the transport goes.
+  std::unique_ptr<detail::HostProxyMemory> proxy_memory;
+  std::unique_ptr<detail::Proxy> proxy;
   std::uint64_t static_window = 0;  // symmetric static data's bytes at the top of each heap slot
   std::uint64_t heap_limit = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
   std::vector<std::int32_t> pe_index;   // ctx_.pe_index points here

@@ -141,6 +141,12 @@ struct Context {
 #endif
     return reinterpret_cast<T*>(b + delta);
   }
+
+  // The offset of symmetric `p` in its heap slot, the same on every PE: what the remote branch
+  // hands a transport (static data through its window). Threads: any.
+  SYMMETRA_INLINE std::uint64_t offset_of(const void* p) const {
+    return static_cast<std::uint64_t>(peer(static_cast<const std::byte*>(p), my_pe) - heap_base);
+  }
 };
 
 static_assert(std::is_trivially_copyable_v<Context>);

@@ -1,0 +1,240 @@
+// The proxy channel (docs/proxy.md): how a PE that cannot call the transport itself (a GPU
+// thread) hands remote operations to a CPU thread of its process, the proxy (src/proxy/), which
+// drains them into the transport. NVSHMEM's IBRC/UCX proxy design.
+//
+// The ring is 2^k entries of 8 bytes in memory both sides see (pinned, device-mapped host
+// memory on the GPU). Bit 63 of each entry is its flag, and the flag flips on each lap of the
+// ring (flag-in-data), so the proxy finds the next entry by its flag alone and needs no head
+// pointer from the producers. A request is 1-7 consecutive entries; its first says what it is.
+//
+// A producer reserves its entries with one atomic add on `tail`, waits (bounded) until the
+// proxy has freed them, and writes them. The proxy takes requests in ring order and issues each
+// into the transport; `done` says how far it got: every request before position `done` has been
+// issued (its source read: the producer may reuse it), and for a get, a fetching atomic or a
+// quiet, completed (a quiet: every request before it is complete at its target). The proxy
+// writes `done` in batches, and at once for a request that asks for it (kAck). A producer that
+// needs its request done waits for `done` to pass the request's end.
+//
+// Threads: any number of producers (host threads or GPU threads) per ring; one proxy.
+// Ordering: requests are issued in ring order; a fence request orders through the transport.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "symmetra/core/atomic.hpp"
+#include "symmetra/core/platform.hpp"
+
+#if !SYMMETRA_DEVICE_PASS
+#include <chrono>
+#include <thread>
+#endif
+
+namespace symmetra::device {
+
+// The memory of one channel, as producers see it. Trivially copyable: it travels in Context.
+struct ProxyRing {
+  std::uint64_t* slots = nullptr;  // 2^log2_slots entries
+  std::uint64_t* tail = nullptr;   // the next position to reserve (producers' fetch_add)
+  std::uint64_t* done = nullptr;   // written by the proxy: requests before it are done
+  std::uint32_t* state = nullptr;  // written by the proxy: ProxyState
+  std::uint32_t log2_slots = 0;
+};
+
+enum ProxyState : std::uint32_t {
+  kProxyRunning = 0,
+  kProxyStopped = 1,  // finalized: takes nothing more
+  kProxyFailed = 2,   // its transport failed; the proxy printed why
+};
+
+// What a request asks for: the low byte of its first entry.
+enum class ProxyOp : std::uint8_t {
+  kPut = 1,        // dest offset, src address, bytes
+  kPutInline = 2,  // dest offset, value lo32, value hi32; bytes (1, 2, 4, 8) in `sub`
+  kGet = 3,        // dest address, src offset, bytes
+  kAmo = 4,        // dest offset, value lo/hi, cond lo/hi, result address (0: none); AmoOp in
+                   // `sub`, DataType in `type`
+  kPutSignal = 5,  // dest offset, src address, bytes, signal offset, value lo/hi; SignalOp in sub
+  kFence = 6,
+  kQuiet = 7,  // completes every earlier request at its target; always kAck
+};
+
+// Why a producer's wait ended.
+enum class ProxyWait : int { kOk, kTimeout, kStopped };
+
+namespace detail {
+
+inline constexpr std::uint64_t kProxyFlag = 1ull << 63;
+inline constexpr std::uint64_t kProxyPayload = kProxyFlag - 1;
+inline constexpr unsigned kProxyMaxEntries = 7;
+// The first entry: op (bits 0-7), entry count (8-11), kAck (12), sub (16-23), type (24-31),
+// PE (32-55).
+inline constexpr std::uint64_t kProxyAck = 1ull << 12;
+
+SYMMETRA_INLINE constexpr std::uint64_t proxy_head(ProxyOp op, unsigned entries, bool ack,
+                                                   unsigned sub, unsigned type, int pe) {
+  return static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(entries) << 8) |
+         (ack ? kProxyAck : 0) | (static_cast<std::uint64_t>(sub & 0xff) << 16) |
+         (static_cast<std::uint64_t>(type & 0xff) << 24) |
+         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pe) & 0xffffff) << 32);
+}
+SYMMETRA_INLINE constexpr ProxyOp head_op(std::uint64_t e) {
+  return static_cast<ProxyOp>(e & 0xff);
+}
+SYMMETRA_INLINE constexpr unsigned head_entries(std::uint64_t e) {
+  return static_cast<unsigned>((e >> 8) & 0xf);
+}
+SYMMETRA_INLINE constexpr bool head_ack(std::uint64_t e) {
+  return (e & kProxyAck) != 0;
+}
+SYMMETRA_INLINE constexpr unsigned head_sub(std::uint64_t e) {
+  return static_cast<unsigned>((e >> 16) & 0xff);
+}
+SYMMETRA_INLINE constexpr unsigned head_type(std::uint64_t e) {
+  return static_cast<unsigned>((e >> 24) & 0xff);
+}
+SYMMETRA_INLINE constexpr int head_pe(std::uint64_t e) {
+  return static_cast<int>((e >> 32) & 0xffffff);
+}
+
+// A request as its producer builds it: payloads only (bit 63 clear).
+struct ProxyRequest {
+  std::uint64_t e[kProxyMaxEntries];
+  unsigned n;
+};
+
+SYMMETRA_INLINE std::uint64_t lo32(std::uint64_t v) {
+  return v & 0xffffffffull;
+}
+SYMMETRA_INLINE std::uint64_t hi32(std::uint64_t v) {
+  return v >> 32;
+}
+SYMMETRA_INLINE std::uint64_t address_bits(const void* p) {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
+}
+
+// `bytes` from `src` (an address the proxy can read) to offset `dest` of PE pe.
+SYMMETRA_INLINE ProxyRequest proxy_put(int pe, std::uint64_t dest, const void* src,
+                                       std::uint64_t bytes, bool ack) {
+  return {{proxy_head(ProxyOp::kPut, 4, ack, 0, 0, pe), dest, address_bits(src), bytes}, 4};
+}
+// The low `bytes` (1, 2, 4, 8) of `value`'s memory to offset `dest`: the source travels in the
+// request, so nothing waits for the proxy.
+SYMMETRA_INLINE ProxyRequest proxy_put_inline(int pe, std::uint64_t dest, std::uint64_t value,
+                                              unsigned bytes) {
+  return {{proxy_head(ProxyOp::kPutInline, 4, false, bytes, 0, pe), dest, lo32(value), hi32(value)},
+          4};
+}
+SYMMETRA_INLINE ProxyRequest proxy_get(int pe, void* dest, std::uint64_t src, std::uint64_t bytes) {
+  return {{proxy_head(ProxyOp::kGet, 4, true, 0, 0, pe), address_bits(dest), src, bytes}, 4};
+}
+// `op` on the word of `type` at offset `dest`; the old value to `*result` where not null.
+SYMMETRA_INLINE ProxyRequest proxy_amo(int pe, std::uint64_t dest, unsigned op, unsigned type,
+                                       std::uint64_t value, std::uint64_t cond,
+                                       std::uint64_t* result) {
+  return {{proxy_head(ProxyOp::kAmo, 7, result != nullptr, op, type, pe), dest, lo32(value),
+           hi32(value), lo32(cond), hi32(cond), address_bits(result)},
+          7};
+}
+SYMMETRA_INLINE ProxyRequest proxy_put_signal(int pe, std::uint64_t dest, const void* src,
+                                              std::uint64_t bytes, std::uint64_t sig,
+                                              std::uint64_t value, unsigned sig_op, bool ack) {
+  return {{proxy_head(ProxyOp::kPutSignal, 7, ack, sig_op, 0, pe), dest, address_bits(src), bytes,
+           sig, lo32(value), hi32(value)},
+          7};
+}
+SYMMETRA_INLINE ProxyRequest proxy_fence() {
+  return {{proxy_head(ProxyOp::kFence, 1, false, 0, 0, 0)}, 1};
+}
+SYMMETRA_INLINE ProxyRequest proxy_quiet() {
+  return {{proxy_head(ProxyOp::kQuiet, 1, true, 0, 0, 0)}, 1};
+}
+
+// The flag that an entry at absolute position `pos` carries: set on lap 0 (the ring starts
+// zeroed), clear on lap 1, and so on.
+SYMMETRA_INLINE constexpr std::uint64_t proxy_flag(std::uint64_t pos, std::uint32_t log2_slots) {
+  return ((pos >> log2_slots) & 1) ? 0 : kProxyFlag;
+}
+
+SYMMETRA_INLINE std::uint64_t proxy_now_ns() {
+#if SYMMETRA_DEVICE_PASS
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+#endif
+}
+
+// One step of a bounded wait's back-off: spin first, then sleep (the proxy is a thread of this
+// process, so a producer that spins on the host takes a CPU the proxy may need).
+SYMMETRA_INLINE void proxy_backoff(unsigned& round) {
+#if SYMMETRA_DEVICE_PASS
+  __nanosleep(round < 8 ? 32u << round : 8192u);
+#else
+  if (round < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  } else if (round < 128) {
+    std::this_thread::yield();
+  } else {
+    std::this_thread::sleep_for(std::chrono::microseconds(round < 256 ? 1 : 20));
+  }
+#endif
+  ++round;
+}
+
+// Waits until `done` reaches `pos`, the proxy stops, or timeout_ns passes. `done_seen` gets the
+// last value read (for the message of a failed wait).
+SYMMETRA_INLINE ProxyWait proxy_wait_done(const ProxyRing& r, std::uint64_t pos,
+                                          std::uint64_t timeout_ns, std::uint64_t* done_seen) {
+  std::uint64_t start = 0;
+  bool timing = false;
+  for (unsigned round = 0;;) {
+    const std::uint64_t d = atomic_load(r.done, kAcquire);
+    *done_seen = d;
+    if (d >= pos) return ProxyWait::kOk;
+    if (atomic_load(r.state, kAcquire) != kProxyRunning) return ProxyWait::kStopped;
+    if ((round & 15) == 15) {  // the clock is a system call's worth on some hosts
+      const std::uint64_t now = proxy_now_ns();
+      if (!timing) {
+        start = now;
+        timing = true;
+      } else if (now - start > timeout_ns) {
+        return ProxyWait::kTimeout;
+      }
+    }
+    proxy_backoff(round);
+  }
+}
+
+// Posts the `n` entries of `e` (payloads: bit 63 clear) as one request: reserves them, waits
+// for the proxy to free their slots, and writes them with their lap's flag. `*end` gets the
+// position after the request (wait for `done` to reach it to see it done), `*done_seen` the
+// proxy's progress when a wait failed. Everything this thread wrote before (a put's source) is
+// visible to the proxy when it reads the request.
+SYMMETRA_INLINE ProxyWait proxy_post(const ProxyRing& r, const std::uint64_t* e, unsigned n,
+                                     std::uint64_t timeout_ns, std::uint64_t* end,
+                                     std::uint64_t* done_seen) {
+  const std::uint64_t slots = 1ull << r.log2_slots;
+  const std::uint64_t pos = AtomicRef<std::uint64_t>(*r.tail).fetch_add(n, kRelaxed);
+  *end = pos + n;
+  // The slots of lap L - 1 at these places must have been taken: done >= pos + n - slots.
+  if (pos + n > slots) {
+    const ProxyWait w = proxy_wait_done(r, pos + n - slots, timeout_ns, done_seen);
+    if (w != ProxyWait::kOk) return w;
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    const std::uint64_t p = pos + i;
+    // Release: the proxy's acquire of the flag sees what this thread wrote before.
+    atomic_store(&r.slots[p & (slots - 1)], (e[i] & kProxyPayload) | proxy_flag(p, r.log2_slots),
+                 kRelease);
+  }
+  return ProxyWait::kOk;
+}
+
+}  // namespace detail
+}  // namespace symmetra::device

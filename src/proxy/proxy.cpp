@@ -1,0 +1,196 @@
+#include "proxy/proxy.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <exception>
+
+#include "core/cpu_relax.hpp"
+#include "core/log.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+
+namespace symmetra::detail {
+namespace dd = device::detail;
+
+namespace {
+
+// Entries each request has (its first included), by op; 0: no such op.
+unsigned entries_of(device::ProxyOp op) {
+  switch (op) {
+    case device::ProxyOp::kPut:
+    case device::ProxyOp::kPutInline:
+    case device::ProxyOp::kGet:
+      return 4;
+    case device::ProxyOp::kAmo:
+    case device::ProxyOp::kPutSignal:
+      return 7;
+    case device::ProxyOp::kFence:
+    case device::ProxyOp::kQuiet:
+      return 1;
+  }
+  return 0;
+}
+
+std::uint64_t two_halves(std::uint64_t lo, std::uint64_t hi) {
+  return (lo & 0xffffffffull) | (hi << 32);
+}
+
+}  // namespace
+
+HostProxyMemory::HostProxyMemory(std::uint32_t log2_slots) {
+  const std::size_t slots = std::size_t{1} << log2_slots;
+  // The three control words each on a cache line of their own: producers hammer tail, the
+  // proxy writes done, and neither should evict the other's line.
+  words_ = std::make_unique<std::uint64_t[]>(slots + 24);
+  ring_.slots = words_.get();
+  ring_.tail = words_.get() + slots;
+  ring_.done = words_.get() + slots + 8;
+  ring_.state = reinterpret_cast<std::uint32_t*>(words_.get() + slots + 16);
+  ring_.log2_slots = log2_slots;
+}
+
+Proxy::Proxy(const device::ProxyRing& ring, Transport* transport, const device::Context* ctl)
+    : ring_(ring), transport_(transport), ctl_(ctl) {
+  head_ = published_ = dd::atomic_load(ring_.done, dd::kAcquire);
+  thread_ = std::thread([this] { run(); });
+}
+
+Proxy::~Proxy() {
+  stop();
+}
+
+void Proxy::stop() {
+  if (!thread_.joinable()) return;
+  stop_.store(true, std::memory_order_release);
+  thread_.join();
+}
+
+void Proxy::publish() {
+  if (published_ == head_) return;
+  published_ = head_;
+  dd::atomic_store(ring_.done, head_, dd::kRelease);
+  done_writes_.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool Proxy::take_one() {
+  const std::uint64_t mask = (std::uint64_t{1} << ring_.log2_slots) - 1;
+  auto entry = [&](std::uint64_t p, std::uint64_t* out) {
+    const std::uint64_t w = dd::atomic_load(&ring_.slots[p & mask], dd::kAcquire);
+    if ((w & dd::kProxyFlag) != dd::proxy_flag(p, ring_.log2_slots)) return false;
+    *out = w & dd::kProxyPayload;
+    return true;
+  };
+  std::uint64_t e[dd::kProxyMaxEntries];
+  if (!entry(head_, &e[0])) return false;
+  const auto op = dd::head_op(e[0]);
+  const unsigned n = dd::head_entries(e[0]);
+  if (n == 0 || n != entries_of(op))
+    dd::host_fatalf(*ctl_, "proxy",
+                    "request at ring position %llu is corrupt (first entry 0x%llx: op %u with %u "
+                    "entries); a producer wrote outside its reservation",
+                    static_cast<unsigned long long>(head_), static_cast<unsigned long long>(e[0]),
+                    static_cast<unsigned>(op), n);
+  // Its producer writes the entries in order, but they may become visible out of order (a GPU's
+  // stores over PCIe): each carries its own flag.
+  for (unsigned i = 1; i < n; ++i)
+    if (!entry(head_ + i, &e[i])) return false;
+  issue(e, n);
+  head_ += n;
+  requests_.fetch_add(1, std::memory_order_relaxed);
+  // In batches: at once where the producer waits on it, else every quarter ring (so that
+  // producers short of space see it free) and when the ring runs dry (run()).
+  if (dd::head_ack(e[0]) || head_ - published_ >= (mask + 1) / 4) publish();
+  return true;
+}
+
+void Proxy::issue(const std::uint64_t* e, unsigned n) {
+  (void)n;
+  const device::Context& ctl = *ctl_;
+  const int pe = dd::head_pe(e[0]);
+  const unsigned sub = dd::head_sub(e[0]);
+  switch (dd::head_op(e[0])) {
+    case device::ProxyOp::kPut:
+      transport_->put(ctl, pe, e[1], reinterpret_cast<const void*>(e[2]), e[3]);
+      break;
+    case device::ProxyOp::kPutInline: {
+      const std::uint64_t v = two_halves(e[2], e[3]);
+      unsigned char bytes[8];
+      std::memcpy(bytes, &v, sizeof v);  // the value's low bytes, as the producer stored them
+      transport_->put(ctl, pe, e[1], bytes, sub);
+      break;
+    }
+    case device::ProxyOp::kGet:
+      transport_->get(ctl, pe, reinterpret_cast<void*>(e[1]), e[2], e[3]);
+      break;
+    case device::ProxyOp::kAmo: {
+      const std::uint64_t old = transport_->atomic(ctl, pe, e[1], static_cast<AmoOp>(sub),
+                                                   static_cast<DataType>(dd::head_type(e[0])),
+                                                   two_halves(e[2], e[3]), two_halves(e[4], e[5]));
+      // The producer reads it after it acquires `done`, which publish() releases.
+      if (e[6] != 0) dd::atomic_store(reinterpret_cast<std::uint64_t*>(e[6]), old, dd::kRelaxed);
+      break;
+    }
+    case device::ProxyOp::kPutSignal:
+      transport_->put_signal(ctl, pe, e[1], reinterpret_cast<const void*>(e[2]), e[3], e[4],
+                             two_halves(e[5], e[6]), static_cast<SignalOp>(sub));
+      break;
+    case device::ProxyOp::kFence:
+      transport_->fence(ctl);
+      break;
+    case device::ProxyOp::kQuiet:
+      transport_->quiet(ctl);
+      break;
+  }
+}
+
+void Proxy::run() {
+  try {
+    drain();
+  } catch (const std::exception& e) {
+    // A transport call that found the job stopping (a PE lost) or failed: producers waiting on
+    // this ring end with kStopped, and their message carries this one.
+    {
+      std::lock_guard<std::mutex> lock(failure_mu_);
+      failure_ = e.what();
+    }
+    SYMMETRA_LOG(kWarn, ctl_->my_pe, "proxy thread stopped: %s", e.what());
+    dd::atomic_store(ring_.state, static_cast<std::uint32_t>(device::kProxyFailed), dd::kRelease);
+    return;
+  }
+  dd::atomic_store(ring_.state, static_cast<std::uint32_t>(device::kProxyStopped), dd::kRelease);
+}
+
+std::string Proxy::failure() const {
+  std::lock_guard<std::mutex> lock(failure_mu_);
+  return failure_;
+}
+
+void Proxy::drain() {
+  unsigned idle = 0;
+  for (;;) {
+    const bool stopping = stop_.load(std::memory_order_acquire);
+    bool took = false;
+    if (!stalled_.load(std::memory_order_relaxed)) {
+      while (take_one()) took = true;
+    }
+    if (took) {
+      idle = 0;
+      continue;
+    }
+    // Dry: what was taken is announced before the proxy rests.
+    publish();
+    if (stopping) break;
+    // A GPU producer has no doorbell to ring, so the proxy polls: spin briefly (a request that
+    // follows another finds it awake), then yield, then sleep up to 50 us, so that an idle
+    // proxy costs little of a 2-CPU machine.
+    if (idle < 256) {
+      cpu_relax();
+    } else if (idle < 512) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(idle < 1024 ? 5 : 50));
+    }
+    ++idle;
+  }
+}
+
+}  // namespace symmetra::detail

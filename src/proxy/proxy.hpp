@@ -1,0 +1,84 @@
+// The proxy (docs/proxy.md): a CPU thread that drains a channel of requests
+// (device/impl/proxy_ring.hpp) into a transport, for producers that cannot call the transport
+// themselves: GPU threads, and, in tests and with SYMMETRA_PROXY=1, the host's own remote
+// branch (proxy/proxy_ops.hpp), so that CI runs the protocol with a CPU producer.
+//
+// Threads: the proxy's own thread takes the requests; stop() and the accessors from any thread.
+// Ordering: requests are issued in ring order, each into the transport as its producer would
+// have issued it, so the transport's ordering rules (transport/transport.hpp) hold between the
+// requests of one ring. `done` is written after the request's transport call returned.
+// Bounds: the proxy never waits on a producer; a producer's waits are bounded (proxy_ring.hpp).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "symmetra/device/context.hpp"
+#include "symmetra/device/impl/proxy_ring.hpp"
+#include "transport/transport.hpp"
+
+namespace symmetra::detail {
+
+// Ring memory in ordinary host memory, zeroed (the CPU producer's channel). The GPU's lives in
+// pinned, device-mapped memory that its backend allocates.
+class HostProxyMemory {
+ public:
+  explicit HostProxyMemory(std::uint32_t log2_slots);
+  const device::ProxyRing& ring() const { return ring_; }
+
+ private:
+  std::unique_ptr<std::uint64_t[]> words_;  // slots, then tail, done, state: 64 bytes apart
+  device::ProxyRing ring_{};
+};
+
+class Proxy {
+ public:
+  // Starts the proxy thread on `ring` (zeroed memory that outlives the Proxy), issuing into
+  // `transport` on behalf of the PE `*ctl` describes (the transport's messages name it; read
+  // live, so the caller may refresh it).
+  Proxy(const device::ProxyRing& ring, Transport* transport, const device::Context* ctl);
+  ~Proxy();
+  Proxy(const Proxy&) = delete;
+  Proxy& operator=(const Proxy&) = delete;
+
+  const device::ProxyRing& ring() const { return ring_; }
+  Transport* transport() const { return transport_; }
+  // Takes every request already posted, marks the ring stopped (a producer's wait then ends
+  // with kStopped) and joins the thread. Idempotent.
+  void stop();
+  // Requests taken so far, and how many times the proxy wrote `done` (its batches).
+  std::uint64_t requests() const { return requests_.load(std::memory_order_relaxed); }
+  std::uint64_t done_writes() const { return done_writes_.load(std::memory_order_relaxed); }
+  // Tests: a stalled proxy takes nothing while `stalled` and leaves the ring's state running,
+  // as a proxy thread stuck in the network would.
+  void stall_for_test(bool stalled) { stalled_.store(stalled, std::memory_order_relaxed); }
+  // Why the proxy stopped on its own (the ring's state is kProxyFailed); empty otherwise.
+  std::string failure() const;
+
+ private:
+  void run();
+  void drain();
+  // Takes the request at head_ if all its entries are written; false if not (yet).
+  bool take_one();
+  void issue(const std::uint64_t* e, unsigned n);
+  void publish();
+
+  device::ProxyRing ring_;
+  Transport* transport_;
+  const device::Context* ctl_;
+  std::uint64_t head_ = 0;       // the proxy thread's own: the next position to take
+  std::uint64_t published_ = 0;  // the last value written to ring_.done
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> stalled_{false};
+  std::atomic<std::uint64_t> requests_{0};
+  std::atomic<std::uint64_t> done_writes_{0};
+  mutable std::mutex failure_mu_;
+  std::string failure_;
+  std::thread thread_;
+};
+
+}  // namespace symmetra::detail

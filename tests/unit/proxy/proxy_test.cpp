@@ -1,0 +1,399 @@
+// The proxy ring protocol (device/impl/proxy_ring.hpp, src/proxy/) with CPU threads as the
+// producers, writing the entries a GPU would: every request kind reaches the transport with
+// its fields intact and in ring order, across many laps of a small ring; producers short of
+// space wait instead of overwriting; quiet is acknowledged only after every earlier request
+// reached the transport and its quiet; a fence sits where it was posted; `done` is written in
+// batches; and a stopped, failed or stalled proxy ends a producer's wait with the reason, within
+// its bound.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "proxy/proxy.hpp"
+#include "symmetra/device/impl/proxy_ring.hpp"
+#include "transport/transport.hpp"
+
+namespace symmetra::detail {
+namespace {
+namespace dd = device::detail;
+using device::ProxyWait;
+
+// What the proxy asked of the transport, one record per call.
+struct Call {
+  enum Kind { kPut, kGet, kAtomic, kPutSignal, kFence, kQuiet } kind;
+  int pe = 0;
+  std::uint64_t offset = 0;
+  std::vector<unsigned char> data;  // a put's bytes, read from its source during the call
+  std::uint64_t sig_offset = 0, value = 0, cond = 0;
+  int op = 0, type = 0;
+  std::uintptr_t dest = 0;  // a get's destination
+  std::size_t bytes = 0;
+};
+
+// A transport that records what it is asked. Its results are functions of their arguments, so
+// a test can check what the producer got back. Threads: the proxy's.
+class RecordingTransport final : public Transport {
+ public:
+  const char* name() const override { return "recording"; }
+  Status register_memory(std::byte*, std::uint64_t, std::uint64_t) override { return {}; }
+  void put(const device::Context&, int pe, std::uint64_t offset, const void* src,
+           std::size_t bytes) override {
+    Call c{Call::kPut};
+    c.pe = pe;
+    c.offset = offset;
+    c.bytes = bytes;
+    c.data.assign(static_cast<const unsigned char*>(src),
+                  static_cast<const unsigned char*>(src) + bytes);
+    record(std::move(c));
+  }
+  void get(const device::Context&, int pe, void* dest, std::uint64_t offset,
+           std::size_t bytes) override {
+    auto* d = static_cast<unsigned char*>(dest);
+    for (std::size_t i = 0; i < bytes; ++i) d[i] = get_byte(pe, offset + i);
+    Call c{Call::kGet};
+    c.pe = pe;
+    c.offset = offset;
+    c.bytes = bytes;
+    c.dest = reinterpret_cast<std::uintptr_t>(dest);
+    record(std::move(c));
+  }
+  std::uint64_t atomic(const device::Context&, int pe, std::uint64_t offset, AmoOp op,
+                       DataType type, std::uint64_t value, std::uint64_t cond) override {
+    if (fail_atomics) throw std::runtime_error("[pe 0] atomic: PE 1 (host 'h1') is gone");
+    Call c{Call::kAtomic};
+    c.pe = pe;
+    c.offset = offset;
+    c.op = static_cast<int>(op);
+    c.type = static_cast<int>(type);
+    c.value = value;
+    c.cond = cond;
+    record(std::move(c));
+    return amo_result(pe, offset, value);
+  }
+  void put_signal(const device::Context&, int pe, std::uint64_t offset, const void* src,
+                  std::size_t bytes, std::uint64_t sig_offset, std::uint64_t value,
+                  SignalOp op) override {
+    Call c{Call::kPutSignal};
+    c.pe = pe;
+    c.offset = offset;
+    c.bytes = bytes;
+    c.data.assign(static_cast<const unsigned char*>(src),
+                  static_cast<const unsigned char*>(src) + bytes);
+    c.sig_offset = sig_offset;
+    c.value = value;
+    c.op = static_cast<int>(op);
+    record(std::move(c));
+  }
+  void fence(const device::Context&) override { record(Call{Call::kFence}); }
+  void quiet(const device::Context&) override {
+    // Slow, so that a quiet acknowledged before its transport call returned would be seen.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    record(Call{Call::kQuiet});
+  }
+  void progress() override {}
+  bool deliveries_ring() const override { return false; }
+
+  static unsigned char get_byte(int pe, std::uint64_t at) {
+    return static_cast<unsigned char>((at * 131 + static_cast<std::uint64_t>(pe) * 7) >> 3);
+  }
+  static std::uint64_t amo_result(int pe, std::uint64_t offset, std::uint64_t value) {
+    return (value ^ 0x9e3779b97f4a7c15ull) + offset * 3 + static_cast<std::uint64_t>(pe);
+  }
+
+  std::vector<Call> calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+  std::atomic<bool> fail_atomics{false};
+
+ private:
+  void record(Call c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.push_back(std::move(c));
+  }
+  std::mutex mu_;
+  std::vector<Call> calls_;
+};
+
+constexpr std::uint64_t kTimeout = 20'000'000'000ull;  // 20 s: ends a test that would hang
+
+struct Channel {
+  explicit Channel(std::uint32_t log2_slots) : memory(log2_slots) {
+    ctl.my_pe = 0;
+    ctl.n_pes = 2;
+    ctl.timeout_ns = kTimeout;
+    proxy = std::make_unique<Proxy>(memory.ring(), &transport, &ctl);
+  }
+  // Posts `r` and, with `wait`, waits for it to be done; returns how the waits ended.
+  ProxyWait post(const dd::ProxyRequest& r, bool wait, std::uint64_t timeout = kTimeout) {
+    std::uint64_t end = 0, done = 0;
+    ProxyWait w = dd::proxy_post(memory.ring(), r.e, r.n, timeout, &end, &done);
+    if (w == ProxyWait::kOk && wait) w = dd::proxy_wait_done(memory.ring(), end, timeout, &done);
+    return w;
+  }
+  HostProxyMemory memory;
+  RecordingTransport transport;
+  device::Context ctl{};
+  std::unique_ptr<Proxy> proxy;
+};
+
+std::vector<unsigned char> random_bytes(std::mt19937_64& rng, std::size_t n) {
+  std::vector<unsigned char> v(n);
+  for (auto& b : v) b = static_cast<unsigned char>(rng());
+  return v;
+}
+
+TEST(ProxyRing, EveryRequestKindArrivesWhole) {
+  Channel ch(6);
+  std::mt19937_64 rng(std::random_device{}());
+  const auto src = random_bytes(rng, 1000);
+  const std::uint64_t v64 = rng() | (1ull << 63), cond = rng() | (1ull << 62);
+  std::vector<unsigned char> got(333);
+  std::uint64_t result = 0;
+
+  ASSERT_EQ(ch.post(dd::proxy_put(1, 4096, src.data(), src.size(), true), true), ProxyWait::kOk);
+  for (unsigned bytes : {1u, 2u, 4u, 8u})
+    ASSERT_EQ(ch.post(dd::proxy_put_inline(3, 64 + bytes, v64, bytes), false), ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_get(2, got.data(), 123457, got.size()), true), ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_amo(1, 8u << 20, static_cast<unsigned>(AmoOp::kCompareSwap),
+                                  static_cast<unsigned>(DataType::kUint64), v64, cond, &result),
+                    true),
+            ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_fence(), false), ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_put_signal(0xabcde, 512, src.data() + 7, 77, 1u << 30, v64,
+                                         static_cast<unsigned>(SignalOp::kAdd), true),
+                    true),
+            ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+
+  const auto calls = ch.transport.calls();
+  ASSERT_EQ(calls.size(), 10u);
+  EXPECT_EQ(calls[0].kind, Call::kPut);
+  EXPECT_EQ(calls[0].pe, 1);
+  EXPECT_EQ(calls[0].offset, 4096u);
+  EXPECT_EQ(calls[0].data, src);
+  for (int i = 0; i < 4; ++i) {
+    const unsigned bytes = 1u << i;
+    const Call& c = calls[static_cast<std::size_t>(1 + i)];
+    EXPECT_EQ(c.kind, Call::kPut);
+    EXPECT_EQ(c.pe, 3);
+    EXPECT_EQ(c.offset, 64u + bytes);
+    ASSERT_EQ(c.data.size(), bytes);
+    std::uint64_t v = 0;
+    std::memcpy(&v, c.data.data(), bytes);
+    EXPECT_EQ(v, bytes == 8 ? v64 : v64 & ((1ull << (8 * bytes)) - 1)) << bytes << " bytes";
+  }
+  EXPECT_EQ(calls[5].kind, Call::kGet);
+  EXPECT_EQ(calls[5].pe, 2);
+  EXPECT_EQ(calls[5].offset, 123457u);
+  EXPECT_EQ(calls[5].dest, reinterpret_cast<std::uintptr_t>(got.data()));
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], RecordingTransport::get_byte(2, 123457 + i)) << "byte " << i;
+  EXPECT_EQ(calls[6].kind, Call::kAtomic);
+  EXPECT_EQ(calls[6].offset, 8u << 20);
+  EXPECT_EQ(calls[6].op, static_cast<int>(AmoOp::kCompareSwap));
+  EXPECT_EQ(calls[6].type, static_cast<int>(DataType::kUint64));
+  EXPECT_EQ(calls[6].value, v64);
+  EXPECT_EQ(calls[6].cond, cond);
+  EXPECT_EQ(result, RecordingTransport::amo_result(1, 8u << 20, v64));
+  EXPECT_EQ(calls[7].kind, Call::kFence);
+  EXPECT_EQ(calls[8].kind, Call::kPutSignal);
+  EXPECT_EQ(calls[8].pe, 0xabcde);
+  EXPECT_EQ(calls[8].offset, 512u);
+  EXPECT_EQ(calls[8].data, std::vector<unsigned char>(src.begin() + 7, src.begin() + 84));
+  EXPECT_EQ(calls[8].sig_offset, 1u << 30);
+  EXPECT_EQ(calls[8].value, v64);
+  EXPECT_EQ(calls[8].op, static_cast<int>(SignalOp::kAdd));
+  EXPECT_EQ(calls[9].kind, Call::kQuiet);
+}
+
+// Requests of 1, 4 and 7 entries in a random mix on a ring of 16 entries: hundreds of laps, so
+// that requests straddle the wrap in every phase; each arrives once, in order, intact.
+TEST(ProxyRing, WrapsAroundForManyLaps) {
+  Channel ch(4);
+  std::mt19937_64 rng(std::random_device{}());
+  std::vector<Call> want;
+  for (int i = 0; i < 3000; ++i) {
+    const std::uint64_t off = rng() >> 2, v = rng();
+    switch (rng() % 3) {
+      case 0: {
+        ASSERT_EQ(ch.post(dd::proxy_put_inline(i % 5, off, v, 8), false), ProxyWait::kOk);
+        Call c{Call::kPut};
+        c.offset = off;
+        c.value = v;
+        want.push_back(c);
+        break;
+      }
+      case 1: {
+        ASSERT_EQ(ch.post(dd::proxy_amo(i % 5, off, 4, 7, v, ~v, nullptr), false), ProxyWait::kOk);
+        Call c{Call::kAtomic};
+        c.offset = off;
+        c.value = v;
+        want.push_back(c);
+        break;
+      }
+      default:
+        ASSERT_EQ(ch.post(dd::proxy_fence(), false), ProxyWait::kOk);
+        want.push_back(Call{Call::kFence});
+    }
+  }
+  ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+  const auto calls = ch.transport.calls();
+  ASSERT_EQ(calls.size(), want.size() + 1);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(calls[i].kind, want[i].kind) << "request " << i;
+    if (want[i].kind == Call::kFence) continue;
+    ASSERT_EQ(calls[i].offset, want[i].offset) << "request " << i;
+    std::uint64_t v = calls[i].value;
+    if (want[i].kind == Call::kPut) std::memcpy(&v, calls[i].data.data(), 8);
+    ASSERT_EQ(v, want[i].value) << "request " << i;
+  }
+  EXPECT_EQ(ch.proxy->requests(), want.size() + 1);
+}
+
+// Four producers at once, each with its own numbered stream: every request arrives once, and
+// each producer's in its own order.
+TEST(ProxyRing, ProducersShareARing) {
+  Channel ch(5);
+  constexpr int kProducers = 4, kEach = 2000;
+  std::vector<std::thread> producers;
+  std::atomic<int> failures{0};
+  for (int p = 0; p < kProducers; ++p)
+    producers.emplace_back([&, p] {
+      for (int i = 0; i < kEach; ++i)
+        if (ch.post(dd::proxy_put_inline(p, static_cast<std::uint64_t>(i), 0, 8), false) !=
+            ProxyWait::kOk)
+          ++failures;
+    });
+  for (auto& t : producers) t.join();
+  ASSERT_EQ(failures.load(), 0);
+  ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+  const auto calls = ch.transport.calls();
+  ASSERT_EQ(calls.size(), std::size_t{kProducers * kEach + 1});
+  std::vector<std::uint64_t> next(kProducers, 0);
+  for (std::size_t i = 0; i + 1 < calls.size(); ++i) {
+    const int p = calls[i].pe;
+    ASSERT_GE(p, 0);
+    ASSERT_LT(p, kProducers);
+    ASSERT_EQ(calls[i].offset, next[static_cast<std::size_t>(p)]) << "producer " << p;
+    ++next[static_cast<std::size_t>(p)];
+  }
+}
+
+// A stalled proxy: producers fill the ring and then wait for space instead of writing over
+// requests the proxy has not taken; released, the proxy takes every request in order.
+TEST(ProxyRing, AFullRingMakesProducersWait) {
+  Channel ch(4);  // 16 entries: four 4-entry requests fill it
+  ch.proxy->stall_for_test(true);
+  for (std::uint64_t i = 0; i < 4; ++i)
+    ASSERT_EQ(ch.post(dd::proxy_put_inline(1, i, i, 8), false), ProxyWait::kOk);
+  const std::vector<std::uint64_t> before(ch.memory.ring().slots, ch.memory.ring().slots + 16);
+  std::atomic<bool> posted{false};
+  std::thread late([&] {
+    EXPECT_EQ(ch.post(dd::proxy_put_inline(1, 4, 4, 8), false), ProxyWait::kOk);
+    posted = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(posted.load()) << "a producer wrote into a full ring";
+  EXPECT_EQ(std::vector<std::uint64_t>(ch.memory.ring().slots, ch.memory.ring().slots + 16),
+            before);
+  EXPECT_TRUE(ch.transport.calls().empty());
+  ch.proxy->stall_for_test(false);
+  late.join();
+  EXPECT_TRUE(posted.load());
+  ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+  const auto calls = ch.transport.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  for (std::uint64_t i = 0; i < 5; ++i) EXPECT_EQ(calls[i].offset, i);
+}
+
+// quiet is acknowledged after every request before it reached the transport, and after the
+// transport's own quiet returned: never early, though the proxy writes `done` in batches.
+TEST(ProxyRing, QuietWaitsForEverythingBeforeIt) {
+  Channel ch(8);
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 20; ++round) {
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(ch.post(dd::proxy_put_inline(1, rng() >> 4, rng(), 4), false), ProxyWait::kOk);
+    ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+    const auto calls = ch.transport.calls();
+    ASSERT_FALSE(calls.empty());
+    EXPECT_EQ(calls.back().kind, Call::kQuiet) << "quiet acknowledged before it ran";
+  }
+}
+
+// fence: the transport's fence runs between the requests posted before and after it.
+TEST(ProxyRing, FenceSitsWherePosted) {
+  Channel ch(6);
+  for (std::uint64_t i = 0; i < 3; ++i)
+    ASSERT_EQ(ch.post(dd::proxy_put_inline(1, i, 0, 8), false), ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_fence(), false), ProxyWait::kOk);
+  for (std::uint64_t i = 3; i < 6; ++i)
+    ASSERT_EQ(ch.post(dd::proxy_put_inline(1, i, 0, 8), false), ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+  const auto calls = ch.transport.calls();
+  ASSERT_EQ(calls.size(), 8u);
+  for (std::size_t i = 0; i < 7; ++i)
+    EXPECT_EQ(calls[i].kind, i == 3 ? Call::kFence : Call::kPut) << "call " << i;
+}
+
+// `done` is written in batches, not once per request: requests that nobody waits on are
+// announced when the proxy runs dry or every quarter ring.
+TEST(ProxyRing, DoneIsWrittenInBatches) {
+  Channel ch(10);  // 1024 entries
+  ch.proxy->stall_for_test(true);
+  for (int i = 0; i < 200; ++i)
+    ASSERT_EQ(ch.post(dd::proxy_put_inline(1, static_cast<std::uint64_t>(i), 0, 8), false),
+              ProxyWait::kOk);
+  ch.proxy->stall_for_test(false);
+  ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+  EXPECT_EQ(ch.proxy->requests(), 201u);
+  // 800 entries: a write at each quarter ring (256 entries) and one for the quiet.
+  EXPECT_LE(ch.proxy->done_writes(), 5u);
+}
+
+TEST(ProxyRing, AStoppedProxyEndsWaitsAtOnce) {
+  Channel ch(4);
+  ch.proxy->stop();
+  EXPECT_EQ(dd::atomic_load(ch.memory.ring().state), device::kProxyStopped);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kStopped);
+  // A full ring's wait for space ends the same way.
+  for (int i = 0; i < 4; ++i) (void)ch.post(dd::proxy_put_inline(1, 0, 0, 8), false);
+  EXPECT_EQ(ch.post(dd::proxy_put_inline(1, 0, 0, 8), false), ProxyWait::kStopped);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+}
+
+// A proxy whose transport call fails (a lost PE) stops taking requests and says why.
+TEST(ProxyRing, AFailedProxySaysWhy) {
+  Channel ch(6);
+  ch.transport.fail_atomics = true;
+  std::uint64_t result = 0;
+  EXPECT_EQ(ch.post(dd::proxy_amo(1, 0, 4, 7, 1, 0, &result), true), ProxyWait::kStopped);
+  EXPECT_EQ(dd::atomic_load(ch.memory.ring().state), device::kProxyFailed);
+  EXPECT_NE(ch.proxy->failure().find("PE 1 (host 'h1') is gone"), std::string::npos)
+      << ch.proxy->failure();
+}
+
+// A stalled proxy (running, but taking nothing) ends a producer's wait at its bound.
+TEST(ProxyRing, AStalledProxyTimesOut) {
+  Channel ch(4);
+  ch.proxy->stall_for_test(true);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(ch.post(dd::proxy_quiet(), true, 300'000'000), ProxyWait::kTimeout);
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(waited, std::chrono::milliseconds(300));
+  EXPECT_LT(waited, std::chrono::seconds(3));
+  ch.proxy->stall_for_test(false);
+}
+
+}  // namespace
+}  // namespace symmetra::detail
