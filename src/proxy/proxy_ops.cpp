@@ -86,17 +86,16 @@ void progress(const device::Context& ctx) {
 }  // namespace
 
 device::RemoteOps proxy_remote_ops(Proxy* proxy) {
-  device::RemoteOps ops{};
-  ops.put = put;
-  ops.get = get;
-  ops.amo = amo;
-  ops.put_signal = put_signal;
-  ops.fence = fence;
-  ops.quiet = quiet;
-  ops.progress = progress;
-  ops.deliveries_ring = proxy->transport()->deliveries_ring();
-  ops.transport = proxy;
-  return ops;
+  return {.put = put,
+          .get = get,
+          .amo = amo,
+          .put_signal = put_signal,
+          .fence = fence,
+          .quiet = quiet,
+          .progress = progress,
+          .deliveries_ring = proxy->transport()->deliveries_ring(),
+          .transport = proxy,
+          .pe_host = nullptr};
 }
 
 }  // namespace symmetra::detail

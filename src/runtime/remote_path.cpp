@@ -40,17 +40,16 @@ void progress(const device::Context& ctx) {
 }  // namespace
 
 device::RemoteOps remote_ops(Transport* transport) {
-  device::RemoteOps ops{};
-  ops.put = put;
-  ops.get = get;
-  ops.amo = amo;
-  ops.put_signal = put_signal;
-  ops.fence = fence;
-  ops.quiet = quiet;
-  ops.progress = progress;
-  ops.deliveries_ring = transport->deliveries_ring();
-  ops.transport = transport;
-  return ops;
+  return {.put = put,
+          .get = get,
+          .amo = amo,
+          .put_signal = put_signal,
+          .fence = fence,
+          .quiet = quiet,
+          .progress = progress,
+          .deliveries_ring = transport->deliveries_ring(),
+          .transport = transport,
+          .pe_host = nullptr};
 }
 
 }  // namespace symmetra::detail
