@@ -118,8 +118,11 @@ void Proxy::issue(const std::uint64_t* e, unsigned n) {
       transport_->put(ctl, pe, e[1], bytes, sub);
       break;
     }
-    case device::ProxyOp::kGet:
-      transport_->get(ctl, pe, reinterpret_cast<void*>(e[1]), e[2], e[3]);
+    case device::ProxyOp::kGet:  // unacknowledged: a get_nbi, complete by the next quiet
+      if (dd::head_ack(e[0]))
+        transport_->get(ctl, pe, reinterpret_cast<void*>(e[1]), e[2], e[3]);
+      else
+        transport_->get_nbi(ctl, pe, reinterpret_cast<void*>(e[1]), e[2], e[3]);
       break;
     case device::ProxyOp::kAmo: {
       const std::uint64_t old = transport_->atomic(ctl, pe, e[1], static_cast<AmoOp>(sub),

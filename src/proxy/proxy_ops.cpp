@@ -49,7 +49,11 @@ void put(const device::Context& ctx, void* dest, const void* src, std::size_t by
 }
 
 void get(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
-  post(ctx, "get", dd::proxy_get(pe, dest, ctx.offset_of(src), bytes), true);
+  post(ctx, "get", dd::proxy_get(pe, dest, ctx.offset_of(src), bytes, true), true);
+}
+
+void get_nbi(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
+  post(ctx, "get_nbi", dd::proxy_get(pe, dest, ctx.offset_of(src), bytes, false), false);
 }
 
 std::uint64_t amo(const device::Context& ctx, AmoOp op, DataType type, void* dest,
@@ -88,6 +92,7 @@ void progress(const device::Context& ctx) {
 device::RemoteOps proxy_remote_ops(Proxy* proxy) {
   return {.put = put,
           .get = get,
+          .get_nbi = get_nbi,
           .amo = amo,
           .put_signal = put_signal,
           .fence = fence,

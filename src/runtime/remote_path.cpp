@@ -18,6 +18,9 @@ void put(const device::Context& ctx, void* dest, const void* src, std::size_t by
 void get(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
   transport_of(ctx).get(ctx, pe, dest, ctx.offset_of(src), bytes);
 }
+void get_nbi(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
+  transport_of(ctx).get_nbi(ctx, pe, dest, ctx.offset_of(src), bytes);
+}
 std::uint64_t amo(const device::Context& ctx, AmoOp op, DataType type, void* dest,
                   std::uint64_t value, std::uint64_t cond, int pe) {
   return transport_of(ctx).atomic(ctx, pe, ctx.offset_of(dest), op, type, value, cond);
@@ -42,6 +45,7 @@ void progress(const device::Context& ctx) {
 device::RemoteOps remote_ops(Transport* transport) {
   return {.put = put,
           .get = get,
+          .get_nbi = get_nbi,
           .amo = amo,
           .put_signal = put_signal,
           .fence = fence,

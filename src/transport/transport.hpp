@@ -12,8 +12,9 @@
 // path from any thread of the PE; make_transport and register_memory are collective over the
 // job and run in the same order on every PE.
 // Ordering: put completes locally on return (src may be reused) and at the target by quiet;
-// get and atomic complete on return; fence orders this PE's earlier puts and atomics to each PE
-// before its later ones to that PE; put_signal delivers the data before the signal.
+// get and atomic complete on return, get_nbi by quiet; fence orders this PE's earlier puts and
+// atomics to each PE before its later ones to that PE; put_signal delivers the data before the
+// signal.
 #pragma once
 
 #include <cstddef>
@@ -48,6 +49,12 @@ class Transport {
                    std::size_t bytes) = 0;
   virtual void get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
                    std::size_t bytes) = 0;
+  // A get that completes by the next quiet (dest must not be read before it): a transport
+  // with a network in between keeps several in flight. By default, get.
+  virtual void get_nbi(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
+                       std::size_t bytes) {
+    get(ctl, pe, dest, offset, bytes);
+  }
   // `op` on PE pe's word at `offset`, of `type`; value, cond and the old value carry the word's
   // bits in their low bytes.
   virtual std::uint64_t atomic(const device::Context& ctl, int pe, std::uint64_t offset, AmoOp op,

@@ -83,6 +83,42 @@ TEST_P(RmaTest, TypedPutGetAllPairs) {
   });
 }
 
+// Many get_nbi in flight at once (more than a transport keeps before it completes the oldest),
+// of ragged sizes from every PE, into separate buffers: each is whole after one quiet.
+TEST_P(RmaTest, ManyGetNbiCompleteAtQuiet) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    const std::uint64_t seed = run_seed();
+    constexpr std::size_t kWords = 4096, kGets = 600;
+    auto* mine = rt.allocate_array<std::uint64_t>(kWords);
+    std::vector<std::uint64_t> host(kWords);
+    for (std::size_t i = 0; i < kWords; ++i) host[i] = pattern(seed, me, 7, i);
+    st(rt, mine, host);
+    rt.barrier_all();
+    struct Get {
+      int pe;
+      std::size_t first, count;
+    };
+    std::vector<Get> gets;
+    std::vector<std::vector<std::uint64_t>> got(kGets);
+    for (std::size_t k = 0; k < kGets; ++k) {
+      const std::uint64_t r = pattern(seed, me, 8, k);
+      const Get g{static_cast<int>(r % static_cast<std::uint64_t>(n)), (r >> 8) % (kWords - 64),
+                  1 + (r >> 24) % 63};
+      got[k].assign(g.count, 0);
+      gets.push_back(g);
+      rt.get_nbi(got[k].data(), mine + g.first, g.count, g.pe);
+    }
+    rt.quiet();
+    for (std::size_t k = 0; k < kGets; ++k)
+      for (std::size_t i = 0; i < gets[k].count; ++i)
+        ASSERT_EQ(got[k][i], pattern(seed, gets[k].pe, 7, gets[k].first + i))
+            << "get " << k << " from PE " << gets[k].pe << ", element " << i;
+    rt.barrier_all();
+    rt.free(mine);
+  });
+}
+
 TEST_P(RmaTest, PAndGEveryType) {
   run_pes(GetParam(), [](Runtime& rt) {
     const int me = rt.my_pe(), n = rt.n_pes();

@@ -60,8 +60,17 @@ inline T* Runtime::ptr(T* p, int pe) const {
   device::detail::put_nbi_to(device::ThreadGroup{}, ctx_, r, dest, src, bytes, pe);
 }
 
-inline void Runtime::getmem_nbi(void* dest, const void* src, std::size_t bytes, int pe) {
-  getmem(dest, src, bytes, pe);
+[[gnu::always_inline]] inline void Runtime::getmem_nbi(void* dest, const void* src,
+                                                       std::size_t bytes, int pe) {
+  SYMMETRA_OBSERVE(&Runtime::getmem_nbi, "get_nbi", pe, bytes, Form::kNbi, -1, dest, src, bytes,
+                   pe);
+  if (gpu_) return gpu_get(dest, src, bytes, pe, "get_nbi");
+  const void* r = checked_peer("get_nbi", src, bytes, pe);
+  // Remote: complete by quiet (a transport keeps several in flight); local: at once.
+  if (!ctx_.reachable(pe)) [[unlikely]]
+    return device::detail::remote_get_nbi(device::ThreadGroup{}, ctx_, "get_nbi", dest, src, bytes,
+                                          pe);
+  device::detail::get_from(device::ThreadGroup{}, dest, r, bytes);
 }
 
 template <class T>
@@ -81,7 +90,7 @@ inline void Runtime::put_nbi(T* dest, const T* src, std::size_t n, int pe) {
 
 template <class T>
 inline void Runtime::get_nbi(T* dest, const T* src, std::size_t n, int pe) {
-  get(dest, src, n, pe);
+  getmem_nbi(dest, src, n * sizeof(T), pe);
 }
 
 template <class T>

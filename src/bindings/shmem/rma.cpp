@@ -16,6 +16,12 @@ void getmem(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int
   check_ctx(ctx, op);
   SYMMETRA_SHMEM_GUARD(op, rt(op).getmem(dest, src, bytes, world_pe(ctx, pe, op)));
 }
+// Complete by the next quiet: to a PE of another host, several stay in flight.
+void getmem_nbi(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, int pe,
+                const char* op) {
+  check_ctx(ctx, op);
+  SYMMETRA_SHMEM_GUARD(op, rt(op).getmem_nbi(dest, src, bytes, world_pe(ctx, pe, op)));
+}
 
 // Strided forms move elements of E (a fixed-width type or Bytes16).
 template <class E>
@@ -67,10 +73,10 @@ extern "C" {
     putmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_put_nbi");                                \
   }                                                                                                \
   void shmem_##N##_get_nbi(T* d, const T* s, size_t n, int pe) {                                   \
-    getmem(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_get_nbi");                    \
+    getmem_nbi(SHMEM_CTX_DEFAULT, d, s, n * sizeof(T), pe, "shmem_" #N "_get_nbi");                \
   }                                                                                                \
   void shmem_ctx_##N##_get_nbi(shmem_ctx_t c, T* d, const T* s, size_t n, int pe) {                \
-    getmem(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_get_nbi");                                \
+    getmem_nbi(c, d, s, n * sizeof(T), pe, "shmem_ctx_" #N "_get_nbi");                            \
   }                                                                                                \
   void shmem_##N##_p(T* d, T v, int pe) {                                                          \
     putmem(SHMEM_CTX_DEFAULT, d, &v, sizeof(T), pe, "shmem_" #N "_p");                             \
@@ -142,10 +148,10 @@ SHMEM_RMA_TYPES(SYMMETRA_DEF_RMA)
     putmem(c, d, s, n* BYTES, pe, "shmem_ctx_put" #B "_nbi");                                     \
   }                                                                                               \
   void shmem_get##B##_nbi(void* d, const void* s, size_t n, int pe) {                             \
-    getmem(SHMEM_CTX_DEFAULT, d, s, n* BYTES, pe, "shmem_get" #B "_nbi");                         \
+    getmem_nbi(SHMEM_CTX_DEFAULT, d, s, n* BYTES, pe, "shmem_get" #B "_nbi");                     \
   }                                                                                               \
   void shmem_ctx_get##B##_nbi(shmem_ctx_t c, void* d, const void* s, size_t n, int pe) {          \
-    getmem(c, d, s, n* BYTES, pe, "shmem_ctx_get" #B "_nbi");                                     \
+    getmem_nbi(c, d, s, n* BYTES, pe, "shmem_ctx_get" #B "_nbi");                                 \
   }                                                                                               \
   void shmem_iput##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {    \
     iput<E>(SHMEM_CTX_DEFAULT, d, s, dst, sst, n, pe, "shmem_iput" #B);                           \

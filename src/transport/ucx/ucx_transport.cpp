@@ -185,6 +185,12 @@ UcxTransport::~UcxTransport() {
     progress_thread_.join();
   }
   if (worker_ != nullptr) {
+    // Gets left in flight by a job that stopped without a quiet (abandon): never waited for.
+    for (const PendingGet& g : pending_gets_) {
+      ucp_request_cancel(worker_, g.req);
+      ucp_request_free(g.req);
+    }
+    pending_gets_.clear();
     // Every PE passed the finalize barrier, so nothing is in flight: close without waiting for
     // peers that may already be gone.
     for (int pe = 0; pe < n_; ++pe) {
@@ -407,6 +413,25 @@ void UcxTransport::get(const device::Context& ctl, int pe, void* dest, std::uint
   dd::fence_seq_cst();  // later loads of the data see what the get read
 }
 
+void UcxTransport::get_nbi(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
+                           std::size_t bytes) {
+  auto* d = static_cast<std::byte*>(dest);
+  std::lock_guard<std::mutex> lock(mu_);
+  for_pieces(ctl, "get_nbi", pe, offset, bytes, [&](const Piece& pc) {
+    if (pending_gets_.size() >= kMaxPendingGets) {  // the oldest half, so that memory stays bounded
+      const std::size_t half = kMaxPendingGets / 2;
+      for (std::size_t i = 0; i < half; ++i)
+        wait(ctl, "get_nbi", pending_gets_[i].pe, pending_gets_[i].req);
+      pending_gets_.erase(pending_gets_.begin(), pending_gets_.begin() + half);
+    }
+    ucp_request_param_t rp{};
+    void* req = ucp_get_nbx(peers_[pe].ep, d, pc.bytes, pc.addr, pc.rkey, &rp);
+    if (UCS_PTR_IS_ERR(req)) wait(ctl, "get_nbi", pe, req);  // ends the job, saying why
+    if (req != nullptr) pending_gets_.push_back({req, pe});
+    d += pc.bytes;
+  });
+}
+
 std::uint64_t UcxTransport::amo_word(const device::Context& ctl, int pe, std::uint64_t offset,
                                      int uop, std::size_t size, std::uint64_t operand,
                                      std::uint64_t reply) {
@@ -504,6 +529,10 @@ void UcxTransport::quiet(const device::Context& ctl) {
   std::lock_guard<std::mutex> lock(mu_);
   ucp_request_param_t rp{};
   wait(ctl, "quiet", -1, ucp_worker_flush_nbx(worker_, &rp));
+  // The flush completed the gets in flight; their requests are ours to check and free.
+  for (const PendingGet& g : pending_gets_) wait(ctl, "quiet", g.pe, g.req);
+  if (!pending_gets_.empty()) dd::fence_seq_cst();  // later loads of the data see what they read
+  pending_gets_.clear();
   for (int pe = 0; pe < n_; ++pe) {
     Peer& peer = peers_[pe];
     if (!peer.unacked) continue;

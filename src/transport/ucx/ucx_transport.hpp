@@ -15,12 +15,12 @@
 // uncontended lock per operation, against microseconds on the wire); the progress thread takes
 // it after each wake-up, waits' progress with try_lock. Ordering: as transport.hpp says. Puts
 // are active messages of ours, stored in whole words by the target's handler, and put_signal's
-// signal rides in the data's last message; quiet is ucp_worker_flush_nbx plus a read from each
-// peer sent puts since the last quiet (a flush completes active messages only at this end);
-// fence is quiet. Plugin: built as libsymmetra_transport_ucx.so, entered through
-// symmetra_make_ucx_transport (transport/factory.cpp dlopens it when a job asks for UCX).
-// Bounds: every wait for a request ends at the job's SYMMETRA_TIMEOUT_S with a message naming
-// the PE and the operation.
+// signal rides in the data's last message; get_nbi leaves its requests in flight for quiet;
+// quiet is ucp_worker_flush_nbx plus a read from each peer sent puts since the last quiet (a flush
+// completes active messages only at this end); fence is quiet. Plugin: built as
+// libsymmetra_transport_ucx.so, entered through symmetra_make_ucx_transport (transport/factory.cpp
+// dlopens it when a job asks for UCX). Bounds: every wait for a request ends at the job's
+// SYMMETRA_TIMEOUT_S with a message naming the PE and the operation.
 #pragma once
 
 #include <atomic>
@@ -50,6 +50,8 @@ class UcxTransport final : public Transport {
            std::size_t bytes) override;
   void get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
            std::size_t bytes) override;
+  void get_nbi(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
+               std::size_t bytes) override;
   std::uint64_t atomic(const device::Context& ctl, int pe, std::uint64_t offset, AmoOp op,
                        DataType type, std::uint64_t value, std::uint64_t cond) override;
   void put_signal(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
@@ -130,6 +132,14 @@ class UcxTransport final : public Transport {
   ucp_worker_h worker_ = nullptr;
   std::vector<ucp_mem_h> mems_;
   std::vector<Mine> mine_;  // mu_
+  // get_nbi's requests in flight, completed and freed by quiet (mu_). At most kMaxPendingGets:
+  // past that, get_nbi completes the oldest first.
+  static constexpr std::size_t kMaxPendingGets = 256;
+  struct PendingGet {
+    void* req;
+    int pe;
+  };
+  std::vector<PendingGet> pending_gets_;
   std::mutex mu_;
   int epoll_fd_ = -1, wake_fd_ = -1;  // the progress thread's epoll, and an eventfd to stop it
   std::atomic<bool> stop_{false};

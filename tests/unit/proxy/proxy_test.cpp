@@ -161,7 +161,7 @@ TEST(ProxyRing, EveryRequestKindArrivesWhole) {
   ASSERT_EQ(ch.post(dd::proxy_put(1, 4096, src.data(), src.size(), true), true), ProxyWait::kOk);
   for (unsigned bytes : {1u, 2u, 4u, 8u})
     ASSERT_EQ(ch.post(dd::proxy_put_inline(3, 64 + bytes, v64, bytes), false), ProxyWait::kOk);
-  ASSERT_EQ(ch.post(dd::proxy_get(2, got.data(), 123457, got.size()), true), ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_get(2, got.data(), 123457, got.size(), true), true), ProxyWait::kOk);
   ASSERT_EQ(ch.post(dd::proxy_amo(1, 8u << 20, static_cast<unsigned>(AmoOp::kCompareSwap),
                                   static_cast<unsigned>(DataType::kUint64), v64, cond, &result),
                     true),

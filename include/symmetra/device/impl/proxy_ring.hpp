@@ -125,8 +125,10 @@ SYMMETRA_INLINE ProxyRequest proxy_put_inline(int pe, std::uint64_t dest, std::u
   return {{proxy_head(ProxyOp::kPutInline, 4, false, bytes, 0, pe), dest, lo32(value), hi32(value)},
           4};
 }
-SYMMETRA_INLINE ProxyRequest proxy_get(int pe, void* dest, std::uint64_t src, std::uint64_t bytes) {
-  return {{proxy_head(ProxyOp::kGet, 4, true, 0, 0, pe), address_bits(dest), src, bytes}, 4};
+// With `ack`, complete when `done` passes it; without, by the next quiet (get_nbi).
+SYMMETRA_INLINE ProxyRequest proxy_get(int pe, void* dest, std::uint64_t src, std::uint64_t bytes,
+                                       bool ack) {
+  return {{proxy_head(ProxyOp::kGet, 4, ack, 0, 0, pe), address_bits(dest), src, bytes}, 4};
 }
 // `op` on the word of `type` at offset `dest`; the old value to `*result` where not null.
 SYMMETRA_INLINE ProxyRequest proxy_amo(int pe, std::uint64_t dest, unsigned op, unsigned type,

@@ -28,8 +28,9 @@ struct RemoteOps {
   // Complete locally on return (src may be reused); at the target by the next quiet. Each
   // naturally aligned 8-byte word of dest arrives whole, so LL packets stay valid.
   void (*put)(const Context& ctx, void* dest, const void* src, std::size_t bytes, int pe);
-  // Complete on return.
+  // Complete on return; get_nbi by the next quiet.
   void (*get)(const Context& ctx, void* dest, const void* src, std::size_t bytes, int pe);
+  void (*get_nbi)(const Context& ctx, void* dest, const void* src, std::size_t bytes, int pe);
   // `op` on PE pe's word at `dest`, of `type`; value, cond and the old value travel as the
   // word's bits in their low bytes. Complete on return.
   std::uint64_t (*amo)(const Context& ctx, AmoOp op, DataType type, void* dest, std::uint64_t value,
@@ -86,6 +87,10 @@ SYMMETRA_COLD inline void remote_get_bytes(const Context& ctx, const char* op, v
                                            const void* src, std::size_t bytes, int pe) {
   host_remote(ctx, op, pe).get(ctx, dest, src, bytes, pe);
 }
+SYMMETRA_COLD inline void remote_get_nbi_bytes(const Context& ctx, const char* op, void* dest,
+                                               const void* src, std::size_t bytes, int pe) {
+  host_remote(ctx, op, pe).get_nbi(ctx, dest, src, bytes, pe);
+}
 SYMMETRA_COLD inline void remote_put_signal_bytes(const Context& ctx, void* dest, const void* src,
                                                   std::size_t bytes, std::uint64_t* sig,
                                                   std::uint64_t value, SignalOp sop, int pe) {
@@ -140,6 +145,17 @@ SYMMETRA_INLINE void remote_get(Group g, const Context& ctx, const char* op, voi
   no_remote(ctx, op, pe);
 #else
   on_thread0(g, [&] { remote_get_bytes(ctx, op, dest, src, bytes, pe); });
+#endif
+}
+
+template <class Group>
+SYMMETRA_INLINE void remote_get_nbi(Group g, const Context& ctx, const char* op, void* dest,
+                                    const void* src, std::size_t bytes, int pe) {
+#if SYMMETRA_DEVICE_PASS
+  (void)g, (void)dest, (void)src, (void)bytes;
+  no_remote(ctx, op, pe);
+#else
+  on_thread0(g, [&] { remote_get_nbi_bytes(ctx, op, dest, src, bytes, pe); });
 #endif
 }
 

@@ -134,7 +134,12 @@ SYMMETRA_INLINE void putmem_nbi(Group g, const Context& ctx, void* dest, const v
 template <class Group>
 SYMMETRA_INLINE void getmem_nbi(Group g, const Context& ctx, void* dest, const void* src,
                                 std::size_t bytes, int pe) {
-  getmem(g, ctx, dest, src, bytes, pe);
+  detail::check_remote(ctx, "get_nbi", src, bytes, pe);
+  // Remote: complete by quiet, so that a transport keeps several in flight. Local: loads
+  // complete when issued.
+  if (detail::is_remote(ctx, pe))
+    return detail::remote_get_nbi(g, ctx, "get_nbi", dest, src, bytes, pe);
+  detail::get_from(g, dest, ctx.peer(src, pe), bytes);
 }
 template <class Group, class T>
 SYMMETRA_INLINE void put_nbi(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
@@ -144,7 +149,7 @@ SYMMETRA_INLINE void put_nbi(Group g, const Context& ctx, T* dest, const T* src,
 template <class Group, class T>
 SYMMETRA_INLINE void get_nbi(Group g, const Context& ctx, T* dest, const T* src, std::size_t n,
                              int pe) {
-  getmem(g, ctx, dest, src, n * sizeof(T), pe);
+  getmem_nbi(g, ctx, dest, src, n * sizeof(T), pe);
 }
 
 template <class T>
