@@ -59,15 +59,20 @@ inline void settle() {
   }
 }
 
-// Runs `op` `per_batch` times per sample, after settle(); returns per-operation times (us) of
+// Runs `op` `per_batch` times per sample, then `finish` (inside the timing: the quiet that
+// completes a batch of nbi operations), after settle(); returns per-operation times (us) of
 // `batches` samples.
-inline std::vector<double> sample(int batches, int per_batch, const std::function<void()>& op) {
+inline std::vector<double> sample(
+    int batches, int per_batch, const std::function<void()>& op,
+    const std::function<void()>& finish = [] {}) {
   settle();
   for (int i = 0; i < per_batch; ++i) op();  // warm-up
+  finish();
   std::vector<double> us;
   for (int b = 0; b < batches; ++b) {
     const double t0 = now_us();
     for (int i = 0; i < per_batch; ++i) op();
+    finish();
     us.push_back((now_us() - t0) / per_batch);
   }
   return us;

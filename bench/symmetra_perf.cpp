@@ -71,12 +71,18 @@ void rma_sweep(Runtime& rt, Report& report, const Options& o) {
                    rt.quiet();
                  }),
           false);
+      // Bandwidth rows: a batch of nbi operations and the quiet that completes them, as
+      // ucx-raw-perf and oshmem_perf time them (a get_nbi is only issued until quiet).
       add(report, rt, "put_bw", bytes,
-          sample(batches, per, [&] { rt.putmem_nbi(buf, local, bytes, 1); }), true);
+          sample(
+              batches, per, [&] { rt.putmem_nbi(buf, local, bytes, 1); }, [&] { rt.quiet(); }),
+          true);
       add(report, rt, "get_lat", bytes,
           sample(batches, per, [&] { rt.getmem(local, buf, bytes, 1); }), false);
       add(report, rt, "get_bw", bytes,
-          sample(batches, per, [&] { rt.getmem_nbi(local, buf, bytes, 1); }), true);
+          sample(
+              batches, per, [&] { rt.getmem_nbi(local, buf, bytes, 1); }, [&] { rt.quiet(); }),
+          true);
       rt.quiet();
     }
     rt.barrier_all();

@@ -418,16 +418,21 @@ void UcxTransport::get_nbi(const device::Context& ctl, int pe, void* dest, std::
   auto* d = static_cast<std::byte*>(dest);
   std::lock_guard<std::mutex> lock(mu_);
   for_pieces(ctl, "get_nbi", pe, offset, bytes, [&](const Piece& pc) {
-    if (pending_gets_.size() >= kMaxPendingGets) {  // the oldest half, so that memory stays bounded
-      const std::size_t half = kMaxPendingGets / 2;
-      for (std::size_t i = 0; i < half; ++i)
-        wait(ctl, "get_nbi", pending_gets_[i].pe, pending_gets_[i].req);
-      pending_gets_.erase(pending_gets_.begin(), pending_gets_.begin() + half);
+    // Bounded: past kMaxPendingGets requests or kMaxPendingGetBytes, the ones in flight complete
+    // first (a deep queue of large gets over TCP gains no bandwidth and holds UCX's buffers).
+    if (pending_gets_.size() >= kMaxPendingGets ||
+        (!pending_gets_.empty() && pending_get_bytes_ + pc.bytes > kMaxPendingGetBytes)) {
+      for (const PendingGet& g : pending_gets_) wait(ctl, "get_nbi", g.pe, g.req);
+      pending_gets_.clear();
+      pending_get_bytes_ = 0;
     }
     ucp_request_param_t rp{};
     void* req = ucp_get_nbx(peers_[pe].ep, d, pc.bytes, pc.addr, pc.rkey, &rp);
     if (UCS_PTR_IS_ERR(req)) wait(ctl, "get_nbi", pe, req);  // ends the job, saying why
-    if (req != nullptr) pending_gets_.push_back({req, pe});
+    if (req != nullptr) {
+      pending_gets_.push_back({req, pe});
+      pending_get_bytes_ += pc.bytes;
+    }
     d += pc.bytes;
   });
 }
@@ -533,6 +538,7 @@ void UcxTransport::quiet(const device::Context& ctl) {
   for (const PendingGet& g : pending_gets_) wait(ctl, "quiet", g.pe, g.req);
   if (!pending_gets_.empty()) dd::fence_seq_cst();  // later loads of the data see what they read
   pending_gets_.clear();
+  pending_get_bytes_ = 0;
   for (int pe = 0; pe < n_; ++pe) {
     Peer& peer = peers_[pe];
     if (!peer.unacked) continue;

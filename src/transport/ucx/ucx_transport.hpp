@@ -132,9 +132,11 @@ class UcxTransport final : public Transport {
   ucp_worker_h worker_ = nullptr;
   std::vector<ucp_mem_h> mems_;
   std::vector<Mine> mine_;  // mu_
-  // get_nbi's requests in flight, completed and freed by quiet (mu_). At most kMaxPendingGets:
-  // past that, get_nbi completes the oldest first.
+  // get_nbi's requests in flight, completed and freed by quiet (mu_). At most kMaxPendingGets
+  // and kMaxPendingGetBytes: past either, get_nbi completes those in flight first.
   static constexpr std::size_t kMaxPendingGets = 256;
+  static constexpr std::uint64_t kMaxPendingGetBytes = 8ull << 20;
+  std::uint64_t pending_get_bytes_ = 0;
   struct PendingGet {
     void* req;
     int pe;
