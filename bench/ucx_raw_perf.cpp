@@ -258,7 +258,15 @@ int main(int argc, char** argv) {
     if (me == 0) ucp.wait_word(kSignal, expect);
     rtt.push_back(symmetra::bench::now_us() - t0);
   }
+  // Neither side may leave for the barrier while the other still needs it: over TCP, UCX's puts
+  // and flushes need the target's progress, and a side in rt's barrier no longer progresses
+  // this worker (the other's flush then failed with "Connection reset by remote peer"). Each
+  // flushes, says so, flushes that, and progresses until the other has said so too.
+  const std::uint64_t two = 2;
   ucp.flush();
+  ucp.put(&two, 8, kDone);
+  ucp.flush();
+  ucp.wait_word(kDone, 2);
   if (me == 0) {
     rtt.erase(rtt.begin(), rtt.begin() + rounds / 10);
     add(report, "put_signal_pingpong", 8, rtt, false);
