@@ -13,23 +13,6 @@ namespace dd = device::detail;
 
 namespace {
 
-// Entries each request has (its first included), by op; 0: no such op.
-unsigned entries_of(device::ProxyOp op) {
-  switch (op) {
-    case device::ProxyOp::kPut:
-    case device::ProxyOp::kPutInline:
-    case device::ProxyOp::kGet:
-      return 4;
-    case device::ProxyOp::kAmo:
-    case device::ProxyOp::kPutSignal:
-      return 7;
-    case device::ProxyOp::kFence:
-    case device::ProxyOp::kQuiet:
-      return 1;
-  }
-  return 0;
-}
-
 std::uint64_t two_halves(std::uint64_t lo, std::uint64_t hi) {
   return (lo & 0xffffffffull) | (hi << 32);
 }
@@ -83,7 +66,7 @@ bool Proxy::take_one() {
   if (!entry(head_, &e[0])) return false;
   const auto op = dd::head_op(e[0]);
   const unsigned n = dd::head_entries(e[0]);
-  if (n == 0 || n != entries_of(op))
+  if (n == 0 || n != dd::proxy_entries(op))
     dd::host_fatalf(*ctl_, "proxy",
                     "request at ring position %llu is corrupt (first entry 0x%llx: op %u with %u "
                     "entries); a producer wrote outside its reservation",
@@ -93,7 +76,7 @@ bool Proxy::take_one() {
   // stores over PCIe): each carries its own flag.
   for (unsigned i = 1; i < n; ++i)
     if (!entry(head_ + i, &e[i])) return false;
-  issue(e, n);
+  issue(e);
   head_ += n;
   requests_.fetch_add(1, std::memory_order_relaxed);
   // In batches: at once where the producer waits on it, else every quarter ring (so that
@@ -102,8 +85,7 @@ bool Proxy::take_one() {
   return true;
 }
 
-void Proxy::issue(const std::uint64_t* e, unsigned n) {
-  (void)n;
+void Proxy::issue(const std::uint64_t* e) {
   const device::Context& ctl = *ctl_;
   const int pe = dd::head_pe(e[0]);
   const unsigned sub = dd::head_sub(e[0]);

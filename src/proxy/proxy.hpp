@@ -64,7 +64,7 @@ class Proxy {
   void drain();
   // Takes the request at head_ if all its entries are written; false if not (yet).
   bool take_one();
-  void issue(const std::uint64_t* e, unsigned n);
+  void issue(const std::uint64_t* e);
   void publish();
 
   device::ProxyRing ring_;

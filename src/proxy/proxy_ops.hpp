@@ -14,8 +14,8 @@
 
 namespace symmetra::detail {
 
-// RemoteOps that post to `proxy` (which outlives them). `deliveries_ring` and `pe_host` are the
-// caller's to fill, as for the direct path.
+// RemoteOps that post to `proxy` (which outlives them). `pe_host` is the caller's to fill, as
+// for the direct path.
 device::RemoteOps proxy_remote_ops(Proxy* proxy);
 
 }  // namespace symmetra::detail

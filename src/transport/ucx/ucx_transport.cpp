@@ -422,9 +422,7 @@ void UcxTransport::get_nbi(const device::Context& ctl, int pe, void* dest, std::
     // first (a deep queue of large gets over TCP gains no bandwidth and holds UCX's buffers).
     if (pending_gets_.size() >= kMaxPendingGets ||
         (!pending_gets_.empty() && pending_get_bytes_ + pc.bytes > kMaxPendingGetBytes)) {
-      for (const PendingGet& g : pending_gets_) wait(ctl, "get_nbi", g.pe, g.req);
-      pending_gets_.clear();
-      pending_get_bytes_ = 0;
+      complete_pending_gets(ctl, "get_nbi");
     }
     ucp_request_param_t rp{};
     void* req = ucp_get_nbx(peers_[pe].ep, d, pc.bytes, pc.addr, pc.rkey, &rp);
@@ -435,6 +433,14 @@ void UcxTransport::get_nbi(const device::Context& ctl, int pe, void* dest, std::
     }
     d += pc.bytes;
   });
+}
+
+bool UcxTransport::complete_pending_gets(const device::Context& ctl, const char* op) {
+  if (pending_gets_.empty()) return false;
+  for (const PendingGet& g : pending_gets_) wait(ctl, op, g.pe, g.req);
+  pending_gets_.clear();
+  pending_get_bytes_ = 0;
+  return true;
 }
 
 std::uint64_t UcxTransport::amo_word(const device::Context& ctl, int pe, std::uint64_t offset,
@@ -535,10 +541,7 @@ void UcxTransport::quiet(const device::Context& ctl) {
   ucp_request_param_t rp{};
   wait(ctl, "quiet", -1, ucp_worker_flush_nbx(worker_, &rp));
   // The flush completed the gets in flight; their requests are ours to check and free.
-  for (const PendingGet& g : pending_gets_) wait(ctl, "quiet", g.pe, g.req);
-  if (!pending_gets_.empty()) dd::fence_seq_cst();  // later loads of the data see what they read
-  pending_gets_.clear();
-  pending_get_bytes_ = 0;
+  if (complete_pending_gets(ctl, "quiet")) dd::fence_seq_cst();  // later loads see what they read
   for (int pe = 0; pe < n_; ++pe) {
     Peer& peer = peers_[pe];
     if (!peer.unacked) continue;

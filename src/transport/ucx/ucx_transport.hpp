@@ -120,6 +120,8 @@ class UcxTransport final : public Transport {
   // the word's old value. mu_ held.
   std::uint64_t amo_word(const device::Context& ctl, int pe, std::uint64_t offset, int uop,
                          std::size_t size, std::uint64_t operand, std::uint64_t reply);
+  // Waits for and frees every get_nbi request in flight (mu_ held); false if there was none.
+  bool complete_pending_gets(const device::Context& ctl, const char* op);
   // After the worker served something: rings this PE's doorbell if a waiter sleeps.
   void ring_sleepers();
   void progress_loop();

@@ -24,6 +24,7 @@
 
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/core/platform.hpp"
+#include "symmetra/device/impl/wait_core.hpp"
 
 #if !SYMMETRA_DEVICE_PASS
 #include <chrono>
@@ -71,9 +72,27 @@ inline constexpr unsigned kProxyMaxEntries = 7;
 // PE (32-55).
 inline constexpr std::uint64_t kProxyAck = 1ull << 12;
 
-SYMMETRA_INLINE constexpr std::uint64_t proxy_head(ProxyOp op, unsigned entries, bool ack,
-                                                   unsigned sub, unsigned type, int pe) {
-  return static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(entries) << 8) |
+// Entries a request of `op` has, its first included; 0: no such op. Producers and the proxy
+// both read this one table.
+SYMMETRA_INLINE constexpr unsigned proxy_entries(ProxyOp op) {
+  switch (op) {
+    case ProxyOp::kPut:
+    case ProxyOp::kPutInline:
+    case ProxyOp::kGet:
+      return 4;
+    case ProxyOp::kAmo:
+    case ProxyOp::kPutSignal:
+      return 7;
+    case ProxyOp::kFence:
+    case ProxyOp::kQuiet:
+      return 1;
+  }
+  return 0;
+}
+
+SYMMETRA_INLINE constexpr std::uint64_t proxy_head(ProxyOp op, bool ack, unsigned sub,
+                                                   unsigned type, int pe) {
+  return static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(proxy_entries(op)) << 8) |
          (ack ? kProxyAck : 0) | (static_cast<std::uint64_t>(sub & 0xff) << 16) |
          (static_cast<std::uint64_t>(type & 0xff) << 24) |
          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pe) & 0xffffff) << 32);
@@ -103,6 +122,16 @@ struct ProxyRequest {
   unsigned n;
 };
 
+// The request of `Op` with these fields after its first entry; their number is checked against
+// proxy_entries at compile time.
+template <ProxyOp Op, class... Fields>
+SYMMETRA_INLINE ProxyRequest proxy_request(bool ack, unsigned sub, unsigned type, int pe,
+                                           Fields... fields) {
+  static_assert(1 + sizeof...(Fields) == proxy_entries(Op), "fields of a proxy request");
+  return {{proxy_head(Op, ack, sub, type, pe), static_cast<std::uint64_t>(fields)...},
+          proxy_entries(Op)};
+}
+
 SYMMETRA_INLINE std::uint64_t lo32(std::uint64_t v) {
   return v & 0xffffffffull;
 }
@@ -116,40 +145,37 @@ SYMMETRA_INLINE std::uint64_t address_bits(const void* p) {
 // `bytes` from `src` (an address the proxy can read) to offset `dest` of PE pe.
 SYMMETRA_INLINE ProxyRequest proxy_put(int pe, std::uint64_t dest, const void* src,
                                        std::uint64_t bytes, bool ack) {
-  return {{proxy_head(ProxyOp::kPut, 4, ack, 0, 0, pe), dest, address_bits(src), bytes}, 4};
+  return proxy_request<ProxyOp::kPut>(ack, 0, 0, pe, dest, address_bits(src), bytes);
 }
 // The low `bytes` (1, 2, 4, 8) of `value`'s memory to offset `dest`: the source travels in the
 // request, so nothing waits for the proxy.
 SYMMETRA_INLINE ProxyRequest proxy_put_inline(int pe, std::uint64_t dest, std::uint64_t value,
                                               unsigned bytes) {
-  return {{proxy_head(ProxyOp::kPutInline, 4, false, bytes, 0, pe), dest, lo32(value), hi32(value)},
-          4};
+  return proxy_request<ProxyOp::kPutInline>(false, bytes, 0, pe, dest, lo32(value), hi32(value));
 }
 // With `ack`, complete when `done` passes it; without, by the next quiet (get_nbi).
 SYMMETRA_INLINE ProxyRequest proxy_get(int pe, void* dest, std::uint64_t src, std::uint64_t bytes,
                                        bool ack) {
-  return {{proxy_head(ProxyOp::kGet, 4, ack, 0, 0, pe), address_bits(dest), src, bytes}, 4};
+  return proxy_request<ProxyOp::kGet>(ack, 0, 0, pe, address_bits(dest), src, bytes);
 }
 // `op` on the word of `type` at offset `dest`; the old value to `*result` where not null.
 SYMMETRA_INLINE ProxyRequest proxy_amo(int pe, std::uint64_t dest, unsigned op, unsigned type,
                                        std::uint64_t value, std::uint64_t cond,
                                        std::uint64_t* result) {
-  return {{proxy_head(ProxyOp::kAmo, 7, result != nullptr, op, type, pe), dest, lo32(value),
-           hi32(value), lo32(cond), hi32(cond), address_bits(result)},
-          7};
+  return proxy_request<ProxyOp::kAmo>(result != nullptr, op, type, pe, dest, lo32(value),
+                                      hi32(value), lo32(cond), hi32(cond), address_bits(result));
 }
 SYMMETRA_INLINE ProxyRequest proxy_put_signal(int pe, std::uint64_t dest, const void* src,
                                               std::uint64_t bytes, std::uint64_t sig,
                                               std::uint64_t value, unsigned sig_op, bool ack) {
-  return {{proxy_head(ProxyOp::kPutSignal, 7, ack, sig_op, 0, pe), dest, address_bits(src), bytes,
-           sig, lo32(value), hi32(value)},
-          7};
+  return proxy_request<ProxyOp::kPutSignal>(ack, sig_op, 0, pe, dest, address_bits(src), bytes, sig,
+                                            lo32(value), hi32(value));
 }
 SYMMETRA_INLINE ProxyRequest proxy_fence() {
-  return {{proxy_head(ProxyOp::kFence, 1, false, 0, 0, 0)}, 1};
+  return proxy_request<ProxyOp::kFence>(false, 0, 0, 0);
 }
 SYMMETRA_INLINE ProxyRequest proxy_quiet() {
-  return {{proxy_head(ProxyOp::kQuiet, 1, true, 0, 0, 0)}, 1};
+  return proxy_request<ProxyOp::kQuiet>(true, 0, 0, 0);
 }
 
 // The flag that an entry at absolute position `pos` carries: set on lap 0 (the ring starts
@@ -160,9 +186,7 @@ SYMMETRA_INLINE constexpr std::uint64_t proxy_flag(std::uint64_t pos, std::uint3
 
 SYMMETRA_INLINE std::uint64_t proxy_now_ns() {
 #if SYMMETRA_DEVICE_PASS
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
+  return global_ns();
 #else
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         std::chrono::steady_clock::now().time_since_epoch())
