@@ -76,6 +76,18 @@ struct RuntimeOptions {
   bool dest_ready_by_program = false;
 };
 
+// The meeting point of a job whose processes the program starts and numbers itself, as NCCL's
+// ncclUniqueId: PE 0's process calls get_unique_id() and passes the bytes on to every PE (through
+// a framework's store, MPI_Bcast, a file), and each PE calls Runtime::init(id, rank, size). The id
+// is PE 0's TCP address and a secret that admits only PEs given the id (docs/security.md): pass it
+// on as privately as the job's other secrets.
+struct UniqueId {
+  char bytes[256] = {};
+};
+// Not collective: listens on TCP at an address of this host (SYMMETRA_BOOTSTRAP_IFACE picks the
+// interface) from now on, for the one init that PE 0 makes with it in this process.
+UniqueId get_unique_id();
+
 // The first statement of an inline observed form of Runtime (its ObserveScope says why): `F`
 // is the form (&Runtime::putmem), then observed()'s record arguments (op, peer, bytes, form,
 // team), then the form's own arguments.
@@ -96,6 +108,11 @@ class Runtime {
  public:
   // Joins the job described by the launcher's environment (a job of one PE if none).
   static std::unique_ptr<Runtime> init(const RuntimeOptions& options = {});
+  // Joins the job that `id` names (get_unique_id) as PE `rank` of `size`: for programs whose PEs
+  // no launcher numbers, or that already have a store to pass the id through. Collective over
+  // the job; bounded by SYMMETRA_TIMEOUT_S, like every rendezvous.
+  static std::unique_ptr<Runtime> init(const UniqueId& id, int rank, int size,
+                                       const RuntimeOptions& options = {});
   // Used by launch_threads and tests: joins through an existing bootstrap.
   explicit Runtime(std::unique_ptr<detail::Bootstrap> bootstrap,
                    const RuntimeOptions& options = {});

@@ -67,4 +67,15 @@ class Bootstrap {
 // Slurm, torchrun); see launcher_env.hpp.
 Result<std::unique_ptr<Bootstrap>> bootstrap_from_env();
 
+// A job's meeting point as text, for programs that start their PEs themselves and can pass bytes
+// between them (a framework's store, MPI_Bcast), as NCCL's unique id: "tcp:<host>:<port>
+// <secret>". This process listens there from now on, and its bootstrap_from_unique_id as PE 0
+// hosts the rendezvous on that socket; the secret admits only PEs that were given the id. Not
+// collective. Threads: any.
+Result<std::string> new_unique_id();
+// Joins the job that `id` names as PE `rank` of `size`; PE 0 must be the process that made the
+// id. Collective over the job's PEs, bounded by SYMMETRA_TIMEOUT_S.
+Result<std::unique_ptr<Bootstrap>> bootstrap_from_unique_id(const std::string& id, int rank,
+                                                            int size);
+
 }  // namespace symmetra::detail

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "bootstrap/bootstrap.hpp"
@@ -337,6 +339,77 @@ Result<std::unique_ptr<Bootstrap>> bootstrap_from_env() {
   if (joined.ok())
     SYMMETRA_LOG(kInfo, li.rank, "met at %s (%s%s)", address.c_str(), li.launcher.c_str(),
                  li.address == "pmix" ? ", the address shared through PMIx" : "");
+  return joined;
+}
+
+namespace {
+
+// The sockets that new_unique_id opened, by the address they listen at, until this process
+// joins as PE 0 (or ends).
+struct UniqueIdListeners {
+  std::mutex mu;
+  std::map<std::string, int> fds;
+};
+UniqueIdListeners& unique_id_listeners() {
+  static UniqueIdListeners l;
+  return l;
+}
+
+}  // namespace
+
+Result<std::string> new_unique_id() {
+  const std::string host = host_address();
+  // The job's size is not known yet: room for a large job's PEs knocking at once.
+  auto lfd = listen_on("tcp:" + host + ":0", 4096);
+  if (!lfd.ok()) return Status::fail("get_unique_id: " + lfd.status().message());
+  auto port = bound_port(lfd.value());
+  const std::string secret = new_job_secret();
+  if (!port.ok() || secret.empty()) {
+    close(lfd.value());
+    return Status::fail("get_unique_id: " +
+                        (port.ok() ? std::string("no random bytes for a secret")
+                                   : port.status().message()));
+  }
+  const std::string address = "tcp:" + host + ":" + std::to_string(port.value());
+  UniqueIdListeners& l = unique_id_listeners();
+  const std::lock_guard lock(l.mu);
+  l.fds[address] = lfd.value();
+  return address + " " + secret;
+}
+
+Result<std::unique_ptr<Bootstrap>> bootstrap_from_unique_id(const std::string& id, int rank,
+                                                            int size) {
+  const std::string pe = "[pe " + std::to_string(rank) + "] ";
+  if (size < 1 || rank < 0 || rank >= size)
+    return Status::fail(pe + "init: rank " + std::to_string(rank) + " is not a PE of a job of " +
+                        std::to_string(size) + " (0 <= rank < size)");
+  const auto space = id.find(' ');
+  if (id.rfind("tcp:", 0) != 0 || space == std::string::npos || space + 1 == id.size())
+    return Status::fail(pe + "init: '" + id.substr(0, 64) +
+                        "' is not a unique id: pass on the bytes that get_unique_id returned "
+                        "on PE 0");
+  JoinSpec spec;
+  spec.address = id.substr(0, space);
+  spec.secret = id.substr(space + 1);
+  spec.pe = spec.rank = rank;
+  spec.size = size;
+  spec.hub_pe = 0;
+  spec.host_server = rank == 0;
+  spec.timeout_ms = timeout_ms_from_env();
+  spec.launcher = "unique id";
+  if (rank == 0) {
+    UniqueIdListeners& l = unique_id_listeners();
+    const std::lock_guard lock(l.mu);
+    const auto it = l.fds.find(spec.address);
+    if (it == l.fds.end())
+      return Status::fail(pe + "init: this process did not make the unique id " + spec.address +
+                          " (or already joined with it): PE 0 must be the process that called "
+                          "get_unique_id, once per job");
+    spec.listen_fd = it->second;
+    l.fds.erase(it);
+  }
+  auto joined = connect_bootstrap(spec);
+  if (joined.ok()) SYMMETRA_LOG(kInfo, rank, "met at %s (unique id)", spec.address.c_str());
   return joined;
 }
 

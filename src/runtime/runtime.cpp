@@ -113,6 +113,23 @@ std::unique_ptr<Runtime> Runtime::init(const RuntimeOptions& options) {
   return std::make_unique<Runtime>(detail::bootstrap_from_env().value_or_throw(), options);
 }
 
+UniqueId get_unique_id() {
+  const std::string text = detail::new_unique_id().value_or_throw();
+  UniqueId id;
+  if (text.size() >= sizeof(id.bytes))
+    throw Error("get_unique_id: the meeting point '" + text.substr(0, 80) + "' is longer than " +
+                std::to_string(sizeof(id.bytes) - 1) + " bytes");
+  std::memcpy(id.bytes, text.data(), text.size());
+  return id;
+}
+
+std::unique_ptr<Runtime> Runtime::init(const UniqueId& id, int rank, int size,
+                                       const RuntimeOptions& options) {
+  const std::string text(id.bytes, strnlen(id.bytes, sizeof(id.bytes)));
+  return std::make_unique<Runtime>(
+      detail::bootstrap_from_unique_id(text, rank, size).value_or_throw(), options);
+}
+
 Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOptions& options)
     : s_(std::make_unique<State>()) {
   s_->config = std::make_unique<detail::Config>(detail::config_from_env().value_or_throw());
