@@ -366,9 +366,8 @@ Result<std::string> new_unique_id() {
   const std::string secret = new_job_secret();
   if (!port.ok() || secret.empty()) {
     close(lfd.value());
-    return Status::fail("get_unique_id: " +
-                        (port.ok() ? std::string("no random bytes for a secret")
-                                   : port.status().message()));
+    return Status::fail("get_unique_id: " + (port.ok() ? std::string("no random bytes for a secret")
+                                                       : port.status().message()));
   }
   const std::string address = "tcp:" + host + ":" + std::to_string(port.value());
   UniqueIdListeners& l = unique_id_listeners();

@@ -37,7 +37,8 @@ int ring_pe(const UniqueId& id, int rank, int n, std::uint64_t seed) {
     rt->p(word, value_of(seed, rank), (rank + 1) % n);
     rt->barrier_all();
     const bool ok = *word == value_of(seed, (rank + n - 1) % n);
-    if (!ok) std::fprintf(stderr, "[pe %d] got %llx\n", rank, static_cast<unsigned long long>(*word));
+    if (!ok)
+      std::fprintf(stderr, "[pe %d] got %llx\n", rank, static_cast<unsigned long long>(*word));
     rt->free(word);
     rt->finalize();
     return ok ? 0 : 3;

@@ -1,0 +1,41 @@
+"""docs/python.md's examples run as written: each code block that starts with `# example: NAME`
+becomes a program, run as a job of its own by PE 0 of this one (the other PEs wait at a barrier)."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import symmetra as s
+from symmetra._launch import binary
+from test_setup import CLEAN_ENV
+
+DOC = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")
+
+
+def examples():
+    text = open(DOC).read()
+    return dict(re.findall(r"```python\n# example: (\w+)\n(.*?)```", text, re.S))
+
+
+def test_the_doc_has_its_examples():
+    assert "numpy" in examples()
+
+
+@pytest.mark.parametrize("pes", [2, 4])
+def test_numpy_example(tmp_path, me, pes):
+    result = None
+    if me == 0:
+        prog = tmp_path / "example.py"
+        prog.write_text(examples()["numpy"])
+        result = subprocess.run([binary(), "-n", str(pes), sys.executable, str(prog)],
+                                env=CLEAN_ENV, capture_output=True, text=True, timeout=120)
+    s.barrier_all()
+    if me == 0:
+        assert result.returncode == 0, result.stdout + result.stderr
+        # The PEs print at once through one pipe: their lines may share a line of the output.
+        lines = sorted(re.findall(r"pe \d+: from pe \d+, sum \d+", result.stdout))
+        total = sum(range(pes))
+        assert lines == sorted(f"pe {p}: from pe {(p - 1) % pes}, sum {total}" for p in range(pes))
