@@ -21,18 +21,34 @@ def examples():
 
 
 def test_the_doc_has_its_examples():
-    assert "numpy" in examples()
+    assert set(examples()) == {"numpy", "jax"}
+
+
+def run_example(tmp_path, me, name, pes):
+    """PE 0 runs the example as a job of `pes` PEs; returns its result there, None elsewhere."""
+    result = None
+    if me == 0:
+        prog = tmp_path / f"example_{name}.py"  # not jax.py: it would shadow jax
+        prog.write_text(examples()[name])
+        result = subprocess.run([binary(), "-n", str(pes), sys.executable, str(prog)],
+                                env=CLEAN_ENV, capture_output=True, text=True, timeout=120)
+    s.barrier_all()
+    return result
+
+
+@pytest.mark.parametrize("pes", [2, 3])
+def test_jax_example(tmp_path, me, pes):
+    result = run_example(tmp_path, me, "jax", pes)
+    if me == 0:
+        assert result.returncode == 0, result.stdout + result.stderr
+        total = sum((p + 1) * ((p - 1) % pes + 1) for p in range(pes))
+        lines = sorted(re.findall(r"pe \d+: sum of neighbours' products \d+", result.stdout))
+        assert lines == [f"pe {p}: sum of neighbours' products {total}" for p in range(pes)]
 
 
 @pytest.mark.parametrize("pes", [2, 4])
 def test_numpy_example(tmp_path, me, pes):
-    result = None
-    if me == 0:
-        prog = tmp_path / "example.py"
-        prog.write_text(examples()["numpy"])
-        result = subprocess.run([binary(), "-n", str(pes), sys.executable, str(prog)],
-                                env=CLEAN_ENV, capture_output=True, text=True, timeout=120)
-    s.barrier_all()
+    result = run_example(tmp_path, me, "numpy", pes)
     if me == 0:
         assert result.returncode == 0, result.stdout + result.stderr
         # The PEs print at once through one pipe: their lines may share a line of the output.

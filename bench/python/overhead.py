@@ -1,0 +1,62 @@
+"""The Python side of the overhead benchmark: the calls of bench/py_overhead.cpp, through the
+symmetra package, in the same loops. Run under symrun (bench/python/overhead.sh runs both sides
+and compares them)."""
+
+import json
+import time
+
+import numpy as np
+
+import symmetra as s
+
+
+def median_us_per_call(calls, reps, body):
+    for _ in range(calls // 10 + 1):
+        body()
+    per_call = []
+    for _ in range(reps):
+        s.barrier_all()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            body()
+        per_call.append((time.perf_counter() - t0) * 1e6 / calls)
+    per_call.sort()
+    return per_call[len(per_call) // 2]
+
+
+def main():
+    s.init()
+    me, n = s.my_pe(), s.n_pes()
+    peer = (me + 1) % n
+    word = s.zeros(8, "int64")
+    buf = s.zeros(8, "int64")
+    total = s.zeros(8, "float32")
+    src = s.zeros(8, "float32")
+    src.numpy()[:] = 1
+    local = np.arange(1, 9, dtype=np.int64)
+    world = s.team_world()
+    p, g, put, get, fadd, quiet = s.p, s.g, s.put, s.get, s.atomic_fetch_add, s.quiet
+    barrier_all, allreduce = s.barrier_all, s.allreduce
+    ops = [
+        ("p", 8, 20000, lambda: p(word, 7, peer)),
+        ("g", 8, 20000, lambda: g(word, peer)),
+        ("put", 64, 20000, lambda: put(buf, local, peer)),
+        ("get", 64, 20000, lambda: get(local, buf, peer)),
+        ("atomic_fetch_add", 8, 20000, lambda: fadd(word, 1, peer)),
+        ("quiet", 0, 20000, quiet),
+        ("barrier_all", 0, 2000, barrier_all),
+        ("allreduce", 32, 2000, lambda: allreduce(total, src, "sum", world)),
+    ]
+    for name, nbytes, calls, body in ops:
+        us = median_us_per_call(calls, 9, body)
+        if me == 0:
+            print(json.dumps({"bench": "py_overhead", "side": "python", "op": name,
+                              "bytes": nbytes, "pes": n, "us": round(us, 4)}), flush=True)
+    s.barrier_all()
+    for a in (src, total, buf, word):
+        s.free(a)
+    s.finalize()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+// XLA FFI handlers for symmetra.jax (docs/python.md "JAX"): all-reduce, all-gather,
+// reduce-scatter and permute as custom calls that run under jax.jit, one process per PE. Built
+// where jaxlib's headers are found at build time (jax.ffi.include_dir()).
+//
+// XLA owns the buffers a handler gets: private memory of the PE's device. The all-reduce takes
+// them as they are; the others move through a symmetric workspace of this process, which grows
+// collectively inside these calls (they are collective, and every PE runs the same compiled
+// program, so every PE grows it at the same call to the same size).
+//
+// CPU platform here (the handler runs on the thread that XLA executes on); the CUDA handlers,
+// taking the platform stream, come with the GPU step of issue 22.
+#include <xla/ffi/api/ffi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "bindings/python/common.hpp"
+
+namespace ffi = xla::ffi;
+
+namespace symmetra::python {
+namespace {
+
+int data_type_of(ffi::DataType t) {
+  switch (t) {
+    case ffi::DataType::S8:
+      return static_cast<int>(DataType::kInt8);
+    case ffi::DataType::U8:
+      return static_cast<int>(DataType::kUint8);
+    case ffi::DataType::S16:
+      return static_cast<int>(DataType::kInt16);
+    case ffi::DataType::U16:
+      return static_cast<int>(DataType::kUint16);
+    case ffi::DataType::S32:
+      return static_cast<int>(DataType::kInt32);
+    case ffi::DataType::U32:
+      return static_cast<int>(DataType::kUint32);
+    case ffi::DataType::S64:
+      return static_cast<int>(DataType::kInt64);
+    case ffi::DataType::U64:
+      return static_cast<int>(DataType::kUint64);
+    case ffi::DataType::F16:
+      return static_cast<int>(DataType::kHalf);
+    case ffi::DataType::BF16:
+      return static_cast<int>(DataType::kBfloat16);
+    case ffi::DataType::F32:
+      return static_cast<int>(DataType::kFloat);
+    case ffi::DataType::F64:
+      return static_cast<int>(DataType::kDouble);
+    default:
+      return -1;
+  }
+}
+
+// The workspace: two symmetric halves (source, dest) of `half` bytes each.
+struct Workspace {
+  std::byte* base = nullptr;
+  std::size_t half = 0;
+};
+Workspace g_ws;
+
+Workspace& workspace(Runtime& r, std::size_t bytes) {
+  if (bytes > g_ws.half) {
+    if (g_ws.base != nullptr) r.free(g_ws.base);
+    g_ws.half = std::max<std::size_t>(bytes, 2 * g_ws.half);
+    g_ws.base = static_cast<std::byte*>(r.allocate(2 * g_ws.half));
+  }
+  return g_ws;
+}
+
+// What every handler does first: the Runtime, and a call over the world with x's type; y of
+// that type and of out_per / in_per times x's elements (what the Python wrapper declared).
+ffi::Error start(const char* op, ffi::AnyBuffer x, const ffi::AnyBuffer& y, std::size_t out_per,
+                 std::size_t in_per, Runtime** r, coll::Call* c) {
+  *r = rt_or_null();
+  if (*r == nullptr)
+    return ffi::Error::InvalidArgument(std::string("symmetra.jax.") + op +
+                                       ": symmetra is not initialized: call symmetra.init() first");
+  if ((*r)->on_gpu())
+    return ffi::Error::InvalidArgument(std::string("symmetra.jax.") + op +
+                                       ": this PE's heap is on the GPU; the CUDA handlers are not "
+                                       "built yet (docs/python.md)");
+  const int t = data_type_of(x.element_type());
+  if (t < 0)
+    return ffi::Error::InvalidArgument(std::string("symmetra.jax.") + op +
+                                       ": the element type is not one Symmetra takes (int8-64, "
+                                       "uint8-64, float16, bfloat16, float32, float64)");
+  if (y.element_type() != x.element_type() ||
+      y.element_count() * in_per != x.element_count() * out_per)
+    return ffi::Error::InvalidArgument(std::string("symmetra.jax.") + op +
+                                       ": the result's type or size does not match the input's: "
+                                       "call it through symmetra.jax, which declares them");
+  c->type = static_cast<DataType>(t);
+  c->team = (*r)->team_world().handle();
+  return ffi::Error::Success();
+}
+
+// The world's size, 1 before init (start() reports that).
+std::size_t n_world() {
+  const Runtime* r = rt_or_null();
+  return r != nullptr ? static_cast<std::size_t>(r->n_pes()) : 1;
+}
+
+template <class F>
+ffi::Error guarded(const char* op, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return ffi::Error::Internal(std::string("symmetra.jax.") + op + ": " + e.what());
+  }
+  return ffi::Error::Success();
+}
+
+ffi::Error allreduce_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t op) {
+  Runtime* r = nullptr;
+  coll::Call c;
+  if (auto e = start("allreduce", x, *y, 1, 1, &r, &c); e.failure()) return e;
+  c.kind = coll::Kind::kAllreduce;
+  c.op = static_cast<coll::ReduceOp>(op);
+  c.source = x.untyped_data();
+  c.dest = y->untyped_data();
+  c.nelems = x.element_count();
+  return guarded("allreduce", [&] { r->collective(c); });
+}
+
+// Through the workspace: x in, the collective `c` (its kind's fields set), y out.
+ffi::Error through_workspace(const char* op, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
+                             std::size_t out_per, std::size_t in_per, coll::Call c) {
+  Runtime* r = nullptr;
+  // Sets the type and team only.
+  if (auto e = start(op, x, *y, out_per, in_per, &r, &c); e.failure()) return e;
+  const std::size_t in = x.size_bytes(), out = y->size_bytes();
+  return guarded(op, [&] {
+    Workspace& ws = workspace(*r, std::max(in, out));
+    std::memcpy(ws.base, x.untyped_data(), in);
+    c.source = ws.base;
+    c.dest = ws.base + ws.half;
+    std::memset(c.dest, 0, out);  // a permute with no sender leaves zeros, as jax.lax.ppermute
+    r->collective(c);
+    std::memcpy(y->untyped_data(), ws.base + ws.half, out);
+  });
+}
+
+ffi::Error all_gather_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y) {
+  coll::Call c;
+  c.kind = coll::Kind::kFcollect;
+  c.nelems = x.element_count();  // one member's block
+  return through_workspace("all_gather", x, y, n_world(), 1, c);
+}
+
+ffi::Error reduce_scatter_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t op) {
+  coll::Call c;
+  c.kind = coll::Kind::kReduceScatter;
+  c.op = static_cast<coll::ReduceOp>(op);
+  c.nelems = y->element_count();  // this member's block
+  return through_workspace("reduce_scatter", x, y, 1, n_world(), c);
+}
+
+ffi::Error permute_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t to,
+                        std::int32_t from) {
+  coll::Call c;
+  c.kind = coll::Kind::kPermute;
+  c.to = to;
+  c.from = from;
+  c.nelems = x.element_count();
+  c.chunk = std::max<std::size_t>(c.nelems, 1);
+  return through_workspace("permute", x, y, 1, 1, c);
+}
+
+}  // namespace
+
+// The handlers as C symbols (XLA's calling convention), each callable from several PEs' XLA
+// runtimes, one per process.
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    SymmetraJaxAllreduceCpu, allreduce_impl,
+    ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>().Attr<std::int32_t>("op"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllGatherCpu, all_gather_impl,
+                              ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    SymmetraJaxReduceScatterCpu, reduce_scatter_impl,
+    ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>().Attr<std::int32_t>("op"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCpu, permute_impl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int32_t>("to")
+                                  .Attr<std::int32_t>("from"));
+
+void bind_jax(nb::module_& m) {
+  m.def("_jax_cpu_handlers", [] {
+    nb::dict d;
+    d["symmetra_allreduce"] = nb::capsule(reinterpret_cast<void*>(&SymmetraJaxAllreduceCpu));
+    d["symmetra_all_gather"] = nb::capsule(reinterpret_cast<void*>(&SymmetraJaxAllGatherCpu));
+    d["symmetra_reduce_scatter"] =
+        nb::capsule(reinterpret_cast<void*>(&SymmetraJaxReduceScatterCpu));
+    d["symmetra_permute"] = nb::capsule(reinterpret_cast<void*>(&SymmetraJaxPermuteCpu));
+    return d;
+  });
+}
+
+}  // namespace symmetra::python
