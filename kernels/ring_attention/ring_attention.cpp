@@ -1,0 +1,249 @@
+// The ring (ring_attention.hpp): two channels of double buffers with signals and credits, and
+// the forward and backward passes over them, on the public API alone.
+#include "symmetra/kernels/ring_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "attention_cpu.hpp"
+
+namespace symmetra::kernels {
+
+std::int64_t zigzag_local_tokens(std::int64_t seq_len, int n) {
+  return seq_len / n;
+}
+
+std::int64_t zigzag_position(std::int64_t i, int rank, int n, std::int64_t seq_len) {
+  const std::int64_t chunk = seq_len / (2 * n);
+  return i < chunk ? rank * chunk + i : (2 * n - 1 - rank) * chunk + (i - chunk);
+}
+
+// One direction of the ring: messages to the next member land in one of its two buffers (message
+// m in buffer m % 2) with signal value m; the next member returns a credit per message it has
+// read, and message m waits for the credit of message m - 2, the last one in that buffer.
+// Message numbers only grow, across calls: nothing is reset.
+struct RingAttention::Channel {
+  Runtime& rt;
+  int next = 0, prev = 0;  // world PEs
+  std::size_t bytes = 0;   // one message
+  std::byte* slot[2] = {nullptr, nullptr};
+  std::uint64_t* words = nullptr;  // [signal 0, signal 1, credits]
+  std::uint64_t sent = 0, received = 0;
+
+  // Collective over the world (symmetric allocation).
+  Channel(Runtime& r, const Team& team, std::size_t message_bytes) : rt(r), bytes(message_bytes) {
+    // PEs outside the team allocate too (collective), and never send.
+    slot[0] = static_cast<std::byte*>(rt.allocate(2 * bytes));
+    slot[1] = slot[0] + bytes;
+    words = static_cast<std::uint64_t*>(rt.calloc(3, sizeof(std::uint64_t)));
+    if (team.valid() && team.my_pe() >= 0) {
+      const int n = team.n_pes(), me = team.my_pe();
+      next = team.world_pe((me + 1) % n);
+      prev = team.world_pe((me + n - 1) % n);
+    }
+  }
+  ~Channel() {
+    rt.free(words);
+    rt.free(slot[0]);
+  }
+  void send(const void* src) {
+    const std::uint64_t m = ++sent;
+    if (m > 2) rt.wait_until(&words[2], Cmp::kGe, m - 2);  // the next member read message m-2
+    rt.putmem_signal(slot[m % 2], src, bytes, &words[m % 2], m, SignalOp::kSet, next);
+  }
+  const std::byte* receive() {
+    const std::uint64_t m = ++received;
+    rt.signal_wait_until(&words[m % 2], Cmp::kGe, m);
+    return slot[m % 2];
+  }
+  // The oldest message received and not released may be overwritten. The atomic follows this
+  // PE's reads of it (a sequentially consistent read-modify-write on the CPU backend).
+  void release() { rt.atomic_add(&words[2], std::uint64_t{1}, prev); }
+};
+
+RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape& shape,
+                             DataType type, RingAttentionOptions options)
+    : rt_(rt), team_(team), shape_(shape), type_(type), options_(std::move(options)) {
+  const std::string pe = "[pe " + std::to_string(rt.my_pe()) + "] ring_attention: ";
+  const bool member = team.valid() && team.my_pe() >= 0;
+  n_ = member ? team.n_pes() : 1;
+  rank_ = member ? team.my_pe() : -1;
+  // What is wrong with the call, "" if nothing: checked on the members, agreed on by all PEs
+  // below, so that a wrong shape is an error everywhere instead of a wait for the others.
+  std::string wrong;
+  if (type != DataType::kFloat && type != DataType::kDouble)
+    wrong = "the CPU path takes float32 and float64 (bf16 and fp16 come with the GPU path)";
+  else if (shape.batch < 1 || shape.q_heads < 1 || shape.kv_heads < 1 || shape.head_dim < 1)
+    wrong = "batch, heads and head_dim must be positive";
+  else if (shape.q_heads % shape.kv_heads != 0)
+    wrong = "q_heads " + std::to_string(shape.q_heads) + " is not a multiple of kv_heads " +
+            std::to_string(shape.kv_heads);
+  else if (member && (shape.seq_len <= 0 || shape.seq_len % (2 * n_) != 0))
+    wrong = "seq_len " + std::to_string(shape.seq_len) + " does not split into 2 x " +
+            std::to_string(n_) +
+            " equal chunks (the zigzag split): pad the sequence to a multiple of " +
+            std::to_string(2 * n_);
+  if (shape_.scale == 0) shape_.scale = 1.0 / std::sqrt(static_cast<double>(shape.head_dim));
+  local_ = wrong.empty() && member ? zigzag_local_tokens(shape.seq_len, n_) : 0;
+  kv_elems_ = static_cast<std::size_t>(std::max(shape.batch, 0)) * local_ *
+              std::max(shape.kv_heads, 0) * std::max(shape.head_dim, 0);
+  // [k | v] or [dk | dv]. Symmetric allocation is collective over the world: PEs outside the
+  // team allocate the members' size, which they learn here, with whether any member objected.
+  constexpr std::uint64_t kWrong = ~std::uint64_t{0};
+  const std::uint64_t mine = !wrong.empty() && member ? kWrong
+                             : member                 ? 2 * kv_elems_ * data_type_size(type)
+                                                      : 0;
+  std::uint64_t message = 0;
+  rt.allreduce(rt.team_world(), &message, &mine, 1, coll::ReduceOp::kMax);
+  if (message == kWrong)
+    throw Error(pe + (wrong.empty() ? "a member of the ring's team refused its shape" : wrong));
+  kv_ = std::make_unique<Channel>(rt, team, message);
+  dkv_ = std::make_unique<Channel>(rt, team, message);
+  own_.resize(message);
+  stage_.resize(message);
+  rt.barrier_all();  // every PE's words are zero before any message comes
+}
+
+RingAttention::~RingAttention() {
+  try {
+    rt_.barrier_all();  // no message is in flight to a buffer about to go
+    dkv_.reset();
+    kv_.reset();
+  } catch (const std::exception&) {
+  }
+}
+
+void RingAttention::check_call(const char* op, Stream stream) const {
+  if (rank_ < 0)
+    throw Error("[pe " + std::to_string(rt_.my_pe()) + "] ring_attention." + op +
+                ": this PE is not a member of the ring's team");
+  if (rt_.on_gpu() || stream != nullptr)
+    throw Error("[pe " + std::to_string(rt_.my_pe()) + "] ring_attention." + op +
+                ": the GPU path (cuDNN blocks on streams) is not built yet; this build runs the "
+                "CPU backend's path");
+}
+
+namespace {
+
+// The block geometry of this PE's queries against the block of `owner`.
+struct Positions {
+  std::vector<std::int64_t> mine, theirs;
+  Positions(std::int64_t local, int rank, int n, std::int64_t seq) : mine(local), theirs(local) {
+    for (std::int64_t i = 0; i < local; ++i) mine[i] = zigzag_position(i, rank, n, seq);
+  }
+  void owner(int o, int n, std::int64_t seq) {
+    for (std::size_t i = 0; i < theirs.size(); ++i)
+      theirs[i] = zigzag_position(static_cast<std::int64_t>(i), o, n, seq);
+  }
+};
+
+cpu::Block block_of(const AttentionShape& s, std::int64_t local, const Positions& p) {
+  return {s.batch, s.q_heads,     s.kv_heads,      s.head_dim, local,
+          local,   p.mine.data(), p.theirs.data(), s.causal,   s.scale};
+}
+
+}  // namespace
+
+template <class T>
+void RingAttention::forward_t(const T* q, const T* k, const T* v, T* out, float* lse) {
+  const std::size_t q_elems =
+      static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * shape_.head_dim;
+  const std::size_t rows = static_cast<std::size_t>(shape_.batch) * shape_.q_heads * local_;
+  std::vector<T> o(q_elems, T{0}), l(rows, -std::numeric_limits<T>::infinity());
+  std::memcpy(own_.data(), k, kv_elems_ * sizeof(T));
+  std::memcpy(own_.data() + kv_elems_ * sizeof(T), v, kv_elems_ * sizeof(T));
+  Positions pos(local_, rank_, n_, shape_.seq_len);
+  for (int t = 0; t < n_; ++t) {
+    const auto* block = reinterpret_cast<const T*>(t == 0 ? own_.data() : kv_->receive());
+    if (t < n_ - 1) kv_->send(block);  // on to the next member before computing
+    if (options_.before_step) options_.before_step(0, t);
+    pos.owner((rank_ - t + n_) % n_, n_, shape_.seq_len);
+    cpu::attend(block_of(shape_, local_, pos), q, block, block + kv_elems_, o.data(), l.data());
+    if (t > 0) kv_->release();
+  }
+  std::copy(o.begin(), o.end(), out);
+  for (std::size_t r = 0; r < rows; ++r) lse[r] = static_cast<float>(l[r]);
+}
+
+template <class T>
+void RingAttention::backward_t(const T* q, const T* k, const T* v, const T* out, const float* lse,
+                               const T* dout, T* dq, T* dk, T* dv) {
+  const int dim = shape_.head_dim;
+  const std::size_t q_elems =
+      static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * dim;
+  const std::size_t rows = static_cast<std::size_t>(shape_.batch) * shape_.q_heads * local_;
+  // delta = rowsum(dout * out), in the lse's order [batch, q_heads, tokens].
+  std::vector<T> delta(rows);
+  for (int b = 0; b < shape_.batch; ++b)
+    for (std::int64_t i = 0; i < local_; ++i)
+      for (int h = 0; h < shape_.q_heads; ++h) {
+        const std::size_t at =
+            ((static_cast<std::size_t>(b) * local_ + i) * shape_.q_heads + h) * dim;
+        T s = 0;
+        for (int d = 0; d < dim; ++d) s += dout[at + d] * out[at + d];
+        delta[(static_cast<std::size_t>(b) * shape_.q_heads + h) * local_ + i] = s;
+      }
+  std::vector<T> dq_acc(q_elems, T{0});
+  std::memcpy(own_.data(), k, kv_elems_ * sizeof(T));
+  std::memcpy(own_.data() + kv_elems_ * sizeof(T), v, kv_elems_ * sizeof(T));
+  auto* stage = reinterpret_cast<T*>(stage_.data());
+  Positions pos(local_, rank_, n_, shape_.seq_len);
+  for (int t = 0; t < n_; ++t) {
+    const auto* block = reinterpret_cast<const T*>(t == 0 ? own_.data() : kv_->receive());
+    // The block's dK/dV from the members that used it before: zeros where it starts.
+    const auto* acc = t == 0 ? nullptr : reinterpret_cast<const T*>(dkv_->receive());
+    if (t < n_ - 1) kv_->send(block);
+    if (options_.before_step) options_.before_step(1, t);
+    if (acc != nullptr)
+      std::copy(acc, acc + 2 * kv_elems_, stage);
+    else
+      std::fill(stage, stage + 2 * kv_elems_, T{0});
+    pos.owner((rank_ - t + n_) % n_, n_, shape_.seq_len);
+    cpu::attend_backward(block_of(shape_, local_, pos), q, block, block + kv_elems_, dout, lse,
+                         delta.data(), dq_acc.data(), stage, stage + kv_elems_);
+    // On with the block's accumulators: to the next member's step t + 1, or (after the last
+    // step) home to the block's owner, which is the next member then.
+    dkv_->send(stage);
+    if (t > 0) {
+      kv_->release();
+      dkv_->release();
+    }
+  }
+  const auto* home = reinterpret_cast<const T*>(dkv_->receive());
+  std::copy(home, home + kv_elems_, dk);
+  std::copy(home + kv_elems_, home + 2 * kv_elems_, dv);
+  dkv_->release();
+  std::copy(dq_acc.begin(), dq_acc.end(), dq);
+}
+
+void RingAttention::forward(const void* q, const void* k, const void* v, void* out, float* lse,
+                            Stream stream) {
+  check_call("forward", stream);
+  if (type_ == DataType::kFloat)
+    forward_t(static_cast<const float*>(q), static_cast<const float*>(k),
+              static_cast<const float*>(v), static_cast<float*>(out), lse);
+  else
+    forward_t(static_cast<const double*>(q), static_cast<const double*>(k),
+              static_cast<const double*>(v), static_cast<double*>(out), lse);
+}
+
+void RingAttention::backward(const void* q, const void* k, const void* v, const void* out,
+                             const float* lse, const void* dout, void* dq, void* dk, void* dv,
+                             Stream stream) {
+  check_call("backward", stream);
+  if (type_ == DataType::kFloat)
+    backward_t(static_cast<const float*>(q), static_cast<const float*>(k),
+               static_cast<const float*>(v), static_cast<const float*>(out), lse,
+               static_cast<const float*>(dout), static_cast<float*>(dq), static_cast<float*>(dk),
+               static_cast<float*>(dv));
+  else
+    backward_t(static_cast<const double*>(q), static_cast<const double*>(k),
+               static_cast<const double*>(v), static_cast<const double*>(out), lse,
+               static_cast<const double*>(dout), static_cast<double*>(dq), static_cast<double*>(dk),
+               static_cast<double*>(dv));
+}
+
+}  // namespace symmetra::kernels
