@@ -9,6 +9,8 @@ which calls them in the same order. The handlers run on the CPU platform today; 
 Importing this module registers the FFI targets with XLA; it does nothing collective.
 """
 
+import functools
+
 import jax
 import numpy as np
 
@@ -78,3 +80,58 @@ def ring_shift(x, shift=1):
     attention's step)."""
     me, n = my_pe(), n_pes()
     return permute(x, (me + shift) % n, (me - shift) % n)
+
+
+def _ring_forward(q, k, v, causal):
+    if q.ndim != 4 or k.shape != v.shape or k.ndim != 4 or q.shape[:2] != k.shape[:2] or \
+            q.shape[3] != k.shape[3] or q.shape[2] % k.shape[2]:
+        raise ValueError(
+            "ring_attention: q must be [batch, tokens, q_heads, head_dim] and k, v [batch, tokens, "
+            f"kv_heads, head_dim] with kv_heads dividing q_heads; got {q.shape}, {k.shape}, "
+            f"{v.shape}")
+    b, t, hq, _ = q.shape
+    out, lse = jax.ffi.ffi_call(
+        "symmetra_ring_attention_fwd",
+        (jax.ShapeDtypeStruct(q.shape, q.dtype), jax.ShapeDtypeStruct((b, hq, t), np.float32)),
+        has_side_effect=True, vmap_method="sequential")(q, k, v, causal=np.int32(causal))
+    return out, lse
+
+
+def _ring_backward(q, k, v, out, lse, dout, causal):
+    return jax.ffi.ffi_call(
+        "symmetra_ring_attention_bwd",
+        (jax.ShapeDtypeStruct(q.shape, q.dtype), jax.ShapeDtypeStruct(k.shape, k.dtype),
+         jax.ShapeDtypeStruct(v.shape, v.dtype)),
+        has_side_effect=True, vmap_method="sequential")(q, k, v, out, lse, dout,
+                                                        causal=np.int32(causal))
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
+def ring_attention(q, k, v, causal=True):
+    """Collective: ring attention over every PE (docs/ring_attention.md). q [batch, tokens,
+    q_heads, head_dim], k and v [batch, tokens, kv_heads, head_dim]: this PE's zigzag share of
+    the sequence (chunks my_pe() and 2N-1-my_pe() of 2N; symmetra.jax.zigzag_positions says
+    which). float32 or float64 on the CPU. Differentiable (jax.grad): the backward is a second
+    pass of the ring."""
+    return _ring_forward(q, k, v, causal)[0]
+
+
+def _ring_fwd_rule(q, k, v, causal):
+    out, lse = _ring_forward(q, k, v, causal)
+    return out, (q, k, v, out, lse)
+
+
+def _ring_bwd_rule(causal, residuals, dout):
+    return _ring_backward(*residuals, dout, causal)
+
+
+ring_attention.defvjp(_ring_fwd_rule, _ring_bwd_rule)
+
+
+def zigzag_positions(seq_len, rank=None, n=None):
+    """The sequence positions of PE rank's tokens under ring attention's zigzag split."""
+    rank = my_pe() if rank is None else rank
+    n = n_pes() if n is None else n
+    chunk = seq_len // (2 * n)
+    return np.concatenate([np.arange(rank * chunk, (rank + 1) * chunk),
+                           np.arange((2 * n - 1 - rank) * chunk, (2 * n - rank) * chunk)])

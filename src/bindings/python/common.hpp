@@ -70,5 +70,7 @@ void bind_array(nb::module_& m);
 void bind_ops(nb::module_& m);
 void bind_coll(nb::module_& m);
 void bind_jax(nb::module_& m);
+// Collective: what symmetra.jax keeps on the heap (its rings), freed before finalize.
+void release_jax_state();
 
 }  // namespace symmetra::python

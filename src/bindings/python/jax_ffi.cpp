@@ -12,10 +12,15 @@
 #include <xla/ffi/api/ffi.h>
 
 #include <algorithm>
+#include <array>
+#include <compare>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "bindings/python/common.hpp"
+#include "symmetra/kernels/ring_attention.hpp"
 
 namespace ffi = xla::ffi;
 
@@ -168,6 +173,82 @@ ffi::Error permute_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::in
   return through_workspace("permute", x, y, 1, 1, c);
 }
 
+// Ring attention (kernels/ring_attention): one RingAttention per shape, made collectively at
+// the first call with that shape (every PE runs the same program, so every PE makes it at the
+// same call) and kept until finalize. Never destroyed at exit: its destructor is collective.
+struct RingKey {
+  std::array<std::int64_t, 6> dims;  // batch, tokens, q_heads, kv_heads, head_dim, causal
+  int type;
+  auto operator<=>(const RingKey&) const = default;
+};
+std::map<RingKey, std::unique_ptr<kernels::RingAttention>>* g_rings =
+    new std::map<RingKey, std::unique_ptr<kernels::RingAttention>>();
+
+// q [batch, tokens, q_heads, dim], k and v [batch, tokens, kv_heads, dim]: the ring of that shape.
+ffi::Error ring_for(const char* op, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
+                    std::int32_t causal, kernels::RingAttention** ring) {
+  Runtime* r = nullptr;
+  coll::Call unused;
+  if (auto e = start(op, q, q, 1, 1, &r, &unused); e.failure()) return e;
+  const auto qd = q.dimensions(), kd = k.dimensions();
+  const std::string pre = std::string("symmetra.jax.") + op + ": ";
+  if (qd.size() != 4 || kd.size() != 4 || k.dimensions() != v.dimensions() || qd[0] != kd[0] ||
+      qd[1] != kd[1] || qd[3] != kd[3])
+    return ffi::Error::InvalidArgument(
+        pre +
+        "q must be [batch, tokens, q_heads, head_dim] and k, v [batch, tokens, kv_heads, "
+        "head_dim], alike");
+  if (q.element_type() != k.element_type() || k.element_type() != v.element_type() ||
+      (q.element_type() != ffi::DataType::F32 && q.element_type() != ffi::DataType::F64))
+    return ffi::Error::InvalidArgument(pre +
+                                       "q, k and v must all be float32 or all float64 "
+                                       "(the CPU path)");
+  const RingKey key{{qd[0], qd[1], qd[2], kd[2], qd[3], causal}, data_type_of(q.element_type())};
+  auto it = g_rings->find(key);
+  if (it == g_rings->end()) {
+    kernels::AttentionShape shape;
+    shape.batch = static_cast<int>(qd[0]);
+    shape.q_heads = static_cast<int>(qd[2]);
+    shape.kv_heads = static_cast<int>(kd[2]);
+    shape.head_dim = static_cast<int>(qd[3]);
+    shape.seq_len = qd[1] * r->n_pes();
+    shape.causal = causal != 0;
+    ffi::Error made = guarded(op, [&] {
+      it = g_rings
+               ->emplace(key, std::make_unique<kernels::RingAttention>(
+                                  *r, r->team_world(), shape, static_cast<DataType>(key.type)))
+               .first;
+    });
+    if (made.failure()) return made;
+  }
+  *ring = it->second.get();
+  return ffi::Error::Success();
+}
+
+ffi::Error ring_forward_impl(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
+                             ffi::Result<ffi::AnyBuffer> out, ffi::Result<ffi::AnyBuffer> lse,
+                             std::int32_t causal) {
+  kernels::RingAttention* ring = nullptr;
+  if (auto e = ring_for("ring_attention", q, k, v, causal, &ring); e.failure()) return e;
+  return guarded("ring_attention", [&] {
+    ring->forward(q.untyped_data(), k.untyped_data(), v.untyped_data(), out->untyped_data(),
+                  static_cast<float*>(lse->untyped_data()));
+  });
+}
+
+ffi::Error ring_backward_impl(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
+                              ffi::AnyBuffer out, ffi::AnyBuffer lse, ffi::AnyBuffer dout,
+                              ffi::Result<ffi::AnyBuffer> dq, ffi::Result<ffi::AnyBuffer> dk,
+                              ffi::Result<ffi::AnyBuffer> dv, std::int32_t causal) {
+  kernels::RingAttention* ring = nullptr;
+  if (auto e = ring_for("ring_attention (backward)", q, k, v, causal, &ring); e.failure()) return e;
+  return guarded("ring_attention (backward)", [&] {
+    ring->backward(q.untyped_data(), k.untyped_data(), v.untyped_data(), out.untyped_data(),
+                   static_cast<const float*>(lse.untyped_data()), dout.untyped_data(),
+                   dq->untyped_data(), dk->untyped_data(), dv->untyped_data());
+  });
+}
+
 }  // namespace
 
 // The handlers as C symbols (XLA's calling convention), each callable from several PEs' XLA
@@ -180,6 +261,26 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllGatherCpu, all_gather_impl,
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
     SymmetraJaxReduceScatterCpu, reduce_scatter_impl,
     ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>().Attr<std::int32_t>("op"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingForwardCpu, ring_forward_impl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int32_t>("causal"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingBackwardCpu, ring_backward_impl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int32_t>("causal"));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCpu, permute_impl,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::AnyBuffer>()
@@ -195,8 +296,16 @@ void bind_jax(nb::module_& m) {
     d["symmetra_reduce_scatter"] =
         nb::capsule(reinterpret_cast<void*>(&SymmetraJaxReduceScatterCpu));
     d["symmetra_permute"] = nb::capsule(reinterpret_cast<void*>(&SymmetraJaxPermuteCpu));
+    d["symmetra_ring_attention_fwd"] =
+        nb::capsule(reinterpret_cast<void*>(&SymmetraJaxRingForwardCpu));
+    d["symmetra_ring_attention_bwd"] =
+        nb::capsule(reinterpret_cast<void*>(&SymmetraJaxRingBackwardCpu));
     return d;
   });
+}
+
+void release_jax_state() {
+  g_rings->clear();  // collective, in the map's order: alike on every PE
 }
 
 }  // namespace symmetra::python

@@ -98,6 +98,9 @@ NB_MODULE(_symmetra, m) {
         Runtime& r = rt("finalize");
         {
           nb::gil_scoped_release release;
+#if SYMMETRA_HAVE_JAX_FFI
+          release_jax_state();
+#endif
           r.finalize();
         }
         g_rt.reset();
