@@ -131,40 +131,37 @@ std::pair<Buffer, Buffer> rma_pair(nb::handle sym, nb::handle local, const char*
   return {s, l};
 }
 
+// put (the symmetric array is dest) or get (it is src), blocking or not.
+void rma(nb::handle dest, nb::handle src, int pe, bool nbi, bool put) {
+  const char* op = put ? (nbi ? "put_nbi" : "put") : (nbi ? "get_nbi" : "get");
+  Runtime& r = rt(op);
+  const auto [sym, local] =
+      put ? rma_pair(dest, src, op, "dest", "src") : rma_pair(src, dest, op, "src", "dest");
+  check_pe(r, pe, op);
+  std::optional<nb::gil_scoped_release> release;
+  if (sym.nbytes() >= kReleaseGilBytes) release.emplace();
+  if (put && nbi)
+    r.putmem_nbi(sym.data, local.data, sym.nbytes(), pe);
+  else if (put)
+    r.putmem(sym.data, local.data, sym.nbytes(), pe);
+  else if (nbi)
+    r.getmem_nbi(local.data, sym.data, sym.nbytes(), pe);
+  else
+    r.getmem(local.data, sym.data, sym.nbytes(), pe);
+}
+
 }  // namespace
 
 void bind_ops(nb::module_& m) {
   m.def(
       "put",
-      [](nb::handle dest, nb::handle src, int pe, bool nbi) {
-        const char* op = nbi ? "put_nbi" : "put";
-        Runtime& r = rt(op);
-        auto [d, s] = rma_pair(dest, src, op, "dest", "src");
-        check_pe(r, pe, op);
-        std::optional<nb::gil_scoped_release> release;
-        if (d.nbytes() >= kReleaseGilBytes) release.emplace();
-        if (nbi)
-          r.putmem_nbi(d.data, s.data, d.nbytes(), pe);
-        else
-          r.putmem(d.data, s.data, d.nbytes(), pe);
-      },
+      [](nb::handle dest, nb::handle src, int pe, bool nbi) { rma(dest, src, pe, nbi, true); },
       nb::arg("dest"), nb::arg("src"), nb::arg("pe"), nb::arg("nbi") = false,
       "Copies src (this PE's memory) into PE pe's copy of the symmetric dest. Returns once src "
       "may be reused (nbi=True: at once; quiet() completes it); quiet() makes it visible.");
   m.def(
       "get",
-      [](nb::handle dest, nb::handle src, int pe, bool nbi) {
-        const char* op = nbi ? "get_nbi" : "get";
-        Runtime& r = rt(op);
-        auto [s, d] = rma_pair(src, dest, op, "src", "dest");
-        check_pe(r, pe, op);
-        std::optional<nb::gil_scoped_release> release;
-        if (d.nbytes() >= kReleaseGilBytes) release.emplace();
-        if (nbi)
-          r.getmem_nbi(d.data, s.data, d.nbytes(), pe);
-        else
-          r.getmem(d.data, s.data, d.nbytes(), pe);
-      },
+      [](nb::handle dest, nb::handle src, int pe, bool nbi) { rma(dest, src, pe, nbi, false); },
       nb::arg("dest"), nb::arg("src"), nb::arg("pe"), nb::arg("nbi") = false,
       "Copies PE pe's copy of the symmetric src into dest (this PE's memory); complete on return "
       "(nbi=True: after quiet()).");
