@@ -1,8 +1,11 @@
 #include "proxy/proxy.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <vector>
 
 #include "core/cpu_relax.hpp"
 #include "core/log.hpp"
@@ -31,10 +34,91 @@ HostProxyMemory::HostProxyMemory(std::uint32_t log2_slots) {
   ring_.log2_slots = log2_slots;
 }
 
+// The process's proxy thread (proxy.hpp): the rings it serves, under one mutex. Made once and
+// never destroyed: a Runtime that leaves at exit (Runtime::leave) keeps its Proxy, and a static
+// destructor joining a thread that still serves it would hang the exit.
+class ProxyThread {
+ public:
+  static ProxyThread& get() {
+    static ProxyThread* t = new ProxyThread();
+    return *t;
+  }
+  void add(Proxy* p) {
+    std::lock_guard lock(mu_);
+    lanes_.push_back(p);
+    p->registered_ = true;
+    if (!running_) {
+      running_ = true;
+      thread_ = std::thread([this] { run(); });
+    }
+  }
+  // Blocks until the thread has finished `p` (stop_ set by the caller) and let go of it.
+  void wait_removed(Proxy* p) {
+    std::unique_lock lock(mu_);
+    removed_.wait(lock, [&] { return !p->registered_; });
+  }
+  int running() {
+    std::lock_guard lock(mu_);
+    return running_ ? 1 : 0;
+  }
+
+ private:
+  void run() {
+    std::vector<Proxy*> lanes;
+    unsigned idle = 0;
+    for (;;) {
+      {
+        std::lock_guard lock(mu_);
+        if (lanes_.empty()) {
+          // add() starts another thread for the next ring. Nobody waits for this one to end:
+          // it lets go of its std::thread itself, under the mutex that add() holds to look.
+          running_ = false;
+          thread_.detach();
+          return;
+        }
+        lanes = lanes_;
+      }
+      bool took = false;
+      std::vector<Proxy*> finished;
+      for (Proxy* p : lanes)
+        if (p->turn(&took)) finished.push_back(p);
+      if (!finished.empty()) {
+        std::lock_guard lock(mu_);
+        for (Proxy* p : finished) {
+          lanes_.erase(std::find(lanes_.begin(), lanes_.end(), p));
+          p->registered_ = false;
+        }
+        removed_.notify_all();
+      }
+      if (took) {
+        idle = 0;
+        continue;
+      }
+      // A GPU producer has no doorbell to ring, so the proxy polls: spin briefly (a request that
+      // follows another finds it awake), then yield, then sleep up to 50 us, so that an idle
+      // proxy costs little of a 2-CPU machine.
+      if (idle < 256) {
+        cpu_relax();
+      } else if (idle < 512) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(idle < 1024 ? 5 : 50));
+      }
+      ++idle;
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable removed_;
+  std::vector<Proxy*> lanes_;
+  bool running_ = false;
+  std::thread thread_;
+};
+
 Proxy::Proxy(const device::ProxyRing& ring, Transport* transport, const device::Context* ctl)
     : ring_(ring), transport_(transport), ctl_(ctl) {
   head_ = published_ = dd::atomic_load(ring_.done, dd::kAcquire);
-  thread_ = std::thread([this] { run(); });
+  ProxyThread::get().add(this);
 }
 
 Proxy::~Proxy() {
@@ -42,9 +126,12 @@ Proxy::~Proxy() {
 }
 
 void Proxy::stop() {
-  if (!thread_.joinable()) return;
   stop_.store(true, std::memory_order_release);
-  thread_.join();
+  ProxyThread::get().wait_removed(this);
+}
+
+int Proxy::threads_running() {
+  return ProxyThread::get().running();
 }
 
 void Proxy::publish() {
@@ -127,55 +214,41 @@ void Proxy::issue(const std::uint64_t* e) {
   }
 }
 
-void Proxy::run() {
+bool Proxy::turn(bool* took_any) {
   try {
-    drain();
-  } catch (const std::exception& e) {
-    // A transport call that found the job stopping (a PE lost) or failed: producers waiting on
-    // this ring end with kStopped, and their message carries this one.
-    {
-      std::lock_guard<std::mutex> lock(failure_mu_);
-      failure_ = e.what();
+    const bool stopping = stop_.load(std::memory_order_acquire);
+    int took = 0;
+    if (!stalled_.load(std::memory_order_relaxed))
+      while (took < kTurn && take_one()) ++took;
+    if (took > 0) {
+      *took_any = true;
+      return false;
     }
-    SYMMETRA_LOG(kWarn, ctl_->my_pe, "proxy thread stopped: %s", e.what());
-    dd::atomic_store(ring_.state, static_cast<std::uint32_t>(device::kProxyFailed), dd::kRelease);
-    return;
+    // Dry: what was taken is announced before the proxy moves on.
+    publish();
+    if (!stopping) return false;
+    dd::atomic_store(ring_.state, static_cast<std::uint32_t>(device::kProxyStopped), dd::kRelease);
+    return true;
+  } catch (const std::exception& e) {
+    return finish_failed(e);
   }
-  dd::atomic_store(ring_.state, static_cast<std::uint32_t>(device::kProxyStopped), dd::kRelease);
+}
+
+// A transport call that found the job stopping (a PE lost) or failed: producers waiting on this
+// ring end with kStopped, and their message carries this one. The other rings go on.
+bool Proxy::finish_failed(const std::exception& e) {
+  {
+    std::lock_guard<std::mutex> lock(failure_mu_);
+    failure_ = e.what();
+  }
+  SYMMETRA_LOG(kWarn, ctl_->my_pe, "proxy thread stopped serving this PE: %s", e.what());
+  dd::atomic_store(ring_.state, static_cast<std::uint32_t>(device::kProxyFailed), dd::kRelease);
+  return true;
 }
 
 std::string Proxy::failure() const {
   std::lock_guard<std::mutex> lock(failure_mu_);
   return failure_;
-}
-
-void Proxy::drain() {
-  unsigned idle = 0;
-  for (;;) {
-    const bool stopping = stop_.load(std::memory_order_acquire);
-    bool took = false;
-    if (!stalled_.load(std::memory_order_relaxed)) {
-      while (take_one()) took = true;
-    }
-    if (took) {
-      idle = 0;
-      continue;
-    }
-    // Dry: what was taken is announced before the proxy rests.
-    publish();
-    if (stopping) break;
-    // A GPU producer has no doorbell to ring, so the proxy polls: spin briefly (a request that
-    // follows another finds it awake), then yield, then sleep up to 50 us, so that an idle
-    // proxy costs little of a 2-CPU machine.
-    if (idle < 256) {
-      cpu_relax();
-    } else if (idle < 512) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(idle < 1024 ? 5 : 50));
-    }
-    ++idle;
-  }
 }
 
 }  // namespace symmetra::detail

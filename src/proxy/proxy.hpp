@@ -3,7 +3,12 @@
 // themselves: GPU threads, and, in tests and with SYMMETRA_PROXY=1, the host's own remote
 // branch (proxy/proxy_ops.hpp), so that CI runs the protocol with a CPU producer.
 //
-// Threads: the proxy's own thread takes the requests; stop() and the accessors from any thread.
+// One thread per process serves every Proxy (ring) of the process, in turns of at most 256
+// requests per ring, as NVSHMEM's one proxy per process does: PEs that are threads of one
+// process (and a GPU PE's several rings, later) cost one CPU, not one each. The thread starts
+// with the first Proxy and ends when the last one stops.
+//
+// Threads: the proxy thread takes the requests; stop() and the accessors from any thread.
 // Ordering: requests are issued in ring order, each into the transport as its producer would
 // have issued it, so the transport's ordering rules (transport/transport.hpp) hold between the
 // requests of one ring. `done` is written after the request's transport call returned.
@@ -37,9 +42,9 @@ class HostProxyMemory {
 
 class Proxy {
  public:
-  // Starts the proxy thread on `ring` (zeroed memory that outlives the Proxy), issuing into
-  // `transport` on behalf of the PE `*ctl` describes (the transport's messages name it; read
-  // live, so the caller may refresh it).
+  // Has the process's proxy thread serve `ring` (zeroed memory that outlives the Proxy),
+  // issuing into `transport` on behalf of the PE `*ctl` describes (the transport's messages
+  // name it; read live, so the caller may refresh it). Starts the thread if none runs.
   Proxy(const device::ProxyRing& ring, Transport* transport, const device::Context* ctl);
   ~Proxy();
   Proxy(const Proxy&) = delete;
@@ -48,8 +53,10 @@ class Proxy {
   const device::ProxyRing& ring() const { return ring_; }
   Transport* transport() const { return transport_; }
   // Takes every request already posted, marks the ring stopped (a producer's wait then ends
-  // with kStopped) and joins the thread. Idempotent.
+  // with kStopped) and waits until the proxy thread has let go of it. Idempotent.
   void stop();
+  // Proxy threads running in this process (0 or 1), for tests.
+  static int threads_running();
   // Requests taken so far, and how many times the proxy wrote `done` (its batches).
   std::uint64_t requests() const { return requests_.load(std::memory_order_relaxed); }
   std::uint64_t done_writes() const { return done_writes_.load(std::memory_order_relaxed); }
@@ -60,8 +67,13 @@ class Proxy {
   std::string failure() const;
 
  private:
-  void run();
-  void drain();
+  friend class ProxyThread;
+  // One turn of the proxy thread on this ring: takes up to kTurn requests; when it took none,
+  // publishes, and if stopping, marks the ring stopped and returns true (finished). A transport
+  // call that throws marks the ring failed, with the message, and finishes it too.
+  static constexpr int kTurn = 256;
+  bool turn(bool* took);
+  bool finish_failed(const std::exception& e);
   // Takes the request at head_ if all its entries are written; false if not (yet).
   bool take_one();
   void issue(const std::uint64_t* e);
@@ -78,7 +90,7 @@ class Proxy {
   std::atomic<std::uint64_t> done_writes_{0};
   mutable std::mutex failure_mu_;
   std::string failure_;
-  std::thread thread_;
+  bool registered_ = false;  // the proxy thread serves it (guarded by the thread's mutex)
 };
 
 }  // namespace symmetra::detail

@@ -287,6 +287,54 @@ TEST(ProxyRing, ProducersShareARing) {
   }
 }
 
+// One proxy thread per process: four rings (four PEs of one process), each with its own
+// producer, are served by one thread, every ring's requests in its order; one ring's failure
+// leaves the others served; the thread ends with the last ring and a new ring starts another.
+TEST(ProxyRing, OneThreadServesEveryRingOfTheProcess) {
+  constexpr int kRings = 4, kEach = 3000;
+  std::vector<std::unique_ptr<Channel>> rings;
+  for (int r = 0; r < kRings; ++r) rings.push_back(std::make_unique<Channel>(4));
+  EXPECT_EQ(Proxy::threads_running(), 1);
+  rings[3]->transport.fail_atomics = true;
+  std::vector<std::thread> producers;
+  std::atomic<int> failures{0};
+  for (int r = 0; r < kRings; ++r)
+    producers.emplace_back([&, r] {
+      Channel& ch = *rings[static_cast<std::size_t>(r)];
+      if (r == 3) {  // its proxy fails on the atomic, and its producer's wait says so
+        std::uint64_t result = 0;
+        if (ch.post(dd::proxy_amo(1, 0, 4, 7, 1, 0, &result), true) != ProxyWait::kStopped)
+          ++failures;
+        return;
+      }
+      for (int i = 0; i < kEach; ++i)
+        if (ch.post(dd::proxy_put_inline(r, static_cast<std::uint64_t>(i), 0, 8), false) !=
+            ProxyWait::kOk)
+          ++failures;
+      if (ch.post(dd::proxy_quiet(), true) != ProxyWait::kOk) ++failures;
+    });
+  for (auto& t : producers) t.join();
+  ASSERT_EQ(failures.load(), 0);
+  EXPECT_NE(rings[3]->proxy->failure().find("PE 1 (host 'h1') is gone"), std::string::npos);
+  for (int r = 0; r < 3; ++r) {
+    const auto calls = rings[static_cast<std::size_t>(r)]->transport.calls();
+    ASSERT_EQ(calls.size(), std::size_t{kEach + 1}) << "ring " << r;
+    for (int i = 0; i < kEach; ++i) {
+      ASSERT_EQ(calls[static_cast<std::size_t>(i)].pe, r);
+      ASSERT_EQ(calls[static_cast<std::size_t>(i)].offset, static_cast<std::uint64_t>(i));
+    }
+  }
+  EXPECT_EQ(Proxy::threads_running(), 1);
+  rings.clear();  // stops every ring
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (Proxy::threads_running() != 0 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(Proxy::threads_running(), 0);
+  Channel again(4);  // a new ring after the thread ended
+  EXPECT_EQ(Proxy::threads_running(), 1);
+  EXPECT_EQ(again.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+}
+
 // A stalled proxy: producers fill the ring and then wait for space instead of writing over
 // requests the proxy has not taken; released, the proxy takes every request in order.
 TEST(ProxyRing, AFullRingMakesProducersWait) {
