@@ -148,3 +148,24 @@ def test_ring_attention_shapes(sj, n):
     with pytest.raises(ValueError, match="q must be"):
         jax.block_until_ready(sj.ring_attention(jnp.ones((2, 4, 8)), jnp.ones((2, 4, 8)),
                                                 jnp.ones((2, 4, 8))))
+
+
+def test_independent_collectives_in_one_program(sj, me, n):
+    """Eight collectives with no data dependence between them in one jitted program: XLA must
+    issue them in one order on every PE (they are side-effecting custom calls), or the PEs would
+    pair different collectives and hang or mix results. 20 runs."""
+
+    @jax.jit
+    def many(xs):
+        return [sj.allreduce(x) if i % 2 == 0 else sj.all_gather(x) for i, x in enumerate(xs)]
+
+    wrong = 0
+    for _ in range(20):
+        outs = many([jnp.full((1000 + 7 * i,), float(me + i), jnp.float32) for i in range(8)])
+        for i, o in enumerate(outs):
+            o = np.asarray(o)
+            if i % 2 == 0:
+                wrong += not np.all(o == sum(p + i for p in range(n)))
+            else:
+                wrong += not all(np.all(o[p] == p + i) for p in range(n))
+    assert wrong == 0
