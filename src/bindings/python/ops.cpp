@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include "bindings/python/common.hpp"
 
@@ -189,42 +190,33 @@ void bind_ops(nb::module_& m) {
       },
       nb::arg("src"), nb::arg("pe"), nb::arg("index") = 0, "Loads PE pe's copy of src[index].");
 
-  // The atomics: (name, takes floats, what it does on the word).
-#define SYMMETRA_PY_AMO_FETCH(name, floats, call)                                        \
-  m.def(                                                                                 \
-      #name,                                                                             \
-      [](nb::handle dest, nb::handle value, int pe, std::size_t index) {                 \
-        Runtime& r = rt(#name);                                                          \
-        const Buffer d = element(dest, index, #name, "dest");                            \
-        check_pe(r, pe, #name);                                                          \
-        return visit_amo<floats>(d, #name, "dest", [&]<class T>(std::type_identity<T>) { \
-          T* w = static_cast<T*>(d.data);                                                \
-          const T v = value_as<T>(value, #name);                                         \
-          (void)v;                                                                       \
-          return to_python(call);                                                        \
-        });                                                                              \
-      },                                                                                 \
+  // The atomics on one element of dest: (name, whether it takes floats, the call on word w with
+  // value v). The fetching ones return the old value, the others None.
+#define SYMMETRA_PY_AMO(name, floats, call)                                          \
+  m.def(                                                                             \
+      #name,                                                                         \
+      [](nb::handle dest, nb::handle value, int pe, std::size_t index) {             \
+        Runtime& r = rt(#name);                                                      \
+        const Buffer d = element(dest, index, #name, "dest");                        \
+        check_pe(r, pe, #name);                                                      \
+        return visit_amo<floats>(d, #name, "dest",                                   \
+                                 [&]<class T>(std::type_identity<T>) -> nb::object { \
+                                   T* w = static_cast<T*>(d.data);                   \
+                                   const T v = value_as<T>(value, #name);            \
+                                   if constexpr (std::is_void_v<decltype(call)>) {   \
+                                     call;                                           \
+                                     return nb::none();                              \
+                                   } else {                                          \
+                                     return to_python(call);                         \
+                                   }                                                 \
+                                 });                                                 \
+      },                                                                             \
       nb::arg("dest"), nb::arg("value"), nb::arg("pe"), nb::arg("index") = 0)
-  SYMMETRA_PY_AMO_FETCH(atomic_swap, true, r.atomic_swap(w, v, pe));
-  SYMMETRA_PY_AMO_FETCH(atomic_fetch_add, false, r.atomic_fetch_add(w, v, pe));
-  SYMMETRA_PY_AMO_FETCH(atomic_fetch_and, false, r.atomic_fetch_and(w, v, pe));
-  SYMMETRA_PY_AMO_FETCH(atomic_fetch_or, false, r.atomic_fetch_or(w, v, pe));
-  SYMMETRA_PY_AMO_FETCH(atomic_fetch_xor, false, r.atomic_fetch_xor(w, v, pe));
-#undef SYMMETRA_PY_AMO_FETCH
-#define SYMMETRA_PY_AMO(name, floats, call)                                       \
-  m.def(                                                                          \
-      #name,                                                                      \
-      [](nb::handle dest, nb::handle value, int pe, std::size_t index) {          \
-        Runtime& r = rt(#name);                                                   \
-        const Buffer d = element(dest, index, #name, "dest");                     \
-        check_pe(r, pe, #name);                                                   \
-        visit_amo<floats>(d, #name, "dest", [&]<class T>(std::type_identity<T>) { \
-          T* w = static_cast<T*>(d.data);                                         \
-          const T v = value_as<T>(value, #name);                                  \
-          call;                                                                   \
-        });                                                                       \
-      },                                                                          \
-      nb::arg("dest"), nb::arg("value"), nb::arg("pe"), nb::arg("index") = 0)
+  SYMMETRA_PY_AMO(atomic_swap, true, r.atomic_swap(w, v, pe));
+  SYMMETRA_PY_AMO(atomic_fetch_add, false, r.atomic_fetch_add(w, v, pe));
+  SYMMETRA_PY_AMO(atomic_fetch_and, false, r.atomic_fetch_and(w, v, pe));
+  SYMMETRA_PY_AMO(atomic_fetch_or, false, r.atomic_fetch_or(w, v, pe));
+  SYMMETRA_PY_AMO(atomic_fetch_xor, false, r.atomic_fetch_xor(w, v, pe));
   SYMMETRA_PY_AMO(atomic_set, true, r.atomic_set(w, v, pe));
   SYMMETRA_PY_AMO(atomic_add, false, r.atomic_add(w, v, pe));
   SYMMETRA_PY_AMO(atomic_and, false, r.atomic_and(w, v, pe));
