@@ -66,7 +66,7 @@ struct RingAttention::Channel {
 
 RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape& shape,
                              DataType type, RingAttentionOptions options)
-    : rt_(rt), team_(team), shape_(shape), type_(type), options_(std::move(options)) {
+    : rt_(rt), shape_(shape), type_(type), options_(std::move(options)) {
   const std::string pe = "[pe " + std::to_string(rt.my_pe()) + "] ring_attention: ";
   const bool member = team.valid() && team.my_pe() >= 0;
   n_ = member ? team.n_pes() : 1;
@@ -148,13 +148,18 @@ cpu::Block block_of(const AttentionShape& s, std::int64_t local, const Positions
 }  // namespace
 
 template <class T>
+void RingAttention::pack_own(const T* k, const T* v) {
+  std::memcpy(own_.data(), k, kv_elems_ * sizeof(T));
+  std::memcpy(own_.data() + kv_elems_ * sizeof(T), v, kv_elems_ * sizeof(T));
+}
+
+template <class T>
 void RingAttention::forward_t(const T* q, const T* k, const T* v, T* out, float* lse) {
   const std::size_t q_elems =
       static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * shape_.head_dim;
   const std::size_t rows = static_cast<std::size_t>(shape_.batch) * shape_.q_heads * local_;
   std::vector<T> o(q_elems, T{0}), l(rows, -std::numeric_limits<T>::infinity());
-  std::memcpy(own_.data(), k, kv_elems_ * sizeof(T));
-  std::memcpy(own_.data() + kv_elems_ * sizeof(T), v, kv_elems_ * sizeof(T));
+  pack_own(k, v);
   Positions pos(local_, rank_, n_, shape_.seq_len);
   for (int t = 0; t < n_; ++t) {
     const auto* block = reinterpret_cast<const T*>(t == 0 ? own_.data() : kv_->receive());
@@ -174,6 +179,7 @@ void RingAttention::backward_t(const T* q, const T* k, const T* v, const T* out,
   const int dim = shape_.head_dim;
   const std::size_t q_elems =
       static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * dim;
+  std::fill(dq, dq + q_elems, T{0});  // this PE's queries' gradient sums over the blocks here
   const std::size_t rows = static_cast<std::size_t>(shape_.batch) * shape_.q_heads * local_;
   // delta = rowsum(dout * out), in the lse's order [batch, q_heads, tokens].
   std::vector<T> delta(rows);
@@ -186,9 +192,7 @@ void RingAttention::backward_t(const T* q, const T* k, const T* v, const T* out,
         for (int d = 0; d < dim; ++d) s += dout[at + d] * out[at + d];
         delta[(static_cast<std::size_t>(b) * shape_.q_heads + h) * local_ + i] = s;
       }
-  std::vector<T> dq_acc(q_elems, T{0});
-  std::memcpy(own_.data(), k, kv_elems_ * sizeof(T));
-  std::memcpy(own_.data() + kv_elems_ * sizeof(T), v, kv_elems_ * sizeof(T));
+  pack_own(k, v);
   auto* stage = reinterpret_cast<T*>(stage_.data());
   Positions pos(local_, rank_, n_, shape_.seq_len);
   for (int t = 0; t < n_; ++t) {
@@ -203,7 +207,7 @@ void RingAttention::backward_t(const T* q, const T* k, const T* v, const T* out,
       std::fill(stage, stage + 2 * kv_elems_, T{0});
     pos.owner((rank_ - t + n_) % n_, n_, shape_.seq_len);
     cpu::attend_backward(block_of(shape_, local_, pos), q, block, block + kv_elems_, dout, lse,
-                         delta.data(), dq_acc.data(), stage, stage + kv_elems_);
+                         delta.data(), dq, stage, stage + kv_elems_);
     // On with the block's accumulators: to the next member's step t + 1, or (after the last
     // step) home to the block's owner, which is the next member then.
     dkv_->send(stage);
@@ -216,7 +220,6 @@ void RingAttention::backward_t(const T* q, const T* k, const T* v, const T* out,
   std::copy(home, home + kv_elems_, dk);
   std::copy(home + kv_elems_, home + 2 * kv_elems_, dv);
   dkv_->release();
-  std::copy(dq_acc.begin(), dq_acc.end(), dq);
 }
 
 void RingAttention::forward(const void* q, const void* k, const void* v, void* out, float* lse,

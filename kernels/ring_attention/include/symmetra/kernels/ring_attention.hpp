@@ -91,6 +91,9 @@ class RingAttention {
  private:
   struct Channel;
   void check_call(const char* op, Stream stream) const;
+  // This PE's own block, [k | v], into own_: what step 0 computes against and sends.
+  template <class T>
+  void pack_own(const T* k, const T* v);
   template <class T>
   void forward_t(const T* q, const T* k, const T* v, T* out, float* lse);
   template <class T>
@@ -98,7 +101,6 @@ class RingAttention {
                   T* dq, T* dk, T* dv);
 
   Runtime& rt_;
-  Team team_;
   AttentionShape shape_;
   DataType type_;
   RingAttentionOptions options_;
