@@ -1,7 +1,7 @@
 // CUDA driver entry points, resolved at run time through the runtime library.
 //
 // libsymmetra must load on machines without a GPU driver (CI builds and runs the CPU tests with
-// the CUDA targets built), so nothing links libcuda directly: the runtime (linked statically)
+// the CUDA targets built), so nothing links libcuda directly: the runtime (libcudart.so)
 // hands out the driver's functions, and a missing driver becomes a clear error at init.
 #pragma once
 
