@@ -12,7 +12,34 @@ JobStopped when another PE failed or left.
 
 import atexit as _atexit
 
-from . import _symmetra as _ext
+
+def _load_extension():
+    """Imports the extension. A CUDA build of libsymmetra needs the CUDA runtime,
+    libcudart.so.13: where the loader finds none (no CUDA toolkit on its path), the copy that the
+    nvidia-cuda-runtime wheel installs (PyTorch, CuPy and JAX bring it) is loaded first."""
+    try:
+        from . import _symmetra
+    except ImportError as e:
+        if "libcudart" not in str(e):
+            raise
+        import ctypes
+        import glob
+        import os
+
+        try:
+            import nvidia
+        except ImportError:
+            raise e from None
+        found = [f for base in nvidia.__path__
+                 for f in sorted(glob.glob(os.path.join(base, "*", "lib", "libcudart.so.1*")))]
+        if not found:
+            raise e from None
+        ctypes.CDLL(found[-1], mode=ctypes.RTLD_GLOBAL)
+        from . import _symmetra
+    return _symmetra
+
+
+_ext = _load_extension()
 from ._symmetra import (  # noqa: F401  (the public names)
     Array,
     JobStopped,
@@ -56,6 +83,7 @@ from ._symmetra import (  # noqa: F401  (the public names)
     quiet,
     reduce_scatter,
     signal_fetch,
+    signal_op,
     signal_wait_until,
     sync,
     team_shared,
@@ -151,11 +179,12 @@ def get_nbi(dest, src, pe):
     get(dest, src, pe, nbi=True)
 
 
-def barrier_all():
-    """Collective over every PE: quiet, then waits until all have arrived."""
-    barrier(None)
+def barrier_all(stream=None):
+    """Collective over every PE: quiet, then waits until all have arrived (stream: in stream
+    order, returning at once)."""
+    barrier(None, stream)
 
 
-def sync_all():
+def sync_all(stream=None):
     """Collective over every PE: waits until all have arrived."""
-    sync(None)
+    sync(None, stream)

@@ -195,6 +195,32 @@ void check_device(const Runtime& r, const Buffer& b, const char* op, const char*
                             .c_str());
 }
 
+std::optional<Stream> stream_of(const Runtime& r, nb::handle s, const char* op) {
+  if (s.is_none()) return std::nullopt;
+  if (!r.on_gpu())
+    throw nb::value_error((std::string(op) +
+                           ": stream forms need the GPU backend (init(backend='cuda')); this "
+                           "PE's heap is on the CPU: call it without stream")
+                              .c_str());
+  nb::object h = nb::borrow(s);
+  if (nb::hasattr(h, "__cuda_stream__")) {
+    h = h.attr("__cuda_stream__")();  // (version, handle)
+    h = h[1];
+  } else if (nb::hasattr(h, "cuda_stream")) {
+    h = h.attr("cuda_stream");
+  } else if (nb::hasattr(h, "ptr")) {
+    h = h.attr("ptr");
+  }
+  std::uintptr_t v = 0;
+  if (!nb::try_cast(h, v))
+    throw nb::type_error((std::string(op) +
+                          ": stream must be None, an int (a cudaStream_t), a torch.cuda.Stream, "
+                          "a CuPy stream or an object with __cuda_stream__, not " +
+                          nb::type_name(s.type()).c_str())
+                             .c_str());
+  return reinterpret_cast<Stream>(v == 0 ? 1 /* cudaStreamLegacy */ : v);
+}
+
 void bind_array(nb::module_& m) {
   nb::class_<Array>(m, "Array",
                     "Symmetric memory: the same shape on every PE, at the same offset of each "
@@ -276,13 +302,32 @@ void bind_array(nb::module_& m) {
       nb::arg("shape"), nb::arg("dtype"), nb::arg("zero"));
 
   m.def(
+      "_view",
+      [](std::uintptr_t data, std::size_t count, int dtype, int device_type, int device_id) {
+        if (dtype < 0 || dtype >= 12) throw nb::value_error("_view: unknown dtype");
+        Array v;
+        v.data = reinterpret_cast<void*>(data);
+        v.shape = {count};
+        v.dtype = dtype;
+        v.device_type = device_type;
+        v.device_id = device_id;
+        v.owner = false;
+        return v;
+      },
+      nb::arg("data"), nb::arg("count"), nb::arg("dtype"), nb::arg("device_type"),
+      nb::arg("device_id"),
+      "A flat Array over memory a framework owns (symmetra.torch passes tensors so, without a "
+      "DLPack exchange: torch's __dlpack__ synchronizes with the default stream, which breaks "
+      "graph capture). Owns nothing; the operations check it as any argument.");
+
+  m.def(
       "free",
       [](Array& a) {
         Runtime& r = rt("free");
         a.check_live("free");
         if (!a.owner)
           throw nb::value_error(
-              "free: this is a view of a peer's copy (peer()): free the array "
+              "free: this array is a view (peer(), or of a framework's tensor): free the array "
               "it came from");
         {
           nb::gil_scoped_release release;

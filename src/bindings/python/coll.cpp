@@ -83,10 +83,12 @@ coll::Call make(coll::Kind kind, const Team& team, nb::handle dest, nb::handle s
   return c;
 }
 
-void run(const coll::Call& c, const char* op) {
+// Runs `c`: the host form (GIL released while the members meet), or enqueued on `stream`.
+void run(const coll::Call& c, const char* op, nb::handle stream) {
   Runtime& r = rt(op);
+  const std::optional<Stream> s = stream_of(r, stream, op);
   nb::gil_scoped_release release;
-  r.collective(c);
+  r.collective(c, s.value_or(nullptr));
 }
 
 int team_rank(int pe, const Team& team, const char* op, const char* arg, bool none_ok) {
@@ -103,45 +105,48 @@ int team_rank(int pe, const Team& team, const char* op, const char* arg, bool no
 
 void bind_coll(nb::module_& m) {
   const auto kTeam = nb::arg("team") = nb::none();
+  const auto kStream = nb::arg("stream") = nb::none();
   m.def(
       "allreduce",
       [](nb::handle dest, nb::handle src, std::string_view op, std::optional<Team> team,
-         std::string_view algo) {
+         std::string_view algo, nb::handle stream) {
         const Team t = team_or_world(team, "allreduce");
         coll::Call c = make(coll::Kind::kAllreduce, t, dest, src, 1, 1, "allreduce");
         c.op = reduce_op_of(op, "allreduce");
         c.algo = algo_of(algo);
-        run(c, "allreduce");
+        run(c, "allreduce", stream);
       },
       nb::arg("dest"), nb::arg("src"), nb::arg("op") = "sum", kTeam, nb::arg("algo") = "auto",
+      kStream,
       "Collective: every member's dest gets the reduction of all members' src. dest may be src, "
       "and either may be private memory; algo 'auto' asks the selector.");
   m.def(
       "reduce_scatter",
-      [](nb::handle dest, nb::handle src, std::string_view op, std::optional<Team> team) {
+      [](nb::handle dest, nb::handle src, std::string_view op, std::optional<Team> team,
+         nb::handle stream) {
         const Team t = team_or_world(team, "reduce_scatter");
         const auto n = static_cast<std::size_t>(t.n_pes());
         coll::Call c = make(coll::Kind::kReduceScatter, t, dest, src, 1, n, "reduce_scatter");
         c.op = reduce_op_of(op, "reduce_scatter");
-        run(c, "reduce_scatter");
+        run(c, "reduce_scatter", stream);
       },
-      nb::arg("dest"), nb::arg("src"), nb::arg("op") = "sum", kTeam,
+      nb::arg("dest"), nb::arg("src"), nb::arg("op") = "sum", kTeam, kStream,
       "Collective: member i's dest gets block i of the reduction of all members' src (src holds "
       "one block of dest's size per member).");
   m.def(
       "all_gather",
-      [](nb::handle dest, nb::handle src, std::optional<Team> team) {
+      [](nb::handle dest, nb::handle src, std::optional<Team> team, nb::handle stream) {
         const Team t = team_or_world(team, "all_gather");
         const auto n = static_cast<std::size_t>(t.n_pes());
         coll::Call c = make(coll::Kind::kFcollect, t, dest, src, n, 1, "all_gather");
         c.nelems /= n;  // fcollect's nelems: one member's block
-        run(c, "all_gather");
+        run(c, "all_gather", stream);
       },
-      nb::arg("dest"), nb::arg("src"), kTeam,
+      nb::arg("dest"), nb::arg("src"), kTeam, kStream,
       "Collective: every member's dest gets all members' src, in team order.");
   m.def(
       "alltoall",
-      [](nb::handle dest, nb::handle src, std::optional<Team> team) {
+      [](nb::handle dest, nb::handle src, std::optional<Team> team, nb::handle stream) {
         const Team t = team_or_world(team, "alltoall");
         const auto n = static_cast<std::size_t>(t.n_pes());
         coll::Call c = make(coll::Kind::kAlltoall, t, dest, src, 1, 1, "alltoall");
@@ -151,24 +156,24 @@ void bind_coll(nb::module_& m) {
                                  " members")
                                     .c_str());
         c.nelems /= n;  // alltoall's nelems: one block
-        run(c, "alltoall");
+        run(c, "alltoall", stream);
       },
-      nb::arg("dest"), nb::arg("src"), kTeam,
+      nb::arg("dest"), nb::arg("src"), kTeam, kStream,
       "Collective: block j of member i's src goes to block i of member j's dest.");
   m.def(
       "broadcast",
-      [](nb::handle dest, nb::handle src, int root, std::optional<Team> team) {
+      [](nb::handle dest, nb::handle src, int root, std::optional<Team> team, nb::handle stream) {
         const Team t = team_or_world(team, "broadcast");
         coll::Call c = make(coll::Kind::kBroadcast, t, dest, src, 1, 1, "broadcast");
         c.root = team_rank(root, t, "broadcast", "root", false);
-        run(c, "broadcast");
+        run(c, "broadcast", stream);
       },
-      nb::arg("dest"), nb::arg("src"), nb::arg("root") = 0, kTeam,
+      nb::arg("dest"), nb::arg("src"), nb::arg("root") = 0, kTeam, kStream,
       "Collective: every member's dest gets the root's src (root: a team rank).");
   m.def(
       "permute",
       [](nb::handle dest, nb::handle src, std::optional<int> to, std::optional<int> from,
-         std::optional<Team> team, std::optional<std::size_t> chunk) {
+         std::optional<Team> team, std::optional<std::size_t> chunk, nb::handle stream) {
         const Team t = team_or_world(team, "permute");
         coll::Call c = make(coll::Kind::kPermute, t, dest, src, 1, 1, "permute");
         c.to = team_rank(to.value_or(-1), t, "permute", "to", true);
@@ -176,31 +181,41 @@ void bind_coll(nb::module_& m) {
         if (chunk && *chunk == 0)
           throw nb::value_error("permute: chunk must be at least 1 element");
         c.chunk = chunk ? *chunk : std::max<std::size_t>(c.nelems, 1);
-        run(c, "permute");
+        run(c, "permute", stream);
       },
       nb::arg("dest"), nb::arg("src"), nb::arg("to").none() = nb::none(),
-      nb::arg("from_").none() = nb::none(), kTeam, nb::arg("chunk") = nb::none(),
+      nb::arg("from_").none() = nb::none(), kTeam, nb::arg("chunk") = nb::none(), kStream,
       "Collective: sends src to team rank `to` and receives dest from team rank `from_` (None: "
       "no peer that way), in chunks of `chunk` elements: a ring shift is to=(me+1)%n, "
       "from_=(me-1)%n.");
   m.def(
       "barrier",
-      [](std::optional<Team> team) {
+      [](std::optional<Team> team, nb::handle stream) {
         const Team t = team_or_world(team, "barrier");
         Runtime& r = rt("barrier");
+        const std::optional<Stream> s = stream_of(r, stream, "barrier");
         nb::gil_scoped_release release;
-        r.barrier(t);
+        if (s)
+          r.barrier_on_stream(t, *s);
+        else
+          r.barrier(t);
       },
-      kTeam, "Collective: quiet, then waits until every member has arrived.");
+      kTeam, kStream,
+      "Collective: quiet, then waits until every member has arrived (stream: in stream order, "
+      "returning at once).");
   m.def(
       "sync",
-      [](std::optional<Team> team) {
+      [](std::optional<Team> team, nb::handle stream) {
         const Team t = team_or_world(team, "sync");
         Runtime& r = rt("sync");
+        const std::optional<Stream> s = stream_of(r, stream, "sync");
         nb::gil_scoped_release release;
-        r.sync(t);
+        if (s)
+          r.sync_on_stream(t, *s);
+        else
+          r.sync(t);
       },
-      kTeam, "Collective: waits until every member has arrived (no quiet).");
+      kTeam, kStream, "Collective: waits until every member has arrived (no quiet).");
 }
 
 }  // namespace symmetra::python

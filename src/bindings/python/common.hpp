@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "symmetra/data_type.hpp"
@@ -57,6 +58,13 @@ void check_same_dtype(const Buffer& a, const Buffer& b, const char* op, const ch
                       const char* bn);
 // ValueError unless the buffer is on the device the Runtime's heap is (CPU or its GPU).
 void check_device(const Runtime& r, const Buffer& b, const char* op, const char* arg);
+
+// A `stream` argument: None gives nullopt (the host form); otherwise the CUDA stream to enqueue
+// on, from an int (a cudaStream_t's value), or an object that gives one: `__cuda_stream__()`
+// (CUDA Python's stream protocol), `.cuda_stream` (torch.cuda.Stream) or `.ptr` (CuPy). Stream 0,
+// the legacy default stream, becomes cudaStreamLegacy, since a null Stream means "host form" to
+// Runtime::collective. ValueError where the heap is not on the GPU.
+std::optional<Stream> stream_of(const Runtime& r, nb::handle s, const char* op);
 
 // DataType of a DLPack dtype, -1 if none.
 int data_type_of(nb::dlpack::dtype t);

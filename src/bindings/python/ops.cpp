@@ -1,6 +1,7 @@
 // One-sided operations from Python (docs/python.md "Operations"): put and get of whole arrays,
 // p and g of one element, the atomics, put with signal, the waits, fence and quiet. Host forms:
 // each completes as its C++ form does (runtime.hpp); none is collective.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 
@@ -132,13 +133,20 @@ std::pair<Buffer, Buffer> rma_pair(nb::handle sym, nb::handle local, const char*
   return {s, l};
 }
 
-// put (the symmetric array is dest) or get (it is src), blocking or not.
-void rma(nb::handle dest, nb::handle src, int pe, bool nbi, bool put) {
+// put (the symmetric array is dest) or get (it is src): blocking, non-blocking, or on a stream.
+void rma(nb::handle dest, nb::handle src, int pe, bool nbi, bool put, nb::handle stream) {
   const char* op = put ? (nbi ? "put_nbi" : "put") : (nbi ? "get_nbi" : "get");
   Runtime& r = rt(op);
   const auto [sym, local] =
       put ? rma_pair(dest, src, op, "dest", "src") : rma_pair(src, dest, op, "src", "dest");
   check_pe(r, pe, op);
+  if (const std::optional<Stream> s = stream_of(r, stream, op)) {
+    if (put)
+      r.putmem_on_stream(sym.data, local.data, sym.nbytes(), pe, *s);
+    else
+      r.getmem_on_stream(local.data, sym.data, sym.nbytes(), pe, *s);
+    return;
+  }
   std::optional<nb::gil_scoped_release> release;
   if (sym.nbytes() >= kReleaseGilBytes) release.emplace();
   if (put && nbi)
@@ -154,18 +162,24 @@ void rma(nb::handle dest, nb::handle src, int pe, bool nbi, bool put) {
 }  // namespace
 
 void bind_ops(nb::module_& m) {
+  const auto kStream = nb::arg("stream") = nb::none();
   m.def(
       "put",
-      [](nb::handle dest, nb::handle src, int pe, bool nbi) { rma(dest, src, pe, nbi, true); },
-      nb::arg("dest"), nb::arg("src"), nb::arg("pe"), nb::arg("nbi") = false,
+      [](nb::handle dest, nb::handle src, int pe, bool nbi, nb::handle stream) {
+        rma(dest, src, pe, nbi, true, stream);
+      },
+      nb::arg("dest"), nb::arg("src"), nb::arg("pe"), nb::arg("nbi") = false, kStream,
       "Copies src (this PE's memory) into PE pe's copy of the symmetric dest. Returns once src "
-      "may be reused (nbi=True: at once; quiet() completes it); quiet() makes it visible.");
+      "may be reused (nbi=True: at once; quiet() completes it); quiet() makes it visible. With "
+      "stream: enqueued there (copy engine), complete when the stream gets there.");
   m.def(
       "get",
-      [](nb::handle dest, nb::handle src, int pe, bool nbi) { rma(dest, src, pe, nbi, false); },
-      nb::arg("dest"), nb::arg("src"), nb::arg("pe"), nb::arg("nbi") = false,
+      [](nb::handle dest, nb::handle src, int pe, bool nbi, nb::handle stream) {
+        rma(dest, src, pe, nbi, false, stream);
+      },
+      nb::arg("dest"), nb::arg("src"), nb::arg("pe"), nb::arg("nbi") = false, kStream,
       "Copies PE pe's copy of the symmetric src into dest (this PE's memory); complete on return "
-      "(nbi=True: after quiet()).");
+      "(nbi=True: after quiet(); stream: when the stream gets there).");
   m.def(
       "p",
       [](nb::handle dest, nb::handle value, int pe, std::size_t index) {
@@ -252,7 +266,7 @@ void bind_ops(nb::module_& m) {
   m.def(
       "put_signal",
       [](nb::handle dest, nb::handle src, nb::handle signal, std::uint64_t value, int pe,
-         std::string_view signal_op, bool nbi, std::size_t signal_index) {
+         std::string_view signal_op, bool nbi, std::size_t signal_index, nb::handle stream) {
         const char* op = nbi ? "put_signal_nbi" : "put_signal";
         Runtime& r = rt(op);
         auto [d, s] = rma_pair(dest, src, op, "dest", "src");
@@ -263,18 +277,45 @@ void bind_ops(nb::module_& m) {
                   .c_str());
         check_pe(r, pe, op);
         const SignalOp sop = signal_op_of(signal_op, op);
+        auto* word = static_cast<std::uint64_t*>(sig.data);
+        if (const std::optional<Stream> st = stream_of(r, stream, op)) {
+          r.putmem_signal_on_stream(d.data, s.data, d.nbytes(), word, value, sop, pe, *st);
+          return;
+        }
         std::optional<nb::gil_scoped_release> release;
         if (d.nbytes() >= kReleaseGilBytes) release.emplace();
-        auto* word = static_cast<std::uint64_t*>(sig.data);
         if (nbi)
           r.putmem_signal_nbi(d.data, s.data, d.nbytes(), word, value, sop, pe);
         else
           r.putmem_signal(d.data, s.data, d.nbytes(), word, value, sop, pe);
       },
       nb::arg("dest"), nb::arg("src"), nb::arg("signal"), nb::arg("value"), nb::arg("pe"),
-      nb::arg("signal_op") = "set", nb::arg("nbi") = false, nb::arg("signal_index") = 0,
+      nb::arg("signal_op") = "set", nb::arg("nbi") = false, nb::arg("signal_index") = 0, kStream,
       "put, then updates PE pe's signal[signal_index] ('set' or 'add' value) after the data: a "
-      "PE that sees the signal sees the data.");
+      "PE that sees the signal sees the data. With stream: both in stream order.");
+  m.def(
+      "signal_op",
+      [](nb::handle signal, std::uint64_t value, int pe, std::string_view signal_op,
+         std::size_t index, nb::handle stream) {
+        const char* op = "signal_op";
+        Runtime& r = rt(op);
+        const Buffer sig = element(signal, index, op, "signal");
+        if (sig.dtype != static_cast<int>(DataType::kUint64))
+          throw nb::value_error("signal_op: signal must hold uint64");
+        check_pe(r, pe, op);
+        const SignalOp sop = signal_op_of(signal_op, op);
+        auto* word = static_cast<std::uint64_t*>(sig.data);
+        if (const std::optional<Stream> st = stream_of(r, stream, op))
+          r.signal_op_on_stream(word, value, sop, pe, *st);
+        else if (sop == SignalOp::kSet)
+          r.atomic_set(word, value, pe);
+        else
+          r.atomic_add(word, value, pe);
+      },
+      nb::arg("signal"), nb::arg("value"), nb::arg("pe"), nb::arg("signal_op") = "set",
+      nb::arg("index") = 0, kStream,
+      "Updates PE pe's signal[index] ('set' or 'add' value), ordered after this PE's earlier "
+      "puts to it by fence/quiet as an atomic; with stream: in stream order after earlier work.");
   m.def(
       "signal_fetch",
       [](nb::handle signal, std::size_t index) {
@@ -286,19 +327,26 @@ void bind_ops(nb::module_& m) {
       nb::arg("signal"), nb::arg("index") = 0);
   m.def(
       "signal_wait_until",
-      [](nb::handle signal, std::string_view cmp, std::uint64_t value, std::size_t index) {
+      [](nb::handle signal, std::string_view cmp, std::uint64_t value, std::size_t index,
+         nb::handle stream) -> std::optional<std::uint64_t> {
         const char* op = "signal_wait_until";
         Runtime& r = rt(op);
         const Buffer sig = element(signal, index, op, "signal");
         if (sig.dtype != static_cast<int>(DataType::kUint64))
           throw nb::value_error("signal_wait_until: signal must hold uint64");
         const Cmp c = cmp_of(cmp, op);
+        auto* word = static_cast<std::uint64_t*>(sig.data);
+        if (const std::optional<Stream> st = stream_of(r, stream, op)) {
+          r.signal_wait_until_on_stream(word, c, value, *st);
+          return std::nullopt;
+        }
         nb::gil_scoped_release release;
-        return r.signal_wait_until(static_cast<const std::uint64_t*>(sig.data), c, value);
+        return r.signal_wait_until(word, c, value);
       },
-      nb::arg("signal"), nb::arg("cmp"), nb::arg("value"), nb::arg("index") = 0,
+      nb::arg("signal"), nb::arg("cmp"), nb::arg("value"), nb::arg("index") = 0, kStream,
       "Waits until this PE's signal[index] <cmp> value; returns the value seen. Bounded by "
-      "SYMMETRA_TIMEOUT_S; releases the GIL.");
+      "SYMMETRA_TIMEOUT_S; releases the GIL. With stream: holds the stream instead (bounded "
+      "too) and returns None at once.");
   m.def(
       "wait_until",
       [](nb::handle ivar, std::string_view cmp, nb::handle value, std::size_t index) {
@@ -331,12 +379,18 @@ void bind_ops(nb::module_& m) {
       "Orders this PE's puts and atomics to each PE: earlier ones land before later ones.");
   m.def(
       "quiet",
-      [] {
+      [](nb::handle stream) {
         Runtime& r = rt("quiet");
+        if (const std::optional<Stream> st = stream_of(r, stream, "quiet")) {
+          r.quiet_on_stream(*st);
+          return;
+        }
         nb::gil_scoped_release release;
         r.quiet();
       },
-      "Completes this PE's puts, atomics and non-blocking operations: visible at their targets.");
+      kStream,
+      "Completes this PE's puts, atomics and non-blocking operations: visible at their targets. "
+      "With stream: completes that stream's earlier stream-ordered operations, in stream order.");
 }
 
 }  // namespace symmetra::python

@@ -1,0 +1,214 @@
+"""symmetra.torch: symmetric memory as torch.Tensors, and Symmetra's operations in PyTorch's
+stream order (docs/python.md "PyTorch").
+
+    import torch, symmetra, symmetra.torch as st
+    symmetra.init(backend="cuda")           # collective
+    x = st.empty(1024, dtype=torch.bfloat16)  # collective: a torch.Tensor on the symmetric heap
+    x.normal_()
+    st.allreduce(x)                         # collective, in place, on the current stream
+    right = st.peer_tensor(x, (symmetra.my_pe() + 1) % symmetra.n_pes())  # loads and stores
+    st.free(x)                              # collective
+
+On the GPU backend every operation here is enqueued on a stream: `stream=None` takes
+torch.cuda.current_stream(), so the calls order with the kernels around them and are captured by
+torch.cuda.graph like any kernel. They return at once; the stream completes them. On the CPU
+backend the same calls run the host forms, with CPU tensors.
+
+Collective calls say so. Nothing collective happens anywhere else, and dropping a tensor frees
+nothing: free() does, on every PE.
+"""
+
+import torch
+
+import symmetra as _s
+from symmetra import _symmetra as _ext
+from symmetra._dtypes import dtype_code as _dtype_code
+
+# The symmetra.Array under each tensor empty() made, by data pointer: free() needs it, and it
+# keeps the Array alive while the tensor is (the tensor's DLPack capsule refers to it too).
+_owned = {}
+
+
+_codes = {}
+
+
+def _a(t, op):
+    """A tensor as the extension takes it: a flat view of its memory (symmetra.Array), made
+    without torch's __dlpack__, which synchronizes with the default stream and so cannot run
+    inside graph capture. Anything else passes as it is."""
+    if not isinstance(t, torch.Tensor):
+        return t
+    if not t.is_contiguous():
+        raise ValueError(f"{op}: the tensor is not contiguous: pass tensor.contiguous()")
+    code = _codes.get(t.dtype)
+    if code is None:
+        code = _codes[t.dtype] = _dtype_code(t.dtype, op)
+    dev = t.device
+    return _ext._view(t.data_ptr(), t.numel(), code, 2 if dev.type == "cuda" else 1, dev.index or 0)
+
+
+def _stream(stream):
+    """The stream argument the extension takes: the current torch stream on the GPU backend."""
+    if not _s.on_gpu():
+        if stream is not None:
+            raise ValueError(
+                "symmetra.torch: stream given, but this PE's heap is on the CPU "
+                "(init(backend='cuda') puts it on the GPU)"
+            )
+        return None
+    return torch.cuda.current_stream() if stream is None else stream
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def empty(*size, dtype=torch.float32):
+    """Collective: a tensor of `size` on this PE's symmetric heap (the GPU's memory on the CUDA
+    backend), uninitialized. Every PE passes the same size and dtype, in the same order."""
+    a = _s.empty(_shape(size), dtype)
+    t = torch.from_dlpack(a)
+    _owned[t.data_ptr()] = a
+    return t
+
+
+def zeros(*size, dtype=torch.float32):
+    """Collective: empty(), zeroed on every PE before any PE returns."""
+    a = _s.zeros(_shape(size), dtype)
+    t = torch.from_dlpack(a)
+    _owned[t.data_ptr()] = a
+    return t
+
+
+def free(tensor):
+    """Collective: frees a tensor that empty() or zeros() made, on every PE in the same order.
+    Waits for the GPU first (work queued on it may still use the memory). The tensor and its
+    views, and peer tensors of it, must not be used after."""
+    a = _owned.pop(tensor.data_ptr(), None)
+    if a is None:
+        raise ValueError(
+            "free: the tensor was not made by symmetra.torch.empty or zeros (or was freed): "
+            "pass the tensor they returned, not a view of it"
+        )
+    if _s.on_gpu():
+        torch.cuda.synchronize()
+    _s.free(a)
+
+
+def peer_tensor(tensor, pe):
+    """A tensor over PE `pe`'s copy of the symmetric `tensor` (same shape and dtype), for loads
+    and stores by this PE's kernels: NVLink or PCIe peer access between GPUs of one host, shared
+    memory between CPU PEs. None where `pe` is not reachable that way (another host). Not
+    collective. Synchronize with the peer (barrier, signals) around its use."""
+    v = _s.peer(_a(tensor, "peer_tensor"), pe)
+    if v is None:
+        return None
+    return torch.from_dlpack(v).view(tensor.shape)
+
+
+def put(dest, src, pe, stream=None):
+    """Copies src (this PE's) into PE pe's copy of the symmetric dest, in stream order."""
+    _s.put(_a(dest, "put"), _a(src, "put"), pe, stream=_stream(stream))
+
+
+def get(dest, src, pe, stream=None):
+    """Copies PE pe's copy of the symmetric src into dest (this PE's), in stream order."""
+    _s.get(_a(dest, "get"), _a(src, "get"), pe, stream=_stream(stream))
+
+
+def put_signal(dest, src, signal, value, pe, signal_op="set", signal_index=0, stream=None):
+    """put, then PE pe's signal[signal_index] ('set' or 'add' value) after the data."""
+    op = "put_signal"
+    _s.put_signal(
+        _a(dest, op), _a(src, op), _a(signal, op), value, pe, signal_op=signal_op,
+        signal_index=signal_index, stream=_stream(stream),
+    )
+
+
+def signal_op(signal, value, pe, signal_op="set", index=0, stream=None):
+    """PE pe's signal[index] ('set' or 'add' value), after this stream's earlier work."""
+    _s.signal_op(
+        _a(signal, "signal_op"), value, pe, signal_op=signal_op, index=index, stream=_stream(stream)
+    )
+
+
+def signal_wait_until(signal, cmp, value, index=0, stream=None):
+    """Holds the stream until this PE's signal[index] <cmp> value (bounded by
+    SYMMETRA_TIMEOUT_S); on the CPU backend, waits and returns the value seen."""
+    return _s.signal_wait_until(
+        _a(signal, "signal_wait_until"), cmp, value, index=index, stream=_stream(stream)
+    )
+
+
+def quiet(stream=None):
+    """Completes this stream's earlier operations at their targets."""
+    _s.quiet(stream=_stream(stream))
+
+
+def barrier(team=None, stream=None):
+    """Collective: quiet, then every member arrives, in stream order."""
+    _s.barrier(team, stream=_stream(stream))
+
+
+def sync(team=None, stream=None):
+    """Collective: every member arrives, in stream order (no quiet)."""
+    _s.sync(team, stream=_stream(stream))
+
+
+def allreduce(tensor, op="sum", out=None, team=None, algo="auto", stream=None):
+    """Collective: the reduction of every member's `tensor` into `out` (default: in place), as
+    torch.distributed.all_reduce. Either may be private memory; the selector picks the algorithm
+    unless `algo` names one. Returns the result tensor."""
+    dest = tensor if out is None else out
+    name = "allreduce"
+    _s.allreduce(
+        _a(dest, name), _a(tensor, name), op=op, team=team, algo=algo, stream=_stream(stream)
+    )
+    return dest
+
+
+def all_gather(out, tensor, team=None, stream=None):
+    """Collective: every member's `out` (symmetric, n x tensor's elements) gets all members'
+    symmetric `tensor`, in team order (torch.distributed.all_gather_into_tensor)."""
+    name = "all_gather"
+    _s.all_gather(_a(out, name), _a(tensor, name), team=team, stream=_stream(stream))
+    return out
+
+
+def reduce_scatter(out, tensor, op="sum", team=None, stream=None):
+    """Collective: member i's `out` gets block i of the reduction of every member's `tensor`
+    (torch.distributed.reduce_scatter_tensor). Both symmetric."""
+    name = "reduce_scatter"
+    _s.reduce_scatter(
+        _a(out, name), _a(tensor, name), op=op, team=team, stream=_stream(stream)
+    )
+    return out
+
+
+def alltoall(out, tensor, team=None, stream=None):
+    """Collective: block j of member i's `tensor` goes to block i of member j's `out`
+    (torch.distributed.all_to_all_single with equal blocks). Both symmetric."""
+    _s.alltoall(_a(out, "alltoall"), _a(tensor, "alltoall"), team=team, stream=_stream(stream))
+    return out
+
+
+def broadcast(out, tensor, root=0, team=None, stream=None):
+    """Collective: every member's `out` gets the root's `tensor` (root: a team rank)."""
+    name = "broadcast"
+    _s.broadcast(
+        _a(out, name), _a(tensor, name), root=root, team=team, stream=_stream(stream)
+    )
+    return out
+
+
+def permute(out, tensor, to=None, from_=None, team=None, chunk=None, stream=None):
+    """Collective: sends `tensor` to team rank `to` and receives `out` from team rank `from_`
+    (None: no peer that way), both symmetric; a ring shift is to=(me+1)%n, from_=(me-1)%n."""
+    name = "permute"
+    _s.permute(
+        _a(out, name), _a(tensor, name), to=to, from_=from_, team=team, chunk=chunk,
+        stream=_stream(stream),
+    )
+    return out
