@@ -3,8 +3,10 @@
 Each JAX process is a PE (started by symrun, mpirun, srun, or numbered through a unique id), and
 calls symmetra.init() before it traces. The functions below run under jax.jit and eagerly; each
 is collective over every PE, like its symmetra counterpart: every PE must run the same program,
-which calls them in the same order. The handlers run on the CPU platform today; the CUDA ones
-(the platform stream, command buffers) come with the GPU step.
+which calls them in the same order. On the CPU platform the handlers run the host forms; on the
+CUDA platform (init(backend='cuda'), arrays on the GPU) they enqueue the stream forms on XLA's
+stream, and the all-reduce may be recorded into XLA's command buffers (CUDA graphs). Ring
+attention runs on the CPU platform only (its GPU path is not built).
 
 Importing this module registers the FFI targets with XLA; it does nothing collective.
 """
@@ -25,6 +27,15 @@ if not hasattr(_ext, "_jax_cpu_handlers"):
 
 for _name, _capsule in _ext._jax_cpu_handlers().items():
     jax.ffi.register_ffi_target(_name, _capsule, platform="cpu")
+# The CUDA handlers enqueue on XLA's stream (init(backend='cuda') puts the heap on the GPU);
+# registered only where this jaxlib has a CUDA backend.
+try:
+    _cuda = any(d.platform == "gpu" for d in jax.devices())
+except RuntimeError:
+    _cuda = False
+if _cuda:
+    for _name, _capsule in _ext._jax_cuda_handlers().items():
+        jax.ffi.register_ffi_target(_name, _capsule, platform="CUDA")
 
 _OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "and": 4, "or": 5, "xor": 6}
 

@@ -4,11 +4,14 @@ python/tests, every PE runs the same tests in the same order, and every wait is 
 
 import os
 
-import pytest
-import torch
+# Two JAX processes share the one GPU: neither may take 75% of its memory up front.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
-import symmetra
-import symmetra.torch as st
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import symmetra  # noqa: E402
+import symmetra.torch as st  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)

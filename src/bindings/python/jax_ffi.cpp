@@ -7,8 +7,10 @@
 // collectively inside these calls (they are collective, and every PE runs the same compiled
 // program, so every PE grows it at the same call to the same size).
 //
-// CPU platform here (the handler runs on the thread that XLA executes on); the CUDA handlers,
-// taking the platform stream, come with the GPU step of issue 22.
+// Two platforms, one body each: on CPU the handler runs the host forms on the thread XLA
+// executes on; on CUDA it enqueues the stream forms on XLA's stream (PlatformStream) and returns,
+// so the copies in and out of the workspace are stream operations too. No CUDA header is needed:
+// a Stream is CUstream_st*, and the extension calls only the public API.
 #include <xla/ffi/api/ffi.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bindings/python/common.hpp"
 #include "symmetra/kernels/ring_attention.hpp"
@@ -58,34 +61,56 @@ int data_type_of(ffi::DataType t) {
   }
 }
 
-// The workspace: two symmetric halves (source, dest) of `half` bytes each.
+// The workspace: three symmetric parts of `half` bytes each: source, dest, and zeros (what a
+// permute with no sender gives, on the GPU).
 struct Workspace {
   std::byte* base = nullptr;
   std::size_t half = 0;
+  std::byte* dest() const { return base + half; }
+  std::byte* zeros() const { return base + 2 * half; }
 };
 Workspace g_ws;
+// Outgrown workspaces on the GPU: work that XLA queued before may still read them, and this
+// extension has no stream to wait on without the CUDA runtime; freed at finalize (at most as
+// much again as the last one, since each is twice the one before).
+std::vector<std::byte*>* g_old_ws = new std::vector<std::byte*>();
 
-Workspace& workspace(Runtime& r, std::size_t bytes) {
+Workspace& workspace(Runtime& r, std::size_t bytes, Stream s) {
   if (bytes > g_ws.half) {
-    if (g_ws.base != nullptr) r.free(g_ws.base);
+    if (g_ws.base != nullptr) {
+      if (s != nullptr)
+        g_old_ws->push_back(g_ws.base);
+      else
+        r.free(g_ws.base);
+    }
     g_ws.half = std::max<std::size_t>(bytes, 2 * g_ws.half);
-    g_ws.base = static_cast<std::byte*>(r.allocate(2 * g_ws.half));
+    g_ws.base = static_cast<std::byte*>(r.allocate(3 * g_ws.half));
+    if (s != nullptr) {  // the zeros, in stream order before any use of them
+      static const std::vector<std::byte>* zeros = nullptr;
+      if (zeros == nullptr || zeros->size() < g_ws.half) {
+        delete zeros;
+        zeros = new std::vector<std::byte>(g_ws.half);
+      }
+      r.putmem_on_stream(g_ws.zeros(), zeros->data(), g_ws.half, r.my_pe(), s);
+    }
   }
   return g_ws;
 }
 
 // What every handler does first: the Runtime, and a call over the world with x's type; y of
 // that type and of out_per / in_per times x's elements (what the Python wrapper declared).
+// `s`: XLA's stream on the CUDA platform, null on the CPU one; the heap must be on that side.
 ffi::Error start(const char* op, ffi::AnyBuffer x, const ffi::AnyBuffer& y, std::size_t out_per,
-                 std::size_t in_per, Runtime** r, coll::Call* c) {
+                 std::size_t in_per, Stream s, Runtime** r, coll::Call* c) {
   *r = rt_or_null();
   if (*r == nullptr)
     return ffi::Error::InvalidArgument(std::string("symmetra.jax.") + op +
                                        ": symmetra is not initialized: call symmetra.init() first");
-  if ((*r)->on_gpu())
-    return ffi::Error::InvalidArgument(std::string("symmetra.jax.") + op +
-                                       ": this PE's heap is on the GPU; the CUDA handlers are not "
-                                       "built yet (docs/python.md)");
+  if ((*r)->on_gpu() != (s != nullptr))
+    return ffi::Error::InvalidArgument(
+        std::string("symmetra.jax.") + op + ": this PE's heap is on the " +
+        ((*r)->on_gpu() ? "GPU but the array is on the CPU: put it on the GPU (jax.device_put)"
+                        : "CPU but the array is on the GPU: init(backend='cuda') for GPU arrays"));
   const int t = data_type_of(x.element_type());
   if (t < 0)
     return ffi::Error::InvalidArgument(std::string("symmetra.jax.") + op +
@@ -117,52 +142,64 @@ ffi::Error guarded(const char* op, F&& f) {
   return ffi::Error::Success();
 }
 
-ffi::Error allreduce_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t op) {
+ffi::Error allreduce_impl(Stream s, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
+                          std::int32_t op) {
   Runtime* r = nullptr;
   coll::Call c;
-  if (auto e = start("allreduce", x, *y, 1, 1, &r, &c); e.failure()) return e;
+  if (auto e = start("allreduce", x, *y, 1, 1, s, &r, &c); e.failure()) return e;
   c.kind = coll::Kind::kAllreduce;
   c.op = static_cast<coll::ReduceOp>(op);
   c.source = x.untyped_data();
   c.dest = y->untyped_data();
   c.nelems = x.element_count();
-  return guarded("allreduce", [&] { r->collective(c); });
+  return guarded("allreduce", [&] { r->collective(c, s); });
 }
 
-// Through the workspace: x in, the collective `c` (its kind's fields set), y out.
-ffi::Error through_workspace(const char* op, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
-                             std::size_t out_per, std::size_t in_per, coll::Call c) {
+// Through the workspace: x in, the collective `c` (its kind's fields set), y out; on `s` where
+// it is not null. A permute with no sender (c.from < 0) gives zeros, as jax.lax.ppermute.
+ffi::Error through_workspace(const char* op, Stream s, ffi::AnyBuffer x,
+                             ffi::Result<ffi::AnyBuffer> y, std::size_t out_per, std::size_t in_per,
+                             coll::Call c) {
   Runtime* r = nullptr;
   // Sets the type and team only.
-  if (auto e = start(op, x, *y, out_per, in_per, &r, &c); e.failure()) return e;
+  if (auto e = start(op, x, *y, out_per, in_per, s, &r, &c); e.failure()) return e;
   const std::size_t in = x.size_bytes(), out = y->size_bytes();
+  const bool no_sender = c.kind == coll::Kind::kPermute && c.from < 0;
   return guarded(op, [&] {
-    Workspace& ws = workspace(*r, std::max(in, out));
-    std::memcpy(ws.base, x.untyped_data(), in);
+    Workspace& ws = workspace(*r, std::max(in, out), s);
     c.source = ws.base;
-    c.dest = ws.base + ws.half;
-    std::memset(c.dest, 0, out);  // a permute with no sender leaves zeros, as jax.lax.ppermute
-    r->collective(c);
-    std::memcpy(y->untyped_data(), ws.base + ws.half, out);
+    c.dest = ws.dest();
+    if (s == nullptr) {
+      std::memcpy(ws.base, x.untyped_data(), in);
+      if (no_sender) std::memset(c.dest, 0, out);
+      r->collective(c);
+      std::memcpy(y->untyped_data(), c.dest, out);
+    } else {
+      const int me = r->my_pe();
+      r->putmem_on_stream(ws.base, x.untyped_data(), in, me, s);
+      r->collective(c, s);
+      r->getmem_on_stream(y->untyped_data(), no_sender ? ws.zeros() : ws.dest(), out, me, s);
+    }
   });
 }
 
-ffi::Error all_gather_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y) {
+ffi::Error all_gather_impl(Stream s, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y) {
   coll::Call c;
   c.kind = coll::Kind::kFcollect;
   c.nelems = x.element_count();  // one member's block
-  return through_workspace("all_gather", x, y, n_world(), 1, c);
+  return through_workspace("all_gather", s, x, y, n_world(), 1, c);
 }
 
-ffi::Error reduce_scatter_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t op) {
+ffi::Error reduce_scatter_impl(Stream s, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
+                               std::int32_t op) {
   coll::Call c;
   c.kind = coll::Kind::kReduceScatter;
   c.op = static_cast<coll::ReduceOp>(op);
   c.nelems = y->element_count();  // this member's block
-  return through_workspace("reduce_scatter", x, y, 1, n_world(), c);
+  return through_workspace("reduce_scatter", s, x, y, 1, n_world(), c);
 }
 
-ffi::Error permute_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t to,
+ffi::Error permute_impl(Stream s, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t to,
                         std::int32_t from) {
   coll::Call c;
   c.kind = coll::Kind::kPermute;
@@ -170,7 +207,22 @@ ffi::Error permute_impl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::in
   c.from = from;
   c.nelems = x.element_count();
   c.chunk = std::max<std::size_t>(c.nelems, 1);
-  return through_workspace("permute", x, y, 1, 1, c);
+  return through_workspace("permute", s, x, y, 1, 1, c);
+}
+
+// The CPU forms: no stream.
+ffi::Error allreduce_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t op) {
+  return allreduce_impl(nullptr, x, y, op);
+}
+ffi::Error all_gather_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y) {
+  return all_gather_impl(nullptr, x, y);
+}
+ffi::Error reduce_scatter_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t op) {
+  return reduce_scatter_impl(nullptr, x, y, op);
+}
+ffi::Error permute_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int32_t to,
+                       std::int32_t from) {
+  return permute_impl(nullptr, x, y, to, from);
 }
 
 // Ring attention (kernels/ring_attention): one RingAttention per shape, made collectively at
@@ -189,7 +241,7 @@ ffi::Error ring_for(const char* op, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::Any
                     std::int32_t causal, kernels::RingAttention** ring) {
   Runtime* r = nullptr;
   coll::Call unused;
-  if (auto e = start(op, q, q, 1, 1, &r, &unused); e.failure()) return e;
+  if (auto e = start(op, q, q, 1, 1, nullptr, &r, &unused); e.failure()) return e;
   const auto qd = q.dimensions(), kd = k.dimensions();
   const std::string pre = std::string("symmetra.jax.") + op + ": ";
   if (qd.size() != 4 || kd.size() != 4 || k.dimensions() != v.dimensions() || qd[0] != kd[0] ||
@@ -254,12 +306,12 @@ ffi::Error ring_backward_impl(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer
 // The handlers as C symbols (XLA's calling convention), each callable from several PEs' XLA
 // runtimes, one per process.
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
-    SymmetraJaxAllreduceCpu, allreduce_impl,
+    SymmetraJaxAllreduceCpu, allreduce_cpu,
     ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>().Attr<std::int32_t>("op"));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllGatherCpu, all_gather_impl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllGatherCpu, all_gather_cpu,
                               ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>());
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
-    SymmetraJaxReduceScatterCpu, reduce_scatter_impl,
+    SymmetraJaxReduceScatterCpu, reduce_scatter_cpu,
     ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>().Attr<std::int32_t>("op"));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingForwardCpu, ring_forward_impl,
                               ffi::Ffi::Bind()
@@ -281,8 +333,37 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingBackwardCpu, ring_backward_impl,
                                   .Ret<ffi::AnyBuffer>()
                                   .Ret<ffi::AnyBuffer>()
                                   .Attr<std::int32_t>("causal"));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCpu, permute_impl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCpu, permute_cpu,
                               ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int32_t>("to")
+                                  .Attr<std::int32_t>("from"));
+
+// The CUDA forms, on XLA's stream. The all-reduce enqueues stream forms only (capturable), so
+// XLA may record it into a command buffer (a CUDA graph); the workspace ones may grow the
+// workspace, a collective host call, so they run outside command buffers.
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllreduceCuda, allreduce_impl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<Stream>>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int32_t>("op"),
+                              {ffi::Traits::kCmdBufferCompatible});
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllGatherCuda, all_gather_impl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<Stream>>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxReduceScatterCuda, reduce_scatter_impl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<Stream>>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int32_t>("op"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCuda, permute_impl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<Stream>>()
                                   .Arg<ffi::AnyBuffer>()
                                   .Ret<ffi::AnyBuffer>()
                                   .Attr<std::int32_t>("to")
@@ -302,10 +383,27 @@ void bind_jax(nb::module_& m) {
         nb::capsule(reinterpret_cast<void*>(&SymmetraJaxRingBackwardCpu));
     return d;
   });
+  m.def("_jax_cuda_handlers", [] {
+    nb::dict d;
+    d["symmetra_allreduce"] = nb::capsule(reinterpret_cast<void*>(&SymmetraJaxAllreduceCuda));
+    d["symmetra_all_gather"] = nb::capsule(reinterpret_cast<void*>(&SymmetraJaxAllGatherCuda));
+    d["symmetra_reduce_scatter"] =
+        nb::capsule(reinterpret_cast<void*>(&SymmetraJaxReduceScatterCuda));
+    d["symmetra_permute"] = nb::capsule(reinterpret_cast<void*>(&SymmetraJaxPermuteCuda));
+    return d;
+  });
 }
 
 void release_jax_state() {
   g_rings->clear();  // collective, in the map's order: alike on every PE
+  // The workspaces, every PE alike (each grew at the same calls). Work still queued on the GPU
+  // cannot see them reused: finalize follows, and nothing is allocated in between.
+  if (Runtime* r = rt_or_null()) {
+    for (std::byte* p : *g_old_ws) r->free(p);
+    g_old_ws->clear();
+    if (g_ws.base != nullptr) r->free(g_ws.base);
+    g_ws = Workspace{};
+  }
 }
 
 }  // namespace symmetra::python
