@@ -58,5 +58,47 @@ def main():
     s.finalize()
 
 
+def stream_main():
+    """--stream (GPU backend): the enqueue cost of each stream form, as py_overhead.cpp --stream
+    measures it: 200 enqueues timed alone, the stream drained after, outside the time."""
+    import torch
+
+    s.init()
+    me, n = s.my_pe(), s.n_pes()
+    peer = (me + 1) % n
+    buf, src = s.zeros(8, "int64"), s.zeros(8, "int64")
+    sig = s.zeros(1, "uint64")
+    total, fsrc = s.zeros(8, "float32"), s.zeros(8, "float32")
+    stream = torch.cuda.Stream()
+    h = stream.cuda_stream  # an int: the extension's cheapest stream argument
+    world = s.team_world()
+    put, signal_op, allreduce, barrier = s.put, s.signal_op, s.allreduce, s.barrier
+    ops = [
+        ("put_on_stream", 64, lambda: put(buf, src, peer, stream=h)),
+        ("signal_op_on_stream", 8, lambda: signal_op(sig, 1, peer, stream=h)),
+        ("allreduce_on_stream", 32, lambda: allreduce(total, fsrc, "sum", world, stream=h)),
+        ("barrier_all_on_stream", 0, lambda: barrier(None, stream=h)),
+    ]
+    for name, nbytes, body in ops:
+        per_call = []
+        for _ in range(9):
+            s.barrier_all()
+            t0 = time.perf_counter()
+            for _ in range(200):
+                body()
+            per_call.append((time.perf_counter() - t0) * 1e6 / 200)
+            stream.synchronize()
+        per_call.sort()
+        if me == 0:
+            print(json.dumps({"bench": "py_overhead", "side": "python", "op": name,
+                              "bytes": nbytes, "pes": n, "us": round(per_call[4], 4)}), flush=True)
+    s.barrier_all()
+    for a in (fsrc, total, sig, src, buf):
+        s.free(a)
+    s.finalize()
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    stream_main() if "--stream" in sys.argv[1:] else main()

@@ -4,24 +4,32 @@
 # PEs, the two sides alternating RUNS times; prints each side's median per call, the difference
 # and the ratio, as a table and JSON lines (build/python/overhead.jsonl).
 #   bench/python/overhead.sh [RUNS]      (needs tools/setup and tools/python-test's install)
+#   bench/python/overhead.sh --stream [RUNS]   (the GPU machine: the stream forms' enqueue cost;
+#     PY_OVERHEAD_CPP, PY_OVERHEAD_PYTHON, PY_OVERHEAD_SYMRUN name the programs; tools/gpu-check)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+mode=""
+if [ "${1:-}" = "--stream" ]; then mode=--stream; shift; fi
 runs="${1:-4}"
 venv=build/venv
-cpp=build/cpu-release/bin/symmetra-py-overhead
-cmake --preset cpu-release >/dev/null && cmake --build build/cpu-release --target symmetra-py-overhead >/dev/null
-out=build/python/overhead.jsonl
+py="${PY_OVERHEAD_PYTHON:-$venv/bin/python}"
+symrun="${PY_OVERHEAD_SYMRUN:-$venv/bin/symrun}"
+cpp="${PY_OVERHEAD_CPP:-build/cpu-release/bin/symmetra-py-overhead}"
+if [ -z "${PY_OVERHEAD_CPP:-}" ]; then
+  cmake --preset cpu-release >/dev/null && cmake --build build/cpu-release --target symmetra-py-overhead >/dev/null
+fi
+out=build/python/overhead$mode.jsonl
 mkdir -p build/python && : >"$out"
 for ((r = 0; r < runs; ++r)); do
   if ((r % 2 == 0)); then
-    "$venv/bin/symrun" -n 2 "$cpp" | grep '^{' >>"$out"
-    "$venv/bin/symrun" -n 2 "$venv/bin/python" bench/python/overhead.py >>"$out"
+    "$symrun" -n 2 "$cpp" $mode | grep '^{' >>"$out"
+    "$symrun" -n 2 "$py" bench/python/overhead.py $mode >>"$out"
   else
-    "$venv/bin/symrun" -n 2 "$venv/bin/python" bench/python/overhead.py >>"$out"
-    "$venv/bin/symrun" -n 2 "$cpp" | grep '^{' >>"$out"
+    "$symrun" -n 2 "$py" bench/python/overhead.py $mode >>"$out"
+    "$symrun" -n 2 "$cpp" $mode | grep '^{' >>"$out"
   fi
 done
-"$venv/bin/python" - "$out" <<'PY'
+"$py" - "$out" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 ops = list(dict.fromkeys(r["op"] for r in rows))
