@@ -21,7 +21,7 @@ def examples():
 
 
 def test_the_doc_has_its_examples():
-    assert set(examples()) == {"numpy", "jax"}
+    assert set(examples()) == {"numpy", "jax", "shard_map", "torch"}  # torch: tests_gpu
 
 
 def run_example(tmp_path, me, name, pes):
@@ -44,6 +44,18 @@ def test_jax_example(tmp_path, me, pes):
         total = sum((p + 1) * ((p - 1) % pes + 1) for p in range(pes))
         lines = sorted(re.findall(r"pe \d+: sum of neighbours' products \d+", result.stdout))
         assert lines == [f"pe {p}: sum of neighbours' products {total}" for p in range(pes)]
+
+
+@pytest.mark.parametrize("pes", [2, 3])
+def test_shard_map_example(tmp_path, me, pes):
+    result = run_example(tmp_path, me, "shard_map", pes)
+    if me == 0:
+        assert result.returncode == 0, result.stdout + result.stderr
+        total = sum((p + 1) * ((p - 1) % pes + 1) for p in range(pes))
+        lines = sorted(re.findall(r"pe \d+: shard_map sum of neighbours' products \d+",
+                                  result.stdout))
+        assert lines == [f"pe {p}: shard_map sum of neighbours' products {total}"
+                         for p in range(pes)]
 
 
 @pytest.mark.parametrize("pes", [2, 4])
