@@ -32,6 +32,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "symmetra/coll.hpp"
@@ -89,14 +90,19 @@ struct UniqueId {
 UniqueId get_unique_id();
 
 // The first statement of an inline observed form of Runtime (its ObserveScope says why): `F`
-// is the form (&Runtime::putmem), then observed()'s record arguments (op, peer, bytes, form,
-// team), then the form's own arguments.
+// is the form (&Runtime::putmem), then the record (op, peer, bytes, form, team), then the form's
+// own arguments.
 // The depth is read here, not through a call: a call in the form's body made every inline
-// form save and restore three more registers, traced or not (docs/observability.md).
-#define SYMMETRA_OBSERVE(F, ...)                              \
+// form save and restore three more registers, traced or not (docs/observability.md). The call
+// takes three registers (this, the record, a tuple of copies of the arguments, both built in the
+// cold branch): arguments pushed on the stack there made GCC give the whole form a frame
+// pointer, which spilled `src` and `dest` on every 8-byte shmem_p; a tuple of references to
+// them made the arguments address-taken, stored to the stack on the fast path too
+// (docs/perf_cpu.md).
+#define SYMMETRA_OBSERVE(F, op, peer, bytes, form, team, ...) \
   if ((ctx_.flags & ::symmetra::device::Context::kObserve) && \
       ::symmetra::detail::observe_depth == 0) [[unlikely]]    \
-  return observed<F>(__VA_ARGS__)
+  return observed<F>(ObserveCall{op, peer, team, bytes, form}, std::make_tuple(__VA_ARGS__))
 
 namespace detail {
 // How many observed forms this thread is inside (src/runtime/observe.cpp); only the outermost
@@ -475,11 +481,18 @@ class Runtime {
     Form form_;
     std::uint64_t start_ns_;
   };
+  // What an observed form's record says: SYMMETRA_OBSERVE's call, by reference.
+  struct ObserveCall {
+    const char* op;
+    int peer;
+    int team;
+    std::size_t bytes;
+    Form form;
+  };
   template <auto F, class... A>
-  [[gnu::noinline, gnu::cold]] auto observed(const char* op, int peer, std::size_t bytes, Form form,
-                                             int team, A... args) {
-    const ObserveScope scope(*this, op, peer, bytes, form, team);
-    return (this->*F)(args...);
+  [[gnu::noinline, gnu::cold]] auto observed(const ObserveCall& c, std::tuple<A...> args) {
+    const ObserveScope scope(*this, c.op, c.peer, c.bytes, c.form, c.team);
+    return std::apply([this](auto&&... a) { return (this->*F)(a...); }, args);
   }
   // Whether this thread is inside no observed form.
   bool observe_outer() const;

@@ -194,9 +194,9 @@ void Runtime::permute(const Team& team, T* dest, const T* source, std::size_t ne
                       int from, std::size_t chunk_elems, OnChunk on_chunk) {
   if (ctx_.flags & device::Context::kObserve) [[unlikely]]
     if (observe_outer())
-      return observed<&Runtime::permute<T, OnChunk>>("permute", -1, nelems * sizeof(T), Form::kHost,
-                                                     team.handle(), team, dest, source, nelems, to,
-                                                     from, chunk_elems, on_chunk);
+      return observed<&Runtime::permute<T, OnChunk>>(
+          ObserveCall{"permute", -1, team.handle(), nelems * sizeof(T), Form::kHost},
+          std::make_tuple(team, dest, source, nelems, to, from, chunk_elems, on_chunk));
   if constexpr (!std::is_same_v<OnChunk, coll::NoChunkCallback>) {
     if (gpu_)
       fail(
