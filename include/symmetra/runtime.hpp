@@ -174,9 +174,9 @@ class Runtime {
   std::size_t heap_size() const;  // bytes mapped per PE (grows)
   std::size_t heap_used() const;  // bytes in live allocations
   bool is_symmetric(const void* p) const;
-  // Whether an all-reduce over `bytes` may use every algorithm: dest and source are separate
-  // and both symmetric (the direct and ring algorithms need that; the LL ones take any memory).
-  bool separate_symmetric(const void* dest, const void* source, std::size_t bytes) const;
+  // How an all-reduce's dest and source over `bytes` lie: apart and both symmetric (every
+  // algorithm runs), the same symmetric buffer (the ring and the LL ones), or else (LL only).
+  coll::Buffers allreduce_buffers(const void* dest, const void* source, std::size_t bytes) const;
   // Whether this PE can reach `pe` with the data path: by load and store, or through the
   // transport (OpenSHMEM's shmem_pe_accessible).
   bool pe_accessible(int pe) const;
@@ -383,10 +383,19 @@ class Runtime {
                  coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto);
   // The algorithm allreduce would run for these arguments (no communication: it reads what the
   // team's first all-reduce learned about NCCL).
-  coll::AllreduceAlgo allreduce_algo(const Team& team, std::size_t bytes, bool symmetric_buffers,
+  coll::AllreduceAlgo allreduce_algo(const Team& team, std::size_t bytes, coll::Buffers buffers,
                                      coll::AllreduceAlgo requested = coll::AllreduceAlgo::kAuto,
                                      DataType type = DataType::kFloat,
                                      coll::ReduceOp op = coll::ReduceOp::kSum) const;
+  // The same, `separate_symmetric`: dest and source apart in the symmetric heap, or not.
+  coll::AllreduceAlgo allreduce_algo(const Team& team, std::size_t bytes, bool separate_symmetric,
+                                     coll::AllreduceAlgo requested = coll::AllreduceAlgo::kAuto,
+                                     DataType type = DataType::kFloat,
+                                     coll::ReduceOp op = coll::ReduceOp::kSum) const {
+    return allreduce_algo(team, bytes,
+                          separate_symmetric ? coll::Buffers::kSeparate : coll::Buffers::kOther,
+                          requested, type, op);
+  }
   // GPU backend: NCCL serves this team's all-reduce (known after the team's first all-reduce,
   // which agrees on it collectively: every member loads NCCL, members on distinct GPUs).
   bool nccl_ready(const Team& team) const;

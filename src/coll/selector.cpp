@@ -60,8 +60,8 @@ Result<Selector> Selector::from_env() {
   return s;
 }
 
-coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric,
-                                   bool gpu, bool nccl) const {
+coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t bytes,
+                                   coll::Buffers buffers, bool gpu, bool nccl) const {
   using A = coll::AllreduceAlgo;
   const int local = coll::team_local(team);
   A algo = forced_;
@@ -78,10 +78,11 @@ coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t byt
     algo = nccl && gpu && bytes > kNcclAbove && bytes <= kNcclUpTo
                ? A::kNccl
                : coll::default_algo(team, bytes, gpu);
-  // The direct and ring algorithms need symmetric buffers and members reachable by load and
-  // store: a table row or SYMMETRA_ALGO measured on one host must not send them across hosts.
+  // The direct and ring algorithms need symmetric buffers (apart, but for the ring) and members
+  // reachable by load and store: a table row or SYMMETRA_ALGO measured on one host must not send
+  // them across hosts. In place, where the rows say one-shot or two-shot, the LL two-shot runs.
   const bool one_host = local == team.size;
-  if ((!symmetric || !one_host) && coll::needs_load_store(algo))
+  if (coll::needs_load_store(algo) && (!one_host || !coll::takes_buffers(algo, buffers)))
     algo = one_host ? A::kLLTwoShot : A::kHierarchical;
   return algo;
 }

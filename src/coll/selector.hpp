@@ -32,9 +32,10 @@ class Selector {
   // Table rows from text: "allreduce <size> <local> <max_bytes> <algo>" per line, '#' comments.
   static Result<std::vector<Row>> parse_table(const std::string& text, const std::string& where);
 
-  // symmetric: source and dest are separate symmetric buffers; gpu: the GPU backend's defaults;
-  // nccl: NCCL can serve this team and this type and operation.
-  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, bool symmetric,
+  // buffers: how source and dest lie (the load/store algorithms need them symmetric, and apart
+  // but for the ring); gpu: the GPU backend's defaults; nccl: NCCL can serve this team and this
+  // type and operation.
+  coll::AllreduceAlgo pick(const device::TeamDesc& team, std::size_t bytes, coll::Buffers buffers,
                            bool gpu, bool nccl = false) const;
   // Between these sizes (above kNcclAbove, up to kNcclUpTo) the defaults hand the all-reduce to
   // NCCL where it can serve. Measured on two NVLinked H200s, stream form (docs/selector.md):

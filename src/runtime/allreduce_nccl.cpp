@@ -134,7 +134,7 @@ void Runtime::nccl_allreduce(const coll::Call& c, Stream stream, const char* op)
 }
 
 coll::AllreduceAlgo Runtime::allreduce_algo(const Team& team, std::size_t bytes,
-                                            bool symmetric_buffers, coll::AllreduceAlgo requested,
+                                            coll::Buffers buffers, coll::AllreduceAlgo requested,
                                             DataType type, coll::ReduceOp op) const {
   const int h = checked(team, "allreduce");
   const detail::NcclTeams::Entry& e = s_->nccl->at(s_->teams[h].slot);
@@ -142,17 +142,17 @@ coll::AllreduceAlgo Runtime::allreduce_algo(const Team& team, std::size_t bytes,
   const bool served = nccl_type(type, &unused) && nccl_op(op, &unused);
   const bool nccl = on_gpu() && e.state == detail::NcclTeams::State::kReady && served;
   if (requested == coll::AllreduceAlgo::kAuto)
-    return s_->selector->pick(s_->teams[h], bytes, symmetric_buffers, on_gpu(), nccl);
+    return s_->selector->pick(s_->teams[h], bytes, buffers, on_gpu(), nccl);
   if (requested == coll::AllreduceAlgo::kNccl && !nccl)
     fail(std::string("allreduce: NCCL cannot serve this call: ") +
          (!on_gpu()                                          ? "it needs the CUDA backend"
           : e.state == detail::NcclTeams::State::kIneligible ? e.why
           : !served ? "NCCL has no 16-bit integers or bitwise reductions"
                     : "the team's first all-reduce has not run yet"));
-  if (!symmetric_buffers && coll::needs_load_store(requested))
-    fail(
-        std::string("allreduce: the ") + coll::algo_name(requested) +
-        " algorithm needs separate symmetric source and dest buffers (the LL algorithms take any)");
+  if (!coll::takes_buffers(requested, buffers))
+    fail(std::string("allreduce: the ") + coll::algo_name(requested) +
+         " algorithm needs separate symmetric source and dest buffers (the ring takes one in "
+         "place too; the LL algorithms take any)");
   if (s_->teams[h].local != s_->teams[h].size && coll::needs_load_store(requested))
     fail(std::string("allreduce: the ") + coll::algo_name(requested) +
          " algorithm loads and stores other members' memory, and the team spans hosts: use "

@@ -53,7 +53,7 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
     if (gpu_) ensure_nccl(c.team);  // the team's first call: agree whether NCCL can serve it
     c.algo =
         allreduce_algo(Team(this, c.team), c.nelems * elem,
-                       separate_symmetric(c.dest, c.source, c.nelems * elem), c.algo, c.type, c.op);
+                       allreduce_buffers(c.dest, c.source, c.nelems * elem), c.algo, c.type, c.op);
   }
   if (c.kind == coll::Kind::kReduceScatter &&
       overlap(c.nelems, c.nelems * static_cast<std::size_t>(s_->teams[c.team].size))) {

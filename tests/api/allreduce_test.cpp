@@ -77,12 +77,17 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
             rt, t, src, dst, n, op, call, false,
             [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); },
             coll::algo_name(algo));
-        // In place and private buffers: the selector keeps to algorithms that allow them.
-        if (algo == AllreduceAlgo::kAuto || algo == AllreduceAlgo::kLLTwoShot) {
+        // In place and private buffers: the selector keeps to algorithms that allow them. The
+        // ring runs in place (allreduce_ring.hpp says why that is safe).
+        if (algo == AllreduceAlgo::kAuto || algo == AllreduceAlgo::kLLTwoShot ||
+            algo == AllreduceAlgo::kRing) {
           ++call;
           check_call<T>(
               rt, t, src, dst, n, op, call, true,
-              [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); }, "in place");
+              [&](T* out, const T* in) { rt.allreduce(t, out, in, n, op, algo); },
+              algo == AllreduceAlgo::kRing ? "ring in place" : "in place");
+        }
+        if (algo == AllreduceAlgo::kAuto || algo == AllreduceAlgo::kLLTwoShot) {
           ++call;
           check_call<T>(
               rt, t, priv_src.data(), priv_dst.data(), n, op, call, false,

@@ -58,6 +58,19 @@ SYMMETRA_INLINE constexpr bool needs_load_store(AllreduceAlgo a) {
   return a == AllreduceAlgo::kOneShot || a == AllreduceAlgo::kTwoShot || a == AllreduceAlgo::kRing;
 }
 
+// How an all-reduce's dest and source lie (Runtime::allreduce_buffers): both in the symmetric
+// heap and apart, both there and the same (in place), or anything else (private memory).
+enum class Buffers : int { kOther, kInPlace, kSeparate };
+
+// Whether `a` runs on buffers that lie as `b`. The LL algorithms take any. The one-shot and
+// two-shot read other members' source while those write their dest, so the two must be apart.
+// The ring reads only chunks their owners are done with (allreduce_ring.hpp), so dest may also
+// be source.
+SYMMETRA_INLINE constexpr bool takes_buffers(AllreduceAlgo a, Buffers b) {
+  return !needs_load_store(a) || b == Buffers::kSeparate ||
+         (b == Buffers::kInPlace && a == AllreduceAlgo::kRing);
+}
+
 // Whether `a` sends LL packets (allreduce_ll.hpp): its channels carry less data each, since an
 // LL channel's time grows with its chunks where a direct one's is mostly its syncs.
 SYMMETRA_INLINE constexpr bool is_ll(AllreduceAlgo a) {

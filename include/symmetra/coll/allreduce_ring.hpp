@@ -10,8 +10,12 @@
 // Protocol: a sync first (sources written, last call's reads done), the predecessor's signals
 // on chunk_signal (2(m-1) per call, running total in chunk_base), a sync between the passes
 // (no all-gather write lands on a chunk still being read as a partial), and a sync last.
-// Threads: every thread of `g`, on every member, same arguments. source and dest symmetric and
-// not overlapping. Ordering: dest complete and source reusable on return. Channels
+// In place (dest == source): member r writes each chunk once in the reduce-scatter, reading its
+// own source of that chunk in the same step, and no member reads another's source after step 0,
+// which reads member r-1's chunk r-1; r-1 writes that chunk only in the all-gather, after the
+// sync between the passes. So every read sees what it would see with separate buffers.
+// Threads: every thread of `g`, on every member, same arguments. source and dest symmetric, and
+// either apart or the same. Ordering: dest complete and source reusable on return. Channels
 // (channel.hpp): channel c runs the ring on its range, with its own signal words.
 #pragma once
 
@@ -29,7 +33,10 @@ SYMMETRA_INLINE void allreduce_ring(Group g, const device::Context& ctx, int tea
                                     Channel ch = {}) {
   constexpr const char* kOp = "allreduce_ring";
   const detail::TeamView t = detail::team_view(ctx, team, kOp);
-  detail::check_reduce(ctx, kOp, op, dest, nelems, source, nelems);
+  if (dest == source)  // in place (above); a partial overlap is still an error
+    detail::check_reduce<T>(ctx, kOp, op, nullptr, 0, nullptr, 0);
+  else
+    detail::check_reduce(ctx, kOp, op, dest, nelems, source, nelems);
   if (device::detail::checks_on(ctx)) {
     device::detail::check_symmetric(ctx, kOp, source, nelems * sizeof(T));
     device::detail::check_symmetric(ctx, kOp, dest, nelems * sizeof(T));

@@ -173,7 +173,7 @@ void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t 
                    team.handle(), team, dest, source, nelems, op, algo);
   if (!gpu_) {
     algo = allreduce_algo(team, nelems * sizeof(T),
-                          separate_symmetric(dest, source, nelems * sizeof(T)), algo,
+                          allreduce_buffers(dest, source, nelems * sizeof(T)), algo,
                           data_type_of<T>(), op);
     return coll::allreduce(device::ThreadGroup{}, ctx_, checked(team, "allreduce"), dest, source,
                            nelems, op, algo);

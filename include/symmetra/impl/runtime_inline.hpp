@@ -13,11 +13,13 @@ inline T* Runtime::allocate_array(std::size_t n) {
   return static_cast<T*>(align(alignof(T) < 16 ? 16 : alignof(T), n * sizeof(T)));
 }
 
-inline bool Runtime::separate_symmetric(const void* dest, const void* source,
-                                        std::size_t bytes) const {
+inline coll::Buffers Runtime::allreduce_buffers(const void* dest, const void* source,
+                                                std::size_t bytes) const {
   const auto* d = static_cast<const std::byte*>(dest);
   const auto* s = static_cast<const std::byte*>(source);
-  return (d + bytes <= s || s + bytes <= d) && is_symmetric(dest) && is_symmetric(source);
+  if (!is_symmetric(dest) || !is_symmetric(source)) return coll::Buffers::kOther;
+  if (d == s) return coll::Buffers::kInPlace;
+  return d + bytes <= s || s + bytes <= d ? coll::Buffers::kSeparate : coll::Buffers::kOther;
 }
 
 inline bool Runtime::pe_accessible(int pe) const {

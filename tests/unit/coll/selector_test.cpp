@@ -10,6 +10,7 @@ namespace symmetra::detail {
 namespace {
 
 using A = coll::AllreduceAlgo;
+using B = coll::Buffers;
 
 device::TeamDesc team(int size, int local) {
   device::TeamDesc t;
@@ -38,18 +39,23 @@ TEST(Selector, TableRowsMatchShapeAndSize) {
   Selector s(A::kAuto, {{4, 4, 1024, A::kRecursiveDoubling},
                         {4, 4, 1u << 20, A::kRing},
                         {4, 2, 1u << 30, A::kHierarchical}});
-  EXPECT_EQ(s.pick(team(4, 4), 8, true, false), A::kRecursiveDoubling);
-  EXPECT_EQ(s.pick(team(4, 4), 1024, true, false), A::kRecursiveDoubling);
-  EXPECT_EQ(s.pick(team(4, 4), 1025, true, false), A::kRing);
-  EXPECT_EQ(s.pick(team(4, 2), 1025, true, false), A::kHierarchical);
+  EXPECT_EQ(s.pick(team(4, 4), 8, B::kSeparate, false), A::kRecursiveDoubling);
+  EXPECT_EQ(s.pick(team(4, 4), 1024, B::kSeparate, false), A::kRecursiveDoubling);
+  EXPECT_EQ(s.pick(team(4, 4), 1025, B::kSeparate, false), A::kRing);
+  EXPECT_EQ(s.pick(team(4, 2), 1025, B::kSeparate, false), A::kHierarchical);
   // Past the table, or another shape: the defaults.
-  EXPECT_EQ(s.pick(team(4, 4), 2u << 20, true, false),
+  EXPECT_EQ(s.pick(team(4, 4), 2u << 20, B::kSeparate, false),
             coll::default_algo(team(4, 4), 2u << 20, false));
-  EXPECT_EQ(s.pick(team(8, 8), 64, true, true), A::kRecursiveDoubling);
-  EXPECT_EQ(s.pick(team(8, 8), 32 << 10, true, true), A::kLLTwoShot);
+  EXPECT_EQ(s.pick(team(8, 8), 64, B::kSeparate, true), A::kRecursiveDoubling);
+  EXPECT_EQ(s.pick(team(8, 8), 32 << 10, B::kSeparate, true), A::kLLTwoShot);
   // Ring needs symmetric buffers: the LL algorithm of the team's shape instead.
-  EXPECT_EQ(s.pick(team(4, 4), 4096, false, false), A::kLLTwoShot);
-  EXPECT_EQ(s.pick(team(4, 2), 1u << 25, false, false), A::kHierarchical);
+  EXPECT_EQ(s.pick(team(4, 4), 4096, B::kOther, false), A::kLLTwoShot);
+  EXPECT_EQ(s.pick(team(4, 2), 1u << 25, B::kOther, false), A::kHierarchical);
+  // In place the ring still runs; where a row says one-shot or two-shot, the LL two-shot.
+  EXPECT_EQ(s.pick(team(4, 4), 4096, B::kInPlace, false), A::kRing);
+  EXPECT_EQ(Selector(A::kTwoShot, {}).pick(team(4, 4), 4096, B::kInPlace, false), A::kLLTwoShot);
+  EXPECT_EQ(Selector(A::kOneShot, {}).pick(team(2, 2), 64, B::kInPlace, false), A::kLLTwoShot);
+  EXPECT_EQ(Selector(A::kAuto, {}).pick(team(2, 2), 1u << 20, B::kInPlace, false), A::kRing);
 }
 
 TEST(Selector, DefaultsFollowTopologyAndBackend) {
@@ -81,33 +87,34 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
 // A forced algorithm or a table row that loads and stores members' memory does not cross hosts.
 TEST(Selector, LoadStoreAlgorithmsStayInsideOneHost) {
   for (A a : {A::kOneShot, A::kTwoShot, A::kRing}) {
-    EXPECT_EQ(Selector(a, {}).pick(team(8, 4), 1 << 20, true, false, false), A::kHierarchical)
+    EXPECT_EQ(Selector(a, {}).pick(team(8, 4), 1 << 20, B::kSeparate, false, false),
+              A::kHierarchical)
         << coll::algo_name(a);
-    EXPECT_EQ(
-        Selector(A::kAuto, {{8, 4, ~std::size_t{0}, a}}).pick(team(8, 4), 64, true, true, false),
-        A::kHierarchical)
+    EXPECT_EQ(Selector(A::kAuto, {{8, 4, ~std::size_t{0}, a}})
+                  .pick(team(8, 4), 64, B::kSeparate, true, false),
+              A::kHierarchical)
         << coll::algo_name(a);
-    EXPECT_EQ(Selector(a, {}).pick(team(8, 8), 1 << 20, true, false, false), a)
+    EXPECT_EQ(Selector(a, {}).pick(team(8, 8), 1 << 20, B::kSeparate, false, false), a)
         << coll::algo_name(a);
   }
 }
 
 TEST(Selector, NcclTakesTheMiddleSizesWhereItCanServe) {
   Selector plain;
-  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove, true, true, true),
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove, B::kSeparate, true, true),
             coll::default_algo(team(8, 8), Selector::kNcclAbove, true));
-  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove + 1, true, true, true), A::kNccl);
-  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, true), A::kNccl);
-  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo, true, true, true), A::kNccl);
-  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo + 1, true, true, true), A::kTwoShot);
-  EXPECT_EQ(plain.pick(team(2, 2), 64 << 20, true, true, true), A::kOneShot);
-  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, true, false),
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclAbove + 1, B::kSeparate, true, true), A::kNccl);
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, B::kSeparate, true, true), A::kNccl);
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo, B::kSeparate, true, true), A::kNccl);
+  EXPECT_EQ(plain.pick(team(8, 8), Selector::kNcclUpTo + 1, B::kSeparate, true, true), A::kTwoShot);
+  EXPECT_EQ(plain.pick(team(2, 2), 64 << 20, B::kSeparate, true, true), A::kOneShot);
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, B::kSeparate, true, false),
             A::kLLTwoShot);  // NCCL cannot serve
-  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, true, false, true),
+  EXPECT_EQ(plain.pick(team(8, 8), 512 << 10, B::kSeparate, false, true),
             coll::default_algo(team(8, 8), 512 << 10, false));  // CPU
   Selector table(A::kAuto, {{8, 8, ~std::size_t{0}, A::kNccl}});
-  EXPECT_EQ(table.pick(team(8, 8), 64, true, true, true), A::kNccl);
-  EXPECT_EQ(table.pick(team(8, 8), 64, true, true, false),
+  EXPECT_EQ(table.pick(team(8, 8), 64, B::kSeparate, true, true), A::kNccl);
+  EXPECT_EQ(table.pick(team(8, 8), 64, B::kSeparate, true, false),
             coll::default_algo(team(8, 8), 64, true));
 }
 
@@ -115,7 +122,7 @@ TEST(Selector, EnvironmentForcesAndReportsBadValues) {
   setenv("SYMMETRA_ALGO", "allreduce=ring", 1);
   auto s = Selector::from_env();
   ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ(s.value().pick(team(4, 4), 8, true, false), A::kRing);
+  EXPECT_EQ(s.value().pick(team(4, 4), 8, B::kSeparate, false), A::kRing);
   setenv("SYMMETRA_ALGO", "fastest", 1);
   auto bad = Selector::from_env();
   ASSERT_FALSE(bad.ok());
