@@ -83,12 +83,14 @@ coll::Call make(coll::Kind kind, const Team& team, nb::handle dest, nb::handle s
   return c;
 }
 
-// Runs `c`: the host form (GIL released while the members meet), or enqueued on `stream`.
+// Runs `c`: the host form (GIL released while the members meet), or enqueued on `stream`,
+// which returns at once: the GIL stays (releasing and taking it back costs more than the
+// enqueue's own bookkeeping).
 void run(const coll::Call& c, const char* op, nb::handle stream) {
   Runtime& r = rt(op);
-  const std::optional<Stream> s = stream_of(r, stream, op);
+  if (const std::optional<Stream> s = stream_of(r, stream, op)) return r.collective(c, *s);
   nb::gil_scoped_release release;
-  r.collective(c, s.value_or(nullptr));
+  r.collective(c);
 }
 
 int team_rank(int pe, const Team& team, const char* op, const char* arg, bool none_ok) {
@@ -193,12 +195,10 @@ void bind_coll(nb::module_& m) {
       [](std::optional<Team> team, nb::handle stream) {
         const Team t = team_or_world(team, "barrier");
         Runtime& r = rt("barrier");
-        const std::optional<Stream> s = stream_of(r, stream, "barrier");
+        if (const std::optional<Stream> s = stream_of(r, stream, "barrier"))
+          return r.barrier_on_stream(t, *s);  // enqueued: the GIL stays
         nb::gil_scoped_release release;
-        if (s)
-          r.barrier_on_stream(t, *s);
-        else
-          r.barrier(t);
+        r.barrier(t);
       },
       kTeam, kStream,
       "Collective: quiet, then waits until every member has arrived (stream: in stream order, "
@@ -208,12 +208,10 @@ void bind_coll(nb::module_& m) {
       [](std::optional<Team> team, nb::handle stream) {
         const Team t = team_or_world(team, "sync");
         Runtime& r = rt("sync");
-        const std::optional<Stream> s = stream_of(r, stream, "sync");
+        if (const std::optional<Stream> s = stream_of(r, stream, "sync"))
+          return r.sync_on_stream(t, *s);  // enqueued: the GIL stays
         nb::gil_scoped_release release;
-        if (s)
-          r.sync_on_stream(t, *s);
-        else
-          r.sync(t);
+        r.sync(t);
       },
       kTeam, kStream, "Collective: waits until every member has arrived (no quiet).");
 }
