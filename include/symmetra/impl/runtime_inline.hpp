@@ -425,8 +425,7 @@ template <AmoOp A, bool Fetch, class T>
   if (ctx_.flags & device::Context::kObserve) [[unlikely]]
     if (observe_outer())
       return observed<&Runtime::host_amo<A, Fetch, T>>(
-          ObserveCall{op, pe, -1, sizeof(T), Form::kHost},
-          std::make_tuple(op, dest, v, cond, pe));
+          ObserveCall{op, pe, -1, sizeof(T), Form::kHost}, std::make_tuple(op, dest, v, cond, pe));
   if (gpu_) return amo(A, dest, v, cond, pe);
   T* w = checked_peer(op, dest, sizeof(T), pe);
   if (device::detail::checks_on(ctx_)) device::detail::check_aligned(ctx_, op, dest, sizeof(T));
