@@ -7,10 +7,46 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "attention_cpu.hpp"
+#include "symmetra/core/float16.hpp"
 
 namespace symmetra::kernels {
+
+namespace {
+// The type a block is computed and accumulated in: fp32 for the 16-bit inputs (bf16 and fp16
+// travel the ring as they are, half the bytes; scores, the merge and the dK/dV accumulators are
+// fp32), else the input type itself.
+template <class T>
+using Accum = std::conditional_t<sizeof(T) == 2, float, T>;
+
+std::size_t accum_size(DataType t) {
+  return t == DataType::kDouble ? 8 : 4;
+}
+
+// `n` elements of `src` as A: a view of src where T is A, else converted into `buf`.
+template <class A, class T>
+const A* as_accum(const T* src, std::size_t n, std::vector<A>& buf) {
+  if constexpr (std::is_same_v<A, T>) {
+    return src;
+  } else {
+    buf.resize(n);
+    for (std::size_t i = 0; i < n; ++i) buf[i] = static_cast<A>(src[i]);
+    return buf.data();
+  }
+}
+
+template <class T, class A>
+void store(const A* src, std::size_t n, T* dst) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = T(static_cast<float>(src[i]));
+}
+template <class A>
+void store(const A* src, std::size_t n, A* dst) {
+  std::copy(src, src + n, dst);
+}
+}  // namespace
 
 std::int64_t zigzag_local_tokens(std::int64_t seq_len, int n) {
   return seq_len / n;
@@ -74,8 +110,9 @@ RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape
   // What is wrong with the call, "" if nothing: checked on the members, agreed on by all PEs
   // below, so that a wrong shape is an error everywhere instead of a wait for the others.
   std::string wrong;
-  if (type != DataType::kFloat && type != DataType::kDouble)
-    wrong = "the CPU path takes float32 and float64 (bf16 and fp16 come with the GPU path)";
+  if (type != DataType::kFloat && type != DataType::kDouble && type != DataType::kBfloat16 &&
+      type != DataType::kHalf)
+    wrong = "the element type must be float32, float64, bfloat16 or float16";
   else if (shape.batch < 1 || shape.q_heads < 1 || shape.kv_heads < 1 || shape.head_dim < 1)
     wrong = "batch, heads and head_dim must be positive";
   else if (shape.q_heads % shape.kv_heads != 0)
@@ -90,8 +127,9 @@ RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape
   local_ = wrong.empty() && member ? zigzag_local_tokens(shape.seq_len, n_) : 0;
   kv_elems_ = static_cast<std::size_t>(std::max(shape.batch, 0)) * local_ *
               std::max(shape.kv_heads, 0) * std::max(shape.head_dim, 0);
-  // [k | v] or [dk | dv]. Symmetric allocation is collective over the world: PEs outside the
-  // team allocate the members' size, which they learn here, with whether any member objected.
+  // [k | v] in the input type, [dk | dv] in the accumulation type. Symmetric allocation is
+  // collective over the world: PEs outside the team allocate the members' size, which they learn
+  // here, with whether any member objected.
   constexpr std::uint64_t kWrong = ~std::uint64_t{0};
   const std::uint64_t mine = !wrong.empty() && member ? kWrong
                              : member                 ? 2 * kv_elems_ * data_type_size(type)
@@ -100,10 +138,11 @@ RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape
   rt.allreduce(rt.team_world(), &message, &mine, 1, coll::ReduceOp::kMax);
   if (message == kWrong)
     throw Error(pe + (wrong.empty() ? "a member of the ring's team refused its shape" : wrong));
+  const std::size_t dmessage = message / data_type_size(type) * accum_size(type);
   kv_ = std::make_unique<Channel>(rt, team, message);
-  dkv_ = std::make_unique<Channel>(rt, team, message);
+  dkv_ = std::make_unique<Channel>(rt, team, dmessage);
   own_.resize(message);
-  stage_.resize(message);
+  stage_.resize(dmessage);
   rt.barrier_all();  // every PE's words are zero before any message comes
 }
 
@@ -155,10 +194,13 @@ void RingAttention::pack_own(const T* k, const T* v) {
 
 template <class T>
 void RingAttention::forward_t(const T* q, const T* k, const T* v, T* out, float* lse) {
+  using A = Accum<T>;
   const std::size_t q_elems =
       static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * shape_.head_dim;
   const std::size_t rows = static_cast<std::size_t>(shape_.batch) * shape_.q_heads * local_;
-  std::vector<T> o(q_elems, T{0}), l(rows, -std::numeric_limits<T>::infinity());
+  std::vector<A> o(q_elems, A{0}), l(rows, -std::numeric_limits<A>::infinity());
+  std::vector<A> q_buf, kv_buf;
+  const A* qa = as_accum<A>(q, q_elems, q_buf);
   pack_own(k, v);
   Positions pos(local_, rank_, n_, shape_.seq_len);
   for (int t = 0; t < n_; ++t) {
@@ -166,48 +208,54 @@ void RingAttention::forward_t(const T* q, const T* k, const T* v, T* out, float*
     if (t < n_ - 1) kv_->send(block);  // on to the next member before computing
     if (options_.before_step) options_.before_step(0, t);
     pos.owner((rank_ - t + n_) % n_, n_, shape_.seq_len);
-    cpu::attend(block_of(shape_, local_, pos), q, block, block + kv_elems_, o.data(), l.data());
+    const A* kv = as_accum<A>(block, 2 * kv_elems_, kv_buf);  // a view of block where T is A
+    cpu::attend(block_of(shape_, local_, pos), qa, kv, kv + kv_elems_, o.data(), l.data());
     if (t > 0) kv_->release();
   }
-  std::copy(o.begin(), o.end(), out);
+  store(o.data(), q_elems, out);
   for (std::size_t r = 0; r < rows; ++r) lse[r] = static_cast<float>(l[r]);
 }
 
 template <class T>
 void RingAttention::backward_t(const T* q, const T* k, const T* v, const T* out, const float* lse,
                                const T* dout, T* dq, T* dk, T* dv) {
+  using A = Accum<T>;
   const int dim = shape_.head_dim;
   const std::size_t q_elems =
       static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * dim;
-  std::fill(dq, dq + q_elems, T{0});  // this PE's queries' gradient sums over the blocks here
+  std::vector<A> q_buf, out_buf, dout_buf, kv_buf, dq_acc(q_elems, A{0});
+  const A* qa = as_accum<A>(q, q_elems, q_buf);
+  const A* outa = as_accum<A>(out, q_elems, out_buf);
+  const A* douta = as_accum<A>(dout, q_elems, dout_buf);
   const std::size_t rows = static_cast<std::size_t>(shape_.batch) * shape_.q_heads * local_;
   // delta = rowsum(dout * out), in the lse's order [batch, q_heads, tokens].
-  std::vector<T> delta(rows);
+  std::vector<A> delta(rows);
   for (int b = 0; b < shape_.batch; ++b)
     for (std::int64_t i = 0; i < local_; ++i)
       for (int h = 0; h < shape_.q_heads; ++h) {
         const std::size_t at =
             ((static_cast<std::size_t>(b) * local_ + i) * shape_.q_heads + h) * dim;
-        T s = 0;
-        for (int d = 0; d < dim; ++d) s += dout[at + d] * out[at + d];
+        A s = 0;
+        for (int d = 0; d < dim; ++d) s += douta[at + d] * outa[at + d];
         delta[(static_cast<std::size_t>(b) * shape_.q_heads + h) * local_ + i] = s;
       }
   pack_own(k, v);
-  auto* stage = reinterpret_cast<T*>(stage_.data());
+  auto* stage = reinterpret_cast<A*>(stage_.data());
   Positions pos(local_, rank_, n_, shape_.seq_len);
   for (int t = 0; t < n_; ++t) {
     const auto* block = reinterpret_cast<const T*>(t == 0 ? own_.data() : kv_->receive());
     // The block's dK/dV from the members that used it before: zeros where it starts.
-    const auto* acc = t == 0 ? nullptr : reinterpret_cast<const T*>(dkv_->receive());
+    const auto* acc = t == 0 ? nullptr : reinterpret_cast<const A*>(dkv_->receive());
     if (t < n_ - 1) kv_->send(block);
     if (options_.before_step) options_.before_step(1, t);
     if (acc != nullptr)
       std::copy(acc, acc + 2 * kv_elems_, stage);
     else
-      std::fill(stage, stage + 2 * kv_elems_, T{0});
+      std::fill(stage, stage + 2 * kv_elems_, A{0});
     pos.owner((rank_ - t + n_) % n_, n_, shape_.seq_len);
-    cpu::attend_backward(block_of(shape_, local_, pos), q, block, block + kv_elems_, dout, lse,
-                         delta.data(), dq, stage, stage + kv_elems_);
+    const A* kv = as_accum<A>(block, 2 * kv_elems_, kv_buf);
+    cpu::attend_backward(block_of(shape_, local_, pos), qa, kv, kv + kv_elems_, douta, lse,
+                         delta.data(), dq_acc.data(), stage, stage + kv_elems_);
     // On with the block's accumulators: to the next member's step t + 1, or (after the last
     // step) home to the block's owner, which is the next member then.
     dkv_->send(stage);
@@ -216,37 +264,50 @@ void RingAttention::backward_t(const T* q, const T* k, const T* v, const T* out,
       dkv_->release();
     }
   }
-  const auto* home = reinterpret_cast<const T*>(dkv_->receive());
-  std::copy(home, home + kv_elems_, dk);
-  std::copy(home + kv_elems_, home + 2 * kv_elems_, dv);
+  store(dq_acc.data(), q_elems, dq);
+  const auto* home = reinterpret_cast<const A*>(dkv_->receive());
+  store(home, kv_elems_, dk);
+  store(home + kv_elems_, kv_elems_, dv);
   dkv_->release();
 }
+
+namespace {
+// Calls f(T{}) with the element type of `t` (the constructor admitted only these four).
+template <class F>
+void with_type(DataType t, F&& f) {
+  switch (t) {
+    case DataType::kFloat:
+      return f(float{});
+    case DataType::kDouble:
+      return f(double{});
+    case DataType::kBfloat16:
+      return f(bfloat16{});
+    default:
+      return f(half{});
+  }
+}
+}  // namespace
 
 void RingAttention::forward(const void* q, const void* k, const void* v, void* out, float* lse,
                             Stream stream) {
   check_call("forward", stream);
-  if (type_ == DataType::kFloat)
-    forward_t(static_cast<const float*>(q), static_cast<const float*>(k),
-              static_cast<const float*>(v), static_cast<float*>(out), lse);
-  else
-    forward_t(static_cast<const double*>(q), static_cast<const double*>(k),
-              static_cast<const double*>(v), static_cast<double*>(out), lse);
+  with_type(type_, [&](auto tag) {
+    using T = decltype(tag);
+    forward_t(static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
+              static_cast<T*>(out), lse);
+  });
 }
 
 void RingAttention::backward(const void* q, const void* k, const void* v, const void* out,
                              const float* lse, const void* dout, void* dq, void* dk, void* dv,
                              Stream stream) {
   check_call("backward", stream);
-  if (type_ == DataType::kFloat)
-    backward_t(static_cast<const float*>(q), static_cast<const float*>(k),
-               static_cast<const float*>(v), static_cast<const float*>(out), lse,
-               static_cast<const float*>(dout), static_cast<float*>(dq), static_cast<float*>(dk),
-               static_cast<float*>(dv));
-  else
-    backward_t(static_cast<const double*>(q), static_cast<const double*>(k),
-               static_cast<const double*>(v), static_cast<const double*>(out), lse,
-               static_cast<const double*>(dout), static_cast<double*>(dq), static_cast<double*>(dk),
-               static_cast<double*>(dv));
+  with_type(type_, [&](auto tag) {
+    using T = decltype(tag);
+    backward_t(static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
+               static_cast<const T*>(out), lse, static_cast<const T*>(dout), static_cast<T*>(dq),
+               static_cast<T*>(dk), static_cast<T*>(dv));
+  });
 }
 
 }  // namespace symmetra::kernels

@@ -144,6 +144,35 @@ def test_ring_attention_and_its_gradient(sj, rng, me, n, causal, kv_heads):
                                    err_msg=name)
 
 
+@pytest.mark.parametrize("dtype,tol", [(jnp.bfloat16, 2.5e-2), (jnp.float16, 5e-3)])
+def test_ring_attention_16_bit(sj, rng, me, n, dtype, tol):
+    """bf16 and fp16 inputs, computed in fp32: out and the gradients against full attention in
+    float32 on the same (rounded) inputs; each element within atol = rtol = tol (the issue's
+    bf16 bound), the whole tensor within a relative norm of tol / 2.5."""
+    b, seq, hq, hk, d = 1, 2 * n * 4, 4, 2, 8
+    q, k, v, w = (jnp.asarray(rng.standard_normal((b, seq, h, d)), dtype)
+                  for h in (hq, hk, hk, hq))
+    pos = sj.zigzag_positions(seq)
+
+    def local_loss(q_, k_, v_):
+        return (sj.ring_attention(q_, k_, v_, True).astype(jnp.float32) * w[:, pos]).sum()
+
+    def global_loss(q_, k_, v_):
+        return (full_attention(q_, k_, v_, True) * w.astype(jnp.float32)).sum()
+
+    out = sj.ring_attention(q[:, pos], k[:, pos], v[:, pos], True)
+    grads = jax.grad(local_loss, argnums=(0, 1, 2))(q[:, pos], k[:, pos], v[:, pos])
+    f32 = [x.astype(jnp.float32) for x in (q, k, v)]
+    ref_out = np.asarray(full_attention(*f32, True))[:, pos]
+    ref_grads = jax.grad(global_loss, argnums=(0, 1, 2))(*f32)
+    assert out.dtype == dtype and all(g.dtype == dtype for g in grads)
+    for got, ref, name in [(out, ref_out, "out")] + [
+            (g, np.asarray(r)[:, pos], nm) for g, r, nm in zip(grads, ref_grads, ("dq", "dk", "dv"))]:
+        got = np.asarray(got.astype(jnp.float32))
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol, err_msg=name)
+        assert np.linalg.norm(got - ref) <= tol / 2.5 * np.linalg.norm(ref), name
+
+
 def test_ring_attention_shapes(sj, n):
     with pytest.raises(ValueError, match="q must be"):
         jax.block_until_ready(sj.ring_attention(jnp.ones((2, 4, 8)), jnp.ones((2, 4, 8)),

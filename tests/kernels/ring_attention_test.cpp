@@ -1,6 +1,6 @@
 // Ring attention (kernels/ring_attention) against full attention on one PE: the same random q,
 // k, v and dout, fresh each run; forward O and LSE, dQ, dK and dV of every PE's zigzag tokens.
-// PEs as threads, 1 to 4 of them (odd counts too), causal and full, GQA, fp32 and fp64.
+// PEs as threads, 1 to 4 of them (odd counts too), causal and full, GQA, fp32, fp64, bf16, fp16.
 #include "symmetra/kernels/ring_attention.hpp"
 
 #include <gtest/gtest.h>
@@ -11,13 +11,17 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
+#include "symmetra/core/float16.hpp"
 #include "symmetra/launch.hpp"
 
 namespace {
 
+using symmetra::bfloat16;
 using symmetra::DataType;
+using symmetra::half;
 using symmetra::Runtime;
 using symmetra::kernels::AttentionShape;
 using symmetra::kernels::RingAttention;
@@ -37,12 +41,15 @@ struct Reference {
     return ((static_cast<std::size_t>(b) * s.seq_len + t) * s.kv_heads + g) * s.head_dim;
   }
 
-  Reference(const AttentionShape& shape, std::uint64_t seed) : s(shape) {
+  // round: what the inputs become in the type under test (bf16, fp16), so that the reference
+  // is the exact attention of the inputs the ring gets; null: none.
+  Reference(const AttentionShape& shape, std::uint64_t seed, double (*round)(double) = nullptr)
+      : s(shape) {
     std::mt19937_64 gen(seed);
     std::normal_distribution<double> normal;
     auto fill = [&](std::vector<double>& x, std::size_t n) {
       x.resize(n);
-      for (double& e : x) e = normal(gen);
+      for (double& e : x) e = round != nullptr ? round(normal(gen)) : normal(gen);
     };
     const std::size_t nq = static_cast<std::size_t>(s.batch) * s.seq_len * s.q_heads * s.head_dim;
     const std::size_t nk = static_cast<std::size_t>(s.batch) * s.seq_len * s.kv_heads * s.head_dim;
@@ -128,35 +135,73 @@ struct Reference {
 // Within 1e-5 for fp32 (the bound) and 1e-10 for fp64, relative to max(1, |ref|);
 // fp64 gradients within 1e-6: the backward reads the forward's fp32 LSE, whose rounding (about
 // 6e-8 of values of a few units) every softmax weight inherits.
+// The 16-bit types: each element within atol = rtol = 2.5e-2 for bf16 (the bound for
+// the GPU path) and 5e-3 for fp16, and the whole tensor within a relative norm of 1e-2 and 2e-3
+// (a wrong block moves the norm far more). Their outputs are rounded once from fp32, and the
+// backward's delta reads the rounded out, as FlashAttention's does: over 6 runs of every case
+// the worst bf16 element was off by 1.7e-2 of max(1, |ref|) (dk), fp16's by 2.6e-3.
+template <class T>
+double tolerance(bool gradient) {
+  if constexpr (std::is_same_v<T, bfloat16>) return 2.5e-2;
+  if constexpr (std::is_same_v<T, half>) return 5e-3;
+  return sizeof(T) == 4 ? 1e-5 : gradient ? 1e-6 : 1e-10;
+}
+
+// An element as double, for the 16-bit types too (their conversion is to float, explicitly).
+template <class T>
+double as_double(T x) {
+  return static_cast<double>(static_cast<float>(x));
+}
+inline double as_double(double x) {
+  return x;
+}
+
 template <class T, class U>
 void expect_near_all(const std::vector<T>& got, const std::vector<U>& ref, const std::string& what,
                      int pe) {
+  constexpr bool k16 = sizeof(T) == 2;
   const bool gradient = what[0] == 'd';
-  const double tol = sizeof(T) == 4 ? 1e-5 : gradient ? 1e-6 : 1e-10;
+  const double tol = tolerance<T>(gradient);
   ASSERT_EQ(got.size(), ref.size()) << what;
   std::size_t bad = 0, worst = 0;
-  double worst_err = 0;
+  double worst_err = 0, diff2 = 0, ref2 = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
-    const double err = std::abs(static_cast<double>(got[i]) - static_cast<double>(ref[i])) /
-                       std::max(1.0, std::abs(static_cast<double>(ref[i])));
+    const double r = static_cast<double>(ref[i]), d = std::abs(as_double(got[i]) - r);
+    const double err = k16 ? d / (1 + std::abs(r)) : d / std::max(1.0, std::abs(r));
+    diff2 += d * d;
+    ref2 += r * r;
     if (err > tol) ++bad;
     if (err > worst_err) worst_err = err, worst = i;
   }
   EXPECT_EQ(bad, 0u) << "[pe " << pe << "] " << what << ": " << bad << " of " << got.size()
-                     << " elements off; worst at " << worst << ": " << got[worst] << " against "
-                     << ref[worst];
+                     << " elements off; worst at " << worst << ": " << as_double(got[worst])
+                     << " against " << ref[worst];
+  if (k16)
+    EXPECT_LE(std::sqrt(diff2 / std::max(ref2, 1e-30)), tol / 2.5)
+        << "[pe " << pe << "] " << what << ": relative norm of the error";
 }
 
 struct Case {
   int n_pes;
   bool causal;
   bool gqa;
-  bool fp64;
+  DataType type;  // kFloat, kDouble, kBfloat16, kHalf
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& i) {
+  const char* type = i.param.type == DataType::kFloat    ? "_fp32"
+                     : i.param.type == DataType::kDouble ? "_fp64"
+                     : i.param.type == DataType::kHalf   ? "_fp16"
+                                                         : "_bf16";
   return std::to_string(i.param.n_pes) + "pes_" + (i.param.causal ? "causal" : "full") +
-         (i.param.gqa ? "_gqa" : "") + (i.param.fp64 ? "_fp64" : "_fp32");
+         (i.param.gqa ? "_gqa" : "") + type;
+}
+
+template <class T>
+DataType type_of() {
+  if constexpr (std::is_same_v<T, bfloat16>) return DataType::kBfloat16;
+  if constexpr (std::is_same_v<T, half>) return DataType::kHalf;
+  return sizeof(T) == 4 ? DataType::kFloat : DataType::kDouble;
 }
 
 template <class T>
@@ -170,9 +215,14 @@ void run_ring(const Case& c, const symmetra::kernels::RingAttentionOptions& opti
   shape.causal = c.causal;
   // Two rounds of fresh inputs through one RingAttention: the channels' message numbers go on
   // growing across calls.
-  const Reference refs[2] = {Reference(shape, std::random_device{}()),
-                             Reference(shape, std::random_device{}())};
-  const DataType type = sizeof(T) == 4 ? DataType::kFloat : DataType::kDouble;
+  double (*round)(double) = nullptr;
+  if constexpr (sizeof(T) == 2)
+    round = [](double x) {
+      return static_cast<double>(static_cast<float>(T(static_cast<float>(x))));
+    };
+  const Reference refs[2] = {Reference(shape, std::random_device{}(), round),
+                             Reference(shape, std::random_device{}(), round)};
+  const DataType type = type_of<T>();
   symmetra::launch_threads(c.n_pes, [&](Runtime& rt) {
     const int me = rt.my_pe(), n = rt.n_pes();
     RingAttention ring(rt, rt.team_world(), shape, type, options);
@@ -203,10 +253,16 @@ void run_ring(const Case& c, const symmetra::kernels::RingAttentionOptions& opti
 class RingAttentionTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RingAttentionTest, MatchesFullAttention) {
-  if (GetParam().fp64)
-    run_ring<double>(GetParam());
-  else
-    run_ring<float>(GetParam());
+  switch (GetParam().type) {
+    case DataType::kDouble:
+      return run_ring<double>(GetParam());
+    case DataType::kBfloat16:
+      return run_ring<bfloat16>(GetParam());
+    case DataType::kHalf:
+      return run_ring<half>(GetParam());
+    default:
+      return run_ring<float>(GetParam());
+  }
 }
 
 std::vector<Case> cases() {
@@ -214,7 +270,9 @@ std::vector<Case> cases() {
   for (int n = 1; n <= 4; ++n)
     for (bool causal : {true, false})
       for (bool gqa : {false, true})
-        for (bool fp64 : {false, true}) v.push_back({n, causal, gqa, fp64});
+        for (DataType t :
+             {DataType::kFloat, DataType::kDouble, DataType::kBfloat16, DataType::kHalf})
+          v.push_back({n, causal, gqa, t});
   return v;
 }
 INSTANTIATE_TEST_SUITE_P(Pes, RingAttentionTest, ::testing::ValuesIn(cases()), case_name);

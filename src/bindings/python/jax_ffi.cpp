@@ -250,11 +250,13 @@ ffi::Error ring_for(const char* op, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::Any
         pre +
         "q must be [batch, tokens, q_heads, head_dim] and k, v [batch, tokens, kv_heads, "
         "head_dim], alike");
-  if (q.element_type() != k.element_type() || k.element_type() != v.element_type() ||
-      (q.element_type() != ffi::DataType::F32 && q.element_type() != ffi::DataType::F64))
+  const ffi::DataType t = q.element_type();
+  if (t != k.element_type() || k.element_type() != v.element_type() ||
+      (t != ffi::DataType::F32 && t != ffi::DataType::F64 && t != ffi::DataType::BF16 &&
+       t != ffi::DataType::F16))
     return ffi::Error::InvalidArgument(pre +
-                                       "q, k and v must all be float32 or all float64 "
-                                       "(the CPU path)");
+                                       "q, k and v must be of one type: float32, float64, "
+                                       "bfloat16 or float16");
   const RingKey key{{qd[0], qd[1], qd[2], kd[2], qd[3], causal}, data_type_of(q.element_type())};
   auto it = g_rings->find(key);
   if (it == g_rings->end()) {

@@ -18,9 +18,11 @@
 // the blocks round again, with their dK/dV accumulators on a second channel; after the last step
 // each accumulator takes one more hop, home to its block's owner.
 //
-// This build runs the CPU backend's path: plain attention in fp32 or fp64 behind the ring
-// protocol. The GPU path (cuDNN SDPA blocks on a compute stream, the ring on a communication
-// stream) is not built yet: on the GPU backend the calls throw saying so.
+// This build runs the CPU backend's path: plain attention behind the ring protocol, on fp32,
+// fp64, bf16 or fp16 inputs. The 16-bit ones travel the ring as they are and are computed in
+// fp32: scores, the (O, LSE) merge, dQ and the travelling dK/dV accumulators. The GPU path (cuDNN
+// SDPA blocks on a compute stream, the ring on a communication stream) is not built yet: on the GPU
+// backend the calls throw saying so.
 //
 // Threads: one RingAttention belongs to one PE; forward and backward are collective over the
 // team, made by every member in the same order, one thread at a time. Construction and
@@ -67,7 +69,7 @@ class RingAttention {
  public:
   // Collective over the world: checks the shape (seq_len a multiple of 2N, q_heads a multiple of
   // kv_heads: Error naming what is wrong, nothing padded) and allocates the symmetric buffers of
-  // the two channels. type: kFloat or kDouble on the CPU backend.
+  // the two channels. type: kFloat, kDouble, kBfloat16 or kHalf.
   RingAttention(Runtime& rt, const Team& team, const AttentionShape& shape, DataType type,
                 RingAttentionOptions options = {});
   // Collective over the world: frees the buffers.
