@@ -214,10 +214,14 @@ TEST(Join, TcpAdmitsOnlyTheJobsSecret) {
 }
 
 TEST(Join, PeRefusesATcpServerWithoutTheSecret) {
-  const int port = 41000 + getpid() % 20000;
-  const std::string address = "tcp:127.0.0.1:" + std::to_string(port);
-  auto lfd = detail::listen_on(address, 4);
+  // Port 0: the kernel picks a free one. A fixed port (41000 + pid % 20000) failed once in a
+  // fresh-clone run, "Address already in use": it lies in the ephemeral range, where a
+  // concurrent test's connection may hold it.
+  auto lfd = detail::listen_on("tcp:127.0.0.1:0", 4);
   ASSERT_TRUE(lfd.ok()) << lfd.status().message();
+  const auto port = detail::bound_port(lfd.value());
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  const std::string address = "tcp:127.0.0.1:" + std::to_string(port.value());
   std::thread impostor([&] {  // challenges, then "proves" a secret it does not have
     const int c = accept(lfd.value(), nullptr, nullptr);
     detail::WireHeader h;
