@@ -27,8 +27,7 @@ from symmetra._dtypes import dtype_code as _dtype_code
 # The symmetra.Array under each tensor empty() made, by data pointer: free() needs it, and it
 # keeps the Array alive while the tensor is (the tensor's DLPack capsule refers to it too).
 _owned = {}
-
-
+# torch dtype -> symmetra's dtype code, filled as tensors come (the lookup is on every call).
 _codes = {}
 
 
@@ -65,21 +64,22 @@ def _shape(size):
     return tuple(size)
 
 
-def empty(*size, dtype=torch.float32):
-    """Collective: a tensor of `size` on this PE's symmetric heap (the GPU's memory on the CUDA
-    backend), uninitialized. Every PE passes the same size and dtype, in the same order."""
-    a = _s.empty(_shape(size), dtype)
+def _tensor(a):
+    """The tensor over Array `a` that empty() and zeros() return; free() finds `a` by it."""
     t = torch.from_dlpack(a)
     _owned[t.data_ptr()] = a
     return t
+
+
+def empty(*size, dtype=torch.float32):
+    """Collective: a tensor of `size` on this PE's symmetric heap (the GPU's memory on the CUDA
+    backend), uninitialized. Every PE passes the same size and dtype, in the same order."""
+    return _tensor(_s.empty(_shape(size), dtype))
 
 
 def zeros(*size, dtype=torch.float32):
     """Collective: empty(), zeroed on every PE before any PE returns."""
-    a = _s.zeros(_shape(size), dtype)
-    t = torch.from_dlpack(a)
-    _owned[t.data_ptr()] = a
-    return t
+    return _tensor(_s.zeros(_shape(size), dtype))
 
 
 def free(tensor):

@@ -36,26 +36,27 @@ def run_example(tmp_path, me, name, pes):
     return result
 
 
+def expect_neighbour_products(result, pes, label):
+    """Every PE of the example printed "pe N: <label> <total>", total being the sum over PEs of
+    (p + 1) times the previous PE's (p + 1)."""
+    assert result.returncode == 0, result.stdout + result.stderr
+    total = sum((p + 1) * ((p - 1) % pes + 1) for p in range(pes))
+    lines = sorted(re.findall(rf"pe \d+: {re.escape(label)} \d+", result.stdout))
+    assert lines == [f"pe {p}: {label} {total}" for p in range(pes)]
+
+
 @pytest.mark.parametrize("pes", [2, 3])
 def test_jax_example(tmp_path, me, pes):
     result = run_example(tmp_path, me, "jax", pes)
     if me == 0:
-        assert result.returncode == 0, result.stdout + result.stderr
-        total = sum((p + 1) * ((p - 1) % pes + 1) for p in range(pes))
-        lines = sorted(re.findall(r"pe \d+: sum of neighbours' products \d+", result.stdout))
-        assert lines == [f"pe {p}: sum of neighbours' products {total}" for p in range(pes)]
+        expect_neighbour_products(result, pes, "sum of neighbours' products")
 
 
 @pytest.mark.parametrize("pes", [2, 3])
 def test_shard_map_example(tmp_path, me, pes):
     result = run_example(tmp_path, me, "shard_map", pes)
     if me == 0:
-        assert result.returncode == 0, result.stdout + result.stderr
-        total = sum((p + 1) * ((p - 1) % pes + 1) for p in range(pes))
-        lines = sorted(re.findall(r"pe \d+: shard_map sum of neighbours' products \d+",
-                                  result.stdout))
-        assert lines == [f"pe {p}: shard_map sum of neighbours' products {total}"
-                         for p in range(pes)]
+        expect_neighbour_products(result, pes, "shard_map sum of neighbours' products")
 
 
 @pytest.mark.parametrize("pes", [2, 4])

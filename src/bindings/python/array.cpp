@@ -202,18 +202,17 @@ std::optional<Stream> stream_of(const Runtime& r, nb::handle s, const char* op) 
                            ": stream forms need the GPU backend (init(backend='cuda')); this "
                            "PE's heap is on the CPU: call it without stream")
                               .c_str());
-  std::uintptr_t v = 0;
-  if (PyLong_Check(s.ptr()) && nb::try_cast(s, v))  // the cheap case first: a handle
-    return reinterpret_cast<Stream>(v == 0 ? 1 /* cudaStreamLegacy */ : v);
   nb::object h = nb::borrow(s);
-  if (nb::hasattr(h, "__cuda_stream__")) {
-    h = h.attr("__cuda_stream__")();  // (version, handle)
-    h = h[1];
+  if (PyLong_Check(h.ptr())) {
+    // The cheap case first: a handle, read without attribute lookups.
+  } else if (nb::hasattr(h, "__cuda_stream__")) {
+    h = h.attr("__cuda_stream__")()[1];  // (version, handle)
   } else if (nb::hasattr(h, "cuda_stream")) {
     h = h.attr("cuda_stream");
   } else if (nb::hasattr(h, "ptr")) {
     h = h.attr("ptr");
   }
+  std::uintptr_t v = 0;
   if (!nb::try_cast(h, v))
     throw nb::type_error((std::string(op) +
                           ": stream must be None, an int (a cudaStream_t), a torch.cuda.Stream, "

@@ -61,13 +61,13 @@ int data_type_of(ffi::DataType t) {
   }
 }
 
-// The workspace: three symmetric parts of `half` bytes each: source, dest, and zeros (what a
-// permute with no sender gives, on the GPU).
+// The workspace: symmetric parts of `part` bytes each: source, dest, and on the GPU a third of
+// zeros (what a permute with no sender gives: a stream copy from it).
 struct Workspace {
   std::byte* base = nullptr;
-  std::size_t half = 0;
-  std::byte* dest() const { return base + half; }
-  std::byte* zeros() const { return base + 2 * half; }
+  std::size_t part = 0;
+  std::byte* dest() const { return base + part; }
+  std::byte* zeros() const { return base + 2 * part; }
 };
 Workspace g_ws;
 // Outgrown workspaces on the GPU: work that XLA queued before may still read them, and this
@@ -76,23 +76,20 @@ Workspace g_ws;
 std::vector<std::byte*>* g_old_ws = new std::vector<std::byte*>();
 
 Workspace& workspace(Runtime& r, std::size_t bytes, Stream s) {
-  if (bytes > g_ws.half) {
-    if (g_ws.base != nullptr) {
-      if (s != nullptr)
-        g_old_ws->push_back(g_ws.base);
-      else
-        r.free(g_ws.base);
-    }
-    g_ws.half = std::max<std::size_t>(bytes, 2 * g_ws.half);
-    g_ws.base = static_cast<std::byte*>(r.allocate(3 * g_ws.half));
-    if (s != nullptr) {  // the zeros, in stream order before any use of them
-      static const std::vector<std::byte>* zeros = nullptr;
-      if (zeros == nullptr || zeros->size() < g_ws.half) {
-        delete zeros;
-        zeros = new std::vector<std::byte>(g_ws.half);
-      }
-      r.putmem_on_stream(g_ws.zeros(), zeros->data(), g_ws.half, r.my_pe(), s);
-    }
+  if (bytes <= g_ws.part) return g_ws;
+  if (g_ws.base != nullptr) {
+    if (s != nullptr)
+      g_old_ws->push_back(g_ws.base);
+    else
+      r.free(g_ws.base);
+  }
+  g_ws.part = std::max<std::size_t>(bytes, 2 * g_ws.part);
+  g_ws.base = static_cast<std::byte*>(r.allocate((s != nullptr ? 3 : 2) * g_ws.part));
+  if (s != nullptr) {  // the zeros, in stream order before any use of them
+    // A copy from pageable memory is staged before the call returns: the buffer may change after.
+    static std::vector<std::byte> zeros;
+    if (zeros.size() < g_ws.part) zeros.resize(g_ws.part);
+    r.putmem_on_stream(g_ws.zeros(), zeros.data(), g_ws.part, r.my_pe(), s);
   }
   return g_ws;
 }

@@ -49,6 +49,15 @@ Buffer element(nb::handle h, std::size_t index, const char* op, const char* arg)
   return b;
 }
 
+// The uint64 word signal[index] of a signal operation (ValueError for another element type).
+std::uint64_t* signal_word(nb::handle signal, std::size_t index, const char* op) {
+  const Buffer sig = element(signal, index, op, "signal");
+  if (sig.dtype != static_cast<int>(DataType::kUint64))
+    throw nb::value_error(
+        (std::string(op) + ": signal must hold uint64, not " + dtype_name(sig.dtype)).c_str());
+  return static_cast<std::uint64_t*>(sig.data);
+}
+
 // Calls f(std::type_identity<T>{}) for the element type of `b`; ValueError for types the
 // operation does not take. Atomics: 32- and 64-bit integers, and for fetch, set and swap also
 // float32 and float64 (OpenSHMEM's standard and extended AMO types).
@@ -270,14 +279,9 @@ void bind_ops(nb::module_& m) {
         const char* op = nbi ? "put_signal_nbi" : "put_signal";
         Runtime& r = rt(op);
         auto [d, s] = rma_pair(dest, src, op, "dest", "src");
-        const Buffer sig = element(signal, signal_index, op, "signal");
-        if (sig.dtype != static_cast<int>(DataType::kUint64))
-          throw nb::value_error(
-              (std::string(op) + ": signal must hold uint64, not " + dtype_name(sig.dtype))
-                  .c_str());
+        std::uint64_t* word = signal_word(signal, signal_index, op);
         check_pe(r, pe, op);
         const SignalOp sop = signal_op_of(signal_op, op);
-        auto* word = static_cast<std::uint64_t*>(sig.data);
         if (const std::optional<Stream> st = stream_of(r, stream, op)) {
           r.putmem_signal_on_stream(d.data, s.data, d.nbytes(), word, value, sop, pe, *st);
           return;
@@ -299,12 +303,9 @@ void bind_ops(nb::module_& m) {
          std::size_t index, nb::handle stream) {
         const char* op = "signal_op";
         Runtime& r = rt(op);
-        const Buffer sig = element(signal, index, op, "signal");
-        if (sig.dtype != static_cast<int>(DataType::kUint64))
-          throw nb::value_error("signal_op: signal must hold uint64");
+        std::uint64_t* word = signal_word(signal, index, op);
         check_pe(r, pe, op);
         const SignalOp sop = signal_op_of(signal_op, op);
-        auto* word = static_cast<std::uint64_t*>(sig.data);
         if (const std::optional<Stream> st = stream_of(r, stream, op))
           r.signal_op_on_stream(word, value, sop, pe, *st);
         else if (sop == SignalOp::kSet)
@@ -319,10 +320,7 @@ void bind_ops(nb::module_& m) {
   m.def(
       "signal_fetch",
       [](nb::handle signal, std::size_t index) {
-        const Buffer sig = element(signal, index, "signal_fetch", "signal");
-        if (sig.dtype != static_cast<int>(DataType::kUint64))
-          throw nb::value_error("signal_fetch: signal must hold uint64");
-        return rt("signal_fetch").signal_fetch(static_cast<const std::uint64_t*>(sig.data));
+        return rt("signal_fetch").signal_fetch(signal_word(signal, index, "signal_fetch"));
       },
       nb::arg("signal"), nb::arg("index") = 0);
   m.def(
@@ -331,11 +329,8 @@ void bind_ops(nb::module_& m) {
          nb::handle stream) -> std::optional<std::uint64_t> {
         const char* op = "signal_wait_until";
         Runtime& r = rt(op);
-        const Buffer sig = element(signal, index, op, "signal");
-        if (sig.dtype != static_cast<int>(DataType::kUint64))
-          throw nb::value_error("signal_wait_until: signal must hold uint64");
+        std::uint64_t* word = signal_word(signal, index, op);
         const Cmp c = cmp_of(cmp, op);
-        auto* word = static_cast<std::uint64_t*>(sig.data);
         if (const std::optional<Stream> st = stream_of(r, stream, op)) {
           r.signal_wait_until_on_stream(word, c, value, *st);
           return std::nullopt;
