@@ -20,10 +20,12 @@
 #include <vector>
 
 #include "support/command.hpp"
+#include "support/free_port.hpp"
 #include "symmetra/launch.hpp"
 
 namespace {
 
+using symmetra::testing::free_tcp_port;
 using symmetra::testing::PeRun;
 using symmetra::testing::run_command;
 using symmetra::testing::spawn;
@@ -141,7 +143,7 @@ std::map<std::string, std::string> two_node_env(int r, int port) {
 
 // A PE of the other node is killed: the others stop within 2 s, naming it and its host.
 TEST(FailurePaths, TwoNodesStopWhenAPeOfTheOtherIsKilled) {
-  const int port = 20000 + (getpid() + 23) % 20000;
+  const int port = free_tcp_port(23);
   const auto runs = spawn(4, [&](int r) { return two_node_env(r, port); },
                           {FAULT_PROG_PATH, "lost_while_waiting", "3", "kill"});
   EXPECT_EQ(runs[3].status, 128 + SIGKILL) << all_output(runs);
@@ -153,7 +155,7 @@ TEST(FailurePaths, TwoNodesStopWhenAPeOfTheOtherIsKilled) {
 // The whole second node goes (both its PEs killed at once): the first node's PEs stop within
 // 2 s, naming a PE of it and its host.
 TEST(FailurePaths, TwoNodesStopWhenTheOtherNodeDies) {
-  const int port = 20000 + (getpid() + 29) % 20000;
+  const int port = free_tcp_port(29);
   const auto runs = spawn(4, [&](int r) { return two_node_env(r, port); },
                           {FAULT_PROG_PATH, "lost_while_waiting", "host", "kill"});
   for (int r : {2, 3}) EXPECT_EQ(runs[r].status, 128 + SIGKILL) << all_output(runs);

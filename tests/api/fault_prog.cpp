@@ -60,12 +60,25 @@ int main(int argc, char** argv) {
     const std::string who = argc > 2 ? argv[2] : "1";
     const int victim = who == "host" ? rt->n_pes() - 1 : std::atoi(who.c_str());
     const std::string how = argc > 3 ? argv[3] : "kill";
+    // A victim goes only once every survivor is past the barrier and has said so: a PE that
+    // died inside it could stop a survivor before its wait, outside the handler below. Each
+    // survivor adds 1 at every other PE, since it cannot name the victim's host-mates.
     if (me == victim || (who == "host" && rt->pe_local(victim))) {
+      int lost = 0;
+      for (int pe = 0; pe < rt->n_pes(); ++pe)
+        lost += pe == me || (who == "host" && rt->pe_local(pe)) ? 1 : 0;
+      try {  // a host-mate may go first: this one goes anyway
+        rt->wait_until(buf + 1, symmetra::Cmp::kGe, static_cast<long>(rt->n_pes() - lost));
+      } catch (const symmetra::JobStopped&) {
+      }
       if (how == "exit") std::exit(3);
       raise(SIGKILL);
     }
     const auto t0 = std::chrono::steady_clock::now();
     try {
+      for (int pe = 0; pe < rt->n_pes(); ++pe)
+        if (pe != me) rt->atomic_add(buf + 1, 1L, pe);
+      rt->quiet();
       rt->wait_until(buf, symmetra::Cmp::kGe, 1L);
       std::printf("pe %d: the wait returned\n", me);
     } catch (const symmetra::Error& e) {

@@ -15,8 +15,11 @@
 
 #include "launcher/binding.hpp"
 #include "support/command.hpp"
+#include "support/free_port.hpp"
 
 namespace {
+
+using symmetra::testing::free_tcp_port;
 
 // Forks n PEs running launch_prog with env(rank); returns how many printed "ring ok" and exited 0.
 int run_with_env(int n, const std::function<std::map<std::string, std::string>(int)>& env) {
@@ -83,7 +86,7 @@ TEST(Launchers, SlurmEnvironment) {
 // Without LOCAL_WORLD_SIZE the PEs may sit on several hosts: TCP, which needs the job's secret.
 TEST(Launchers, TorchrunEnvironmentOverTcp) {
   const int n = 4;
-  const int port = 20000 + getpid() % 20000;
+  const int port = free_tcp_port(1);
   EXPECT_EQ(
       run_with_env(n,
                    [&](int r) {
@@ -99,7 +102,7 @@ TEST(Launchers, TorchrunEnvironmentOverTcp) {
 // no secret needed.
 TEST(Launchers, TorchrunOnOneHost) {
   const int n = 3;
-  const int port = 20000 + (getpid() + 7) % 20000;
+  const int port = free_tcp_port(7);
   EXPECT_EQ(
       run_with_env(n,
                    [&](int r) {
@@ -129,7 +132,7 @@ std::map<std::string, std::string> host_env(int r, int per_host) {
 // MASTER_ADDR, PE 0 hosts it, and each node's PEs meet again on a Unix socket of their own.
 TEST(Launchers, TorchrunOnTwoNodes) {
   const int n = 4;
-  const int port = 20000 + (getpid() + 13) % 20000;
+  const int port = free_tcp_port(13);
   EXPECT_EQ(run_with_env(n,
                          [&](int r) {
                            auto env = host_env(r, 2);
@@ -147,7 +150,7 @@ TEST(Launchers, TorchrunOnTwoNodes) {
 // mpirun on two hosts with the TCP rendezvous named (SYMMETRA_BOOTSTRAP): 3 + 2 PEs.
 TEST(Launchers, OpenMpiOnTwoHostsOverTcp) {
   const int n = 5;
-  const std::string address = "tcp:127.0.0.1:" + std::to_string(20000 + (getpid() + 17) % 20000);
+  const std::string address = "tcp:127.0.0.1:" + std::to_string(free_tcp_port(17));
   const std::string job = "test2-" + std::to_string(getpid());
   EXPECT_EQ(run_with_env(n,
                          [&](int r) {

@@ -17,9 +17,11 @@
 #include "bootstrap/socket.hpp"
 #include "bootstrap/wire.hpp"
 #include "support/command.hpp"
+#include "support/free_port.hpp"
 
 namespace {
 
+using symmetra::testing::free_tcp_port;
 using symmetra::testing::PeRun;
 using symmetra::testing::spawn;
 namespace detail = symmetra::detail;
@@ -170,7 +172,7 @@ TEST(Join, ForeignAndStrayConnectionsAreRefusedAndTheJobGoesOn) {
 // Over TCP only the secret admits: a PE with a wrong one is refused (and told), the job goes
 // on; a PE without one fails at once; and a server that cannot prove it is refused by the PE.
 TEST(Join, TcpAdmitsOnlyTheJobsSecret) {
-  const int port = 21000 + getpid() % 20000;
+  const int port = free_tcp_port(31);
   const std::string address = "tcp:127.0.0.1:" + std::to_string(port);
   std::vector<PeRun> runs;
   std::thread pes([&] {

@@ -7,6 +7,7 @@
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -292,11 +293,20 @@ void UcxTransport::for_pieces(const device::Context& ctl, const char* op, int pe
   }
 }
 
+void UcxTransport::failed(const device::Context& ctl, const char* op, int pe, ucs_status_t st) {
+  // A PE that died breaks its connections at the moment the job's watch learns of it: give the
+  // watch a bounded moment to mark this heap, so that the error names the lost PE (and stops
+  // this one as a wait would) rather than a transport status.
+  const std::uint64_t until = steady_ns() + std::min<std::uint64_t>(ctl.timeout_ns, kGraceNs);
+  while (__atomic_load_n(&my_header_->abort_pe, __ATOMIC_ACQUIRE) == 0 && steady_ns() < until)
+    usleep(1000);
+  dd::host_stop_if_marked(ctl, op);
+  dd::host_fatalf(ctl, op, "UCX failed an operation to PE %d: %s", pe, ucs_status_string(st));
+}
+
 void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void* req) {
   if (req == nullptr) return;  // done at once
-  if (UCS_PTR_IS_ERR(req))
-    dd::host_fatalf(ctl, op, "UCX failed an operation to PE %d: %s", pe,
-                    ucs_status_string(UCS_PTR_STATUS(req)));
+  if (UCS_PTR_IS_ERR(req)) failed(ctl, op, pe, UCS_PTR_STATUS(req));
   const std::uint64_t start = steady_ns();
   ucs_status_t st;
   for (std::uint32_t i = 0;; ++i) {
@@ -322,8 +332,7 @@ void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void
     }
   }
   ucp_request_free(req);
-  if (st != UCS_OK)
-    dd::host_fatalf(ctl, op, "UCX failed an operation to PE %d: %s", pe, ucs_status_string(st));
+  if (st != UCS_OK) failed(ctl, op, pe, st);
   ring_sleepers();  // what the progress above served may be what another thread sleeps on
 }
 

@@ -115,6 +115,10 @@ class UcxTransport final : public Transport {
   // Waits (progressing the worker, mu_ held) until the request `req` that an *_nbx call
   // returned completes; ends the job on an error or at the timeout.
   void wait(const device::Context& ctl, const char* op, int pe, void* req);
+  // An operation to PE pe failed with st: stops naming the lost PE if the job's watch marks one
+  // within kGraceNs (or the timeout, if shorter), else ends the job with UCX's status.
+  [[noreturn]] void failed(const device::Context& ctl, const char* op, int pe, ucs_status_t st);
+  static constexpr std::uint64_t kGraceNs = 2'000'000'000;
   // One UCX atomic (`uop`, a ucp_atomic_op_t) of `size` (4 or 8) bytes on PE pe's word at
   // `offset`; for CSWAP `operand` is the compare value and `reply` the value to store. Returns
   // the word's old value. mu_ held.
