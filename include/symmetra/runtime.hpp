@@ -545,6 +545,12 @@ class Runtime {
   // it inlined here, shmem_long_atomic_fetch_add took 1.5x as long (docs/transports.md).
   template <AmoOp A, bool Fetch, class T>
   T host_amo(const char* op, T* dest, T v, T cond, int pe);
+  // The host forms' general ways, when kHostDirect is clear (observed, GPU, remote PEs): out of
+  // line (getmem_general in src/runtime/backend_ops.cpp), so that the direct path's function
+  // stays as small as before the seam.
+  template <AmoOp A, bool Fetch, class T>
+  T host_amo_general(const char* op, T* dest, T v, T cond, int pe);
+  void getmem_general(void* dest, const void* src, std::size_t bytes, int pe);
   template <class T>
   T amo(AmoOp op, T* dest, T value, T cond, int pe);
   // Polls n words of this PE's GPU memory from the host until `done(copy)` holds.

@@ -17,6 +17,16 @@ void Runtime::gpu_put(void* dest, const void* src, std::size_t bytes, int pe, co
   s_->backend->put(ctx_, op, dest, src, bytes, pe);
 }
 
+// getmem when kHostDirect is clear: observed, on the GPU, or to a PE of another host.
+void Runtime::getmem_general(void* dest, const void* src, std::size_t bytes, int pe) {
+  SYMMETRA_OBSERVE(&Runtime::getmem, "get", pe, bytes, Form::kHost, -1, dest, src, bytes, pe);
+  if (gpu_) return gpu_get(dest, src, bytes, pe, "get");
+  const void* r = checked_peer("get", src, bytes, pe);
+  if (!ctx_.reachable(pe)) [[unlikely]]
+    return device::detail::remote_get(device::ThreadGroup{}, ctx_, "get", dest, src, bytes, pe);
+  device::detail::get_from(device::ThreadGroup{}, dest, r, bytes);
+}
+
 void Runtime::gpu_get(void* dest, const void* src, std::size_t bytes, int pe, const char* op) {
   s_->backend->get(ctx_, op, dest, src, bytes, pe);
 }

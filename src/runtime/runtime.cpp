@@ -300,6 +300,9 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   if (s_->config->ll_lanes) ctx_.flags |= device::Context::kWorkspaceLanes;
   if (options.dest_ready_by_program) ctx_.flags |= device::Context::kDestReadyByProgram;
   start_observing();
+  if (!gpu && (ctx_.flags & device::Context::kIdentityIndex) &&
+      !(ctx_.flags & device::Context::kObserve))
+    ctx_.flags |= device::Context::kHostDirect;
   refresh_context();
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();

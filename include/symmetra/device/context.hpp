@@ -97,6 +97,10 @@ struct Context {
   // The host forms record what they do (SYMMETRA_TRACE, SYMMETRA_NVTX; runtime.hpp's
   // ObserveScope): host code only. Off, each form pays one test of this bit.
   static constexpr std::uint32_t kObserve = 256u;
+  // The host forms' direct path holds: the CPU backend, every PE reachable by load and store
+  // with the identity index, nothing observed. Host code only: the host RMA and atomic forms
+  // test this one bit, and go the general way (observe, GPU, remote) when it is clear.
+  static constexpr std::uint32_t kHostDirect = 512u;
 
   // heap_bytes, read atomically on the host, where another thread of the PE may grow the heap
   // meanwhile (SHMEM_THREAD_MULTIPLE; Runtime::refresh_context writes it atomically too).

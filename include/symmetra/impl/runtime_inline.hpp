@@ -33,6 +33,9 @@ inline T* Runtime::ptr(T* p, int pe) const {
 
 [[gnu::always_inline]] inline void Runtime::putmem(void* dest, const void* src, std::size_t bytes,
                                                    int pe) {
+  if (ctx_.flags & device::Context::kHostDirect) [[likely]]
+    return device::detail::put_to(device::ThreadGroup{}, ctx_, checked_peer("put", dest, bytes, pe),
+                                  dest, src, bytes, pe);
   SYMMETRA_OBSERVE(&Runtime::putmem, "put", pe, bytes, Form::kHost, -1, dest, src, bytes, pe);
   if (gpu_) return gpu_put(dest, src, bytes, pe, "put");
   void* r = checked_peer("put", dest, bytes, pe);
@@ -43,12 +46,10 @@ inline T* Runtime::ptr(T* p, int pe) const {
 
 [[gnu::always_inline]] inline void Runtime::getmem(void* dest, const void* src, std::size_t bytes,
                                                    int pe) {
-  SYMMETRA_OBSERVE(&Runtime::getmem, "get", pe, bytes, Form::kHost, -1, dest, src, bytes, pe);
-  if (gpu_) return gpu_get(dest, src, bytes, pe, "get");
-  const void* r = checked_peer("get", src, bytes, pe);
-  if (!ctx_.reachable(pe)) [[unlikely]]
-    return device::detail::remote_get(device::ThreadGroup{}, ctx_, "get", dest, src, bytes, pe);
-  device::detail::get_from(device::ThreadGroup{}, dest, r, bytes);
+  if (ctx_.flags & device::Context::kHostDirect) [[likely]]
+    return device::detail::get_from(device::ThreadGroup{}, dest,
+                                    checked_peer("get", src, bytes, pe), bytes);
+  getmem_general(dest, src, bytes, pe);
 }
 
 [[gnu::always_inline]] inline void Runtime::putmem_nbi(void* dest, const void* src,
@@ -97,6 +98,8 @@ inline void Runtime::get_nbi(T* dest, const T* src, std::size_t n, int pe) {
 
 template <class T>
 [[gnu::always_inline]] inline void Runtime::p(T* dest, T value, int pe) {
+  if (ctx_.flags & device::Context::kHostDirect) [[likely]]
+    return device::detail::p_to(ctx_, checked_peer("p", dest, sizeof(T), pe), dest, value, pe);
   SYMMETRA_OBSERVE(&Runtime::p<T>, "p", pe, sizeof(T), Form::kHost, -1, dest, value, pe);
   if (gpu_) return gpu_put(dest, &value, sizeof(T), pe, "p");
   T* r = checked_peer("p", dest, sizeof(T), pe);
@@ -107,6 +110,8 @@ template <class T>
 
 template <class T>
 [[gnu::always_inline]] inline T Runtime::g(const T* src, int pe) {
+  if (ctx_.flags & device::Context::kHostDirect) [[likely]]
+    return device::detail::g_from(checked_peer("g", src, sizeof(T), pe));
   SYMMETRA_OBSERVE(&Runtime::g<T>, "g", pe, sizeof(T), Form::kHost, -1, src, pe);
   if (gpu_) {
     T v;
@@ -422,6 +427,15 @@ inline void Runtime::barrier(const Team& team) {
 
 template <AmoOp A, bool Fetch, class T>
 [[gnu::always_inline]] inline T Runtime::host_amo(const char* op, T* dest, T v, T cond, int pe) {
+  if ((ctx_.flags & (device::Context::kHostDirect | device::Context::kCheckArgs)) ==
+      device::Context::kHostDirect) [[likely]]
+    return device::detail::amo_at<A, Fetch>(ctx_, checked_peer(op, dest, sizeof(T), pe), dest, v,
+                                            cond, pe);
+  return host_amo_general<A, Fetch>(op, dest, v, cond, pe);
+}
+
+template <AmoOp A, bool Fetch, class T>
+[[gnu::noinline]] T Runtime::host_amo_general(const char* op, T* dest, T v, T cond, int pe) {
   if (ctx_.flags & device::Context::kObserve) [[unlikely]]
     if (observe_outer())
       return observed<&Runtime::host_amo<A, Fetch, T>>(
@@ -466,7 +480,8 @@ inline Runtime::Words<T> Runtime::local_words(const T* ivars, std::size_t n) {
 }
 
 template <class T>
-inline T* Runtime::checked_peer(const char* op, T* sym, std::size_t bytes, int pe) const {
+[[gnu::always_inline]] inline T* Runtime::checked_peer(const char* op, T* sym, std::size_t bytes,
+                                                       int pe) const {
   const auto a = reinterpret_cast<std::uintptr_t>(sym);
   const bool pe_ok = static_cast<unsigned>(pe) < static_cast<unsigned>(ctx_.n_pes);
   const std::uint64_t soff = a - ctx_.static_lo, sb = ctx_.static_bytes;
