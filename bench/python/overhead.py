@@ -59,9 +59,13 @@ def main():
 
 
 def stream_main():
-    """--stream (GPU backend): the enqueue cost of each stream form, as py_overhead.cpp --stream
-    measures it: 200 enqueues timed alone, the stream drained after, outside the time."""
+    """--stream (GPU backend): the enqueue cost of each stream form. Blocks of 200 enqueues from
+    Python and 200 of the same C++ form called from C++ in this process (the extension's
+    _bench_cpp_enqueues), alternating, on one stream and the same memory; the stream is drained
+    after each block, outside the time. Both sides print a median of 15 blocks."""
     import torch
+
+    from symmetra import _symmetra
 
     s.init()
     me, n = s.my_pe(), s.n_pes()
@@ -73,28 +77,38 @@ def stream_main():
     h = stream.cuda_stream  # an int: the extension's cheapest stream argument
     world = s.team_world()
     put, signal_op, allreduce, barrier = s.put, s.signal_op, s.allreduce, s.barrier
+    cpp = _symmetra._bench_cpp_enqueues
+    calls = 200
     ops = [
-        ("put_on_stream", 64, lambda: put(buf, src, peer, stream=h)),
-        ("signal_op_on_stream", 8, lambda: signal_op(sig, 1, peer, stream=h)),
-        ("allreduce_on_stream", 32, lambda: allreduce(total, fsrc, "sum", world, stream=h)),
-        ("barrier_all_on_stream", 0, lambda: barrier(None, stream=h)),
+        ("put_on_stream", 64, lambda: put(buf, src, peer, stream=h), ("put", buf, src)),
+        ("signal_op_on_stream", 8, lambda: signal_op(sig, 1, peer, stream=h),
+         ("signal_op", sig, sig)),
+        ("allreduce_on_stream", 32, lambda: allreduce(total, fsrc, "sum", world, stream=h),
+         ("allreduce", total, fsrc)),
+        ("barrier_all_on_stream", 0, lambda: barrier(None, stream=h), ("barrier_all", sig, sig)),
     ]
-    for name, nbytes, body in ops:
-        per_call = []
-        for _ in range(9):
-            s.barrier_all()
-            t0 = time.perf_counter()
-            for _ in range(200):
-                body()
-            per_call.append((time.perf_counter() - t0) * 1e6 / 200)
-            stream.synchronize()
-        per_call.sort()
+    for name, nbytes, body, (cop, a, b) in ops:
+        sides = {"python": [], "cpp": []}
+        for rep in range(15):
+            for side in (("python", "cpp") if rep % 2 == 0 else ("cpp", "python")):
+                s.barrier_all()
+                if side == "python":
+                    t0 = time.perf_counter()
+                    for _ in range(calls):
+                        body()
+                    sides[side].append((time.perf_counter() - t0) * 1e6 / calls)
+                else:
+                    sides[side].append(cpp(cop, a, b, peer, h, calls))
+                stream.synchronize()
         if me == 0:
-            print(json.dumps({"bench": "py_overhead", "side": "python", "op": name,
-                              "bytes": nbytes, "pes": n, "us": round(per_call[4], 4)}), flush=True)
+            for side, per_call in sides.items():
+                per_call.sort()
+                print(json.dumps({"bench": "py_overhead", "side": side, "op": name,
+                                  "bytes": nbytes, "pes": n, "us": round(per_call[7], 4),
+                                  "in_process": True}), flush=True)
     s.barrier_all()
-    for a in (fsrc, total, sig, src, buf):
-        s.free(a)
+    for x in (fsrc, total, sig, src, buf):
+        s.free(x)
     s.finalize()
 
 

@@ -4,8 +4,9 @@
 # PEs, the two sides alternating RUNS times; prints each side's median per call, the difference
 # and the ratio, as a table and JSON lines (build/python/overhead.jsonl).
 #   bench/python/overhead.sh [RUNS]      (needs tools/setup and tools/python-test's install)
-#   bench/python/overhead.sh --stream [RUNS]   (the GPU machine: the stream forms' enqueue cost;
-#     PY_OVERHEAD_CPP, PY_OVERHEAD_PYTHON, PY_OVERHEAD_SYMRUN name the programs; tools/gpu-check)
+#   bench/python/overhead.sh --stream [RUNS]   (the GPU machine: the stream forms' enqueue cost,
+#     both sides in one process, blocks alternating; PY_OVERHEAD_PYTHON, PY_OVERHEAD_SYMRUN name
+#     the programs; tools/gpu-check)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mode=""
@@ -21,7 +22,9 @@ fi
 out=build/python/overhead$mode.jsonl
 mkdir -p build/python && : >"$out"
 for ((r = 0; r < runs; ++r)); do
-  if ((r % 2 == 0)); then
+  if [ -n "$mode" ]; then  # both sides in one process (overhead.py's stream_main)
+    "$symrun" -n 2 "$py" bench/python/overhead.py $mode >>"$out"
+  elif ((r % 2 == 0)); then
     "$symrun" -n 2 "$cpp" $mode | grep '^{' >>"$out"
     "$symrun" -n 2 "$py" bench/python/overhead.py $mode >>"$out"
   else

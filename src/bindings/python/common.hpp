@@ -72,11 +72,12 @@ nb::dlpack::dtype dlpack_dtype(DataType t);
 // NumPy's name of a DataType ("float32", "bfloat16").
 const char* dtype_name(int t);
 
-// The parts of the module (array.cpp, ops.cpp, coll.cpp; jax_ffi.cpp where jaxlib's headers
-// were found at build time).
+// The parts of the module (array.cpp, ops.cpp, coll.cpp, bench.cpp; jax_ffi.cpp where jaxlib's
+// headers were found at build time).
 void bind_array(nb::module_& m);
 void bind_ops(nb::module_& m);
 void bind_coll(nb::module_& m);
+void bind_bench(nb::module_& m);
 void bind_jax(nb::module_& m);
 // Collective: what symmetra.jax keeps on the heap (its rings), freed before finalize.
 void release_jax_state();

@@ -208,6 +208,7 @@ NB_MODULE(_symmetra, m) {
   bind_array(m);
   bind_ops(m);
   bind_coll(m);
+  bind_bench(m);
 #if SYMMETRA_HAVE_JAX_FFI
   bind_jax(m);
 #endif
