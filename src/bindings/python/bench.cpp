@@ -15,8 +15,7 @@ namespace symmetra::python {
 void bind_bench(nb::module_& m) {
   m.def(
       "_bench_cpp_enqueues",
-      [](std::string_view op, nb::handle a, nb::handle b, int peer, nb::handle stream,
-         int calls) {
+      [](std::string_view op, nb::handle a, nb::handle b, int peer, nb::handle stream, int calls) {
         Runtime& r = rt("_bench_cpp_enqueues");
         const std::optional<Stream> s = stream_of(r, stream, "_bench_cpp_enqueues");
         if (!s) throw nb::value_error("_bench_cpp_enqueues: needs a stream");
