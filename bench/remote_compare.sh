@@ -3,7 +3,8 @@
 #   1. 2 PEs on 2 forced hosts, each in a network namespace of its own (tools/netns-hosts; on
 #      loopback where it cannot make them, which it says), UCX over TCP: symmetra-perf's remote
 #      rows (put/get latency and bandwidth 8 B - 4 MiB, p, fetch_add, put_signal ping-pong)
-#      against ucx-raw-perf doing the same operations with UCP alone, in the same namespaces.
+#      against ucx-raw-perf doing the same operations with UCP alone, in the same namespaces;
+#      and the served path (SYMMETRA_UCX_SERVED=1) against UCX's RMA and atomics.
 #   2. The same rows against Open MPI's OSHMEM (spml ucx, UCX_TLS=tcp) on loopback, where oshrun
 #      starts its PEs (it cannot put them in namespaces); Symmetra runs on loopback for this one.
 #   3. All-reduce of 4 PEs on 2 and on 4 forced hosts, 8 B - 16 MiB: the selector's pick
@@ -30,9 +31,15 @@ echo "== Remote rows: Symmetra vs raw UCX, 2 PEs on 2 hosts, UCX over TCP"
   echo "$path" >"$out/remote.path"
   "$bin/symrun" -n 2 $args "$bin/symmetra-perf" --parts rma,small $quick | grep "^{" >"$out/remote_symmetra.jsonl"
   "$bin/symrun" -n 2 $args "$bin/ucx-raw-perf" $quick | grep "^{" >"$out/remote_ucx.jsonl"
+  SYMMETRA_UCX_SERVED=1 "$bin/symrun" -n 2 $args "$bin/symmetra-perf" --parts rma,small $quick |
+    grep "^{" >"$out/remote_served.jsonl"
 ' _ "$bin" "$out" "$quick"
 echo "(path: $(cat "$out/remote.path" 2>/dev/null))"
 python3 "$here/compare.py" "$out/remote_symmetra.jsonl" "$out/remote_ucx.jsonl" | tee "$out/remote_vs_ucx.txt"
+echo; echo "== Served (SYMMETRA_UCX_SERVED=1: gets and atomics answered by the target's CPU, the"
+echo "   path of memory UCX cannot register) vs UCX's RMA and atomics, same namespaces"
+python3 "$here/compare.py" "$out/remote_served.jsonl" "$out/remote_symmetra.jsonl" |
+  tee "$out/remote_served_vs_rma.txt"
 
 if command -v oshcc >/dev/null && command -v oshrun >/dev/null; then
   echo; echo "== Remote rows: Symmetra vs Open MPI OSHMEM (spml ucx), 2 PEs, UCX over TCP, loopback"

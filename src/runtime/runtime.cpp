@@ -228,6 +228,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     tp.heap = s_->heap.get();
     tp.remote = remote;
     tp.forced_hosts = machines.size() == 1;
+    tp.served = s_->config->ucx_served;
     tp.poll_ns =
         static_cast<std::uint64_t>(s_->config->progress_poll_us >= 0 ? s_->config->progress_poll_us
                                    : oversubscribed                  ? 0

@@ -86,6 +86,9 @@ struct TransportParams {
   // that a peer's next operation finds it awake instead of paying a wake-up (10-20 us on a VM,
   // twice a round trip). 0: sleep at once (PEs outnumber CPUs: polling would take a PE's).
   std::uint64_t poll_ns = 0;
+  // Gets and atomics as messages the target serves (Config::ucx_served), not RMA: a transport
+  // that has only that way ignores it.
+  bool served = false;
 };
 
 enum class TransportKind { kLoopback, kUcx };

@@ -118,20 +118,7 @@ std::uint64_t LoopbackTransport::atomic(const device::Context& ctl, int pe, std:
   if (reinterpret_cast<std::uintptr_t>(w) % size != 0)
     dd::host_fatalf(ctl, "atomic", "offset %llu of PE %d is not aligned to %zu bytes",
                     static_cast<unsigned long long>(offset), pe, size);
-  const std::uint64_t old = visit_type(type, [&](auto tag) -> std::uint64_t {
-    using T = typename decltype(tag)::type;
-    if constexpr (sizeof(T) == 1 || !std::is_arithmetic_v<T>) {
-      return 0;  // the API has no 8-bit or 16-bit floating atomics
-    } else {
-      T v, c;
-      std::memcpy(&v, &value, sizeof(T));
-      std::memcpy(&c, &cond, sizeof(T));
-      const T r = dd::amo_on(reinterpret_cast<T*>(w), op, v, c);
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &r, sizeof(T));
-      return bits;
-    }
-  });
+  const std::uint64_t old = dd::amo_on_bits(w, op, type, value, cond);
   if (op != AmoOp::kFetch) wake(pe, offset, size);
   return old;
 }

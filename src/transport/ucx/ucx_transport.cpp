@@ -127,15 +127,10 @@ Status UcxTransport::start(const TransportParams& params) {
   st = ucp_worker_create(context_, &wp, &worker_);
   if (st != UCS_OK) return ucx_fail("ucp_worker_create", st);
 
-  ucp_am_handler_param_t hp{};
-  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                  UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
-  hp.id = kAmPut;
-  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
-  hp.cb = &UcxTransport::on_put;
-  hp.arg = this;
-  st = ucp_worker_set_am_recv_handler(worker_, &hp);
-  if (st != UCS_OK) return ucx_fail("ucp_worker_set_am_recv_handler", st);
+  served_ = params.served;
+  SYMMETRA_TRY(set_handler(kAmPut, &UcxTransport::on_put));
+  SYMMETRA_TRY(set_handler(kAmServe, &UcxTransport::on_serve));
+  SYMMETRA_TRY(set_handler(kAmReply, &UcxTransport::on_reply));
 
   ucp_address_t* addr = nullptr;
   std::size_t addr_len = 0;
@@ -178,6 +173,19 @@ Status UcxTransport::start(const TransportParams& params) {
   return {};
 }
 
+Status UcxTransport::set_handler(unsigned id, ucp_am_recv_callback_t cb) {
+  ucp_am_handler_param_t hp{};
+  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                  UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  hp.id = id;
+  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+  hp.cb = cb;
+  hp.arg = this;
+  const ucs_status_t st = ucp_worker_set_am_recv_handler(worker_, &hp);
+  if (st != UCS_OK) return ucx_fail("ucp_worker_set_am_recv_handler", st);
+  return {};
+}
+
 UcxTransport::~UcxTransport() {
   if (progress_thread_.joinable()) {
     stop_.store(true);
@@ -192,6 +200,12 @@ UcxTransport::~UcxTransport() {
       ucp_request_free(g.req);
     }
     pending_gets_.clear();
+    for (Owed& o : owed_)
+      if (o.req != nullptr) {
+        ucp_request_cancel(worker_, o.req);
+        ucp_request_free(o.req);
+      }
+    owed_.clear();
     // Every PE passed the finalize barrier, so nothing is in flight: close without waiting for
     // peers that may already be gone.
     for (int pe = 0; pe < n_; ++pe) {
@@ -307,12 +321,23 @@ void UcxTransport::failed(const device::Context& ctl, const char* op, int pe, uc
 void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void* req) {
   if (req == nullptr) return;  // done at once
   if (UCS_PTR_IS_ERR(req)) failed(ctl, op, pe, UCS_PTR_STATUS(req));
+  const ucs_status_t st = poll(ctl, op, pe, req, nullptr);
+  ucp_request_free(req);
+  if (st != UCS_OK) failed(ctl, op, pe, st);
+  ring_sleepers();  // what the progress above served may be what another thread sleeps on
+}
+
+ucs_status_t UcxTransport::poll(const device::Context& ctl, const char* op, int pe, void* req,
+                                const bool* flag) {
   const std::uint64_t start = steady_ns();
-  ucs_status_t st;
   for (std::uint32_t i = 0;; ++i) {
-    ucp_worker_progress(worker_);
-    st = ucp_request_check_status(req);
-    if (st != UCS_INPROGRESS) break;
+    progress_worker();
+    if (req != nullptr) {
+      const ucs_status_t st = ucp_request_check_status(req);
+      if (st != UCS_INPROGRESS) return st;
+    } else if (*flag) {
+      return UCS_OK;
+    }
     // The reply needs the target's progress, and the target may be waiting for this CPU (CI
     // runs 8 PEs on 2 cores): after a few polls, poll between yields.
     if (i >= 16) sched_yield();
@@ -322,8 +347,10 @@ void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void
     const std::int32_t mark = __atomic_load_n(&my_header_->abort_pe, __ATOMIC_ACQUIRE);
     const bool stopped = mark != 0 && mark - 1 != ctl.my_pe;
     if (stopped || steady_ns() - start > ctl.timeout_ns) {
-      ucp_request_cancel(worker_, req);
-      ucp_request_free(req);
+      if (req != nullptr) {
+        ucp_request_cancel(worker_, req);
+        ucp_request_free(req);
+      }
       dd::host_stop_if_marked(ctl, op);
       dd::host_fatalf(ctl, op,
                       "timed out after %.0f s waiting for UCX to complete an operation to PE %d "
@@ -331,9 +358,13 @@ void UcxTransport::wait(const device::Context& ctl, const char* op, int pe, void
                       static_cast<double>(ctl.timeout_ns) / 1e9, pe);
     }
   }
-  ucp_request_free(req);
-  if (st != UCS_OK) failed(ctl, op, pe, st);
-  ring_sleepers();  // what the progress above served may be what another thread sleeps on
+}
+
+bool UcxTransport::progress_worker() {
+  bool served = false;
+  while (ucp_worker_progress(worker_) != 0) served = true;
+  if (!owed_.empty()) send_replies();
+  return served;
 }
 
 // What one put message carries before its data: where the data goes in the target's address
@@ -414,6 +445,7 @@ void UcxTransport::get(const device::Context& ctl, int pe, void* dest, std::uint
                        std::size_t bytes) {
   auto* d = static_cast<std::byte*>(dest);
   std::lock_guard<std::mutex> lock(mu_);
+  if (served_) return served_get(ctl, "get", pe, d, offset, bytes);
   for_pieces(ctl, "get", pe, offset, bytes, [&](const Piece& pc) {
     ucp_request_param_t rp{};
     wait(ctl, "get", pe, ucp_get_nbx(peers_[pe].ep, d, pc.bytes, pc.addr, pc.rkey, &rp));
@@ -426,6 +458,7 @@ void UcxTransport::get_nbi(const device::Context& ctl, int pe, void* dest, std::
                            std::size_t bytes) {
   auto* d = static_cast<std::byte*>(dest);
   std::lock_guard<std::mutex> lock(mu_);
+  if (served_) return served_get(ctl, "get_nbi", pe, d, offset, bytes);  // complete at once
   for_pieces(ctl, "get_nbi", pe, offset, bytes, [&](const Piece& pc) {
     // Bounded: past kMaxPendingGets requests or kMaxPendingGetBytes, the ones in flight complete
     // first (a deep queue of large gets over TCP gains no bandwidth and holds UCX's buffers).
@@ -476,6 +509,7 @@ std::uint64_t UcxTransport::atomic(const device::Context& ctl, int pe, std::uint
                     static_cast<unsigned long long>(offset), pe, size);
   const bool floating = type == DataType::kFloat || type == DataType::kDouble;
   std::lock_guard<std::mutex> lock(mu_);
+  if (served_) return served_atomic(ctl, pe, offset, op, type, value, cond);
   if ((size == 4 || size == 8) && !(floating && op == AmoOp::kFetchAdd)) {
     const ucp_atomic_op_t uop = ucx_op(op, &value);
     // CSWAP compares the word with the operand and stores the reply buffer's value.
@@ -519,6 +553,39 @@ std::uint64_t UcxTransport::atomic(const device::Context& ctl, int pe, std::uint
   }
 }
 
+void UcxTransport::served_get(const device::Context& ctl, const char* op, int pe, std::byte* dest,
+                              std::uint64_t offset, std::size_t bytes) {
+  for_pieces(ctl, op, pe, offset, bytes, [&](const Piece& pc) {
+    for (std::size_t done = 0; done < pc.bytes; done += kMaxMessage) {
+      ServeHeader h{};
+      h.addr = pc.addr + done;
+      h.bytes = std::min(kMaxMessage, pc.bytes - done);
+      Awaited a;
+      a.dest = dest + done;
+      a.bytes = h.bytes;
+      serve(ctl, op, pe, h, a);
+    }
+    dest += pc.bytes;
+  });
+  dd::fence_seq_cst();  // later loads of the data see what the get read
+}
+
+std::uint64_t UcxTransport::served_atomic(const device::Context& ctl, int pe, std::uint64_t offset,
+                                          AmoOp op, DataType type, std::uint64_t value,
+                                          std::uint64_t cond) {
+  ServeHeader h{};
+  h.bytes = static_cast<std::uint64_t>(data_type_size(type));
+  for_pieces(ctl, "atomic", pe, offset, h.bytes, [&](const Piece& pc) { h.addr = pc.addr; });
+  h.value = value;
+  h.cond = cond;
+  h.atomic = 1;
+  h.op = static_cast<std::uint8_t>(op);
+  h.type = static_cast<std::uint8_t>(type);
+  Awaited a;
+  serve(ctl, "atomic", pe, h, a);
+  return a.value;
+}
+
 void UcxTransport::put_signal(const device::Context& ctl, int pe, std::uint64_t offset,
                               const void* src, std::size_t bytes, std::uint64_t sig_offset,
                               std::uint64_t value, SignalOp op) {
@@ -556,8 +623,12 @@ void UcxTransport::quiet(const device::Context& ctl) {
     if (!peer.unacked) continue;
     peer.unacked = false;
     std::uint64_t word = 0;
-    ucp_request_param_t gp{};
     const Range& r = peer.ranges[0];
+    if (served_) {
+      served_get(ctl, "quiet", pe, reinterpret_cast<std::byte*>(&word), r.offset, sizeof(word));
+      continue;
+    }
+    ucp_request_param_t gp{};
     wait(ctl, "quiet", pe, ucp_get_nbx(peer.ep, &word, sizeof(word), r.base, r.rkey, &gp));
   }
 }
@@ -567,7 +638,7 @@ void UcxTransport::progress() {
   {
     std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
     if (!lock.owns_lock()) return;  // the holder progresses the worker itself
-    while (ucp_worker_progress(worker_) != 0) served = true;
+    served = progress_worker();
   }
   if (served) ring_sleepers();
 }
@@ -601,7 +672,7 @@ void UcxTransport::progress_loop() {
         }
         continue;
       }
-      while (ucp_worker_progress(worker_) != 0) served = true;
+      served = progress_worker();
       if (served) poll_until = now + poll_ns_;
       if (now >= poll_until) armed = ucp_worker_arm(worker_);
     }

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <atomic>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -44,7 +45,10 @@ class UcxTransport final : public Transport {
   static Result<std::unique_ptr<Transport>> connect(const TransportParams& params);
   ~UcxTransport() override;
 
-  const char* name() const override { return "ucx"; }
+  // Which path runs, for the join's log line.
+  const char* name() const override {
+    return served_ ? "ucx (gets and atomics served by the target's CPU)" : "ucx";
+  }
   Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes) override;
   void put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
            std::size_t bytes) override;
@@ -115,6 +119,14 @@ class UcxTransport final : public Transport {
   // Waits (progressing the worker, mu_ held) until the request `req` that an *_nbx call
   // returned completes; ends the job on an error or at the timeout.
   void wait(const device::Context& ctl, const char* op, int pe, void* req);
+  // The loop of every wait (mu_ held): progresses the worker, and sends the replies its handlers
+  // queued, until `req` completes (req not null; returns its status) or `*flag` turns true
+  // (UCS_OK). Ends the job, naming the op and PE, at the timeout or when the job stops.
+  ucs_status_t poll(const device::Context& ctl, const char* op, int pe, void* req,
+                    const bool* flag);
+  // One pass of the worker's progress, then the replies owed (mu_ held); true if it served
+  // something.
+  bool progress_worker();
   // An operation to PE pe failed with st: stops naming the lost PE if the job's watch marks one
   // within kGraceNs (or the timeout, if shorter), else ends the job with UCX's status.
   [[noreturn]] void failed(const device::Context& ctl, const char* op, int pe, ucs_status_t st);
@@ -126,6 +138,55 @@ class UcxTransport final : public Transport {
                          std::size_t size, std::uint64_t operand, std::uint64_t reply);
   // Waits for and frees every get_nbi request in flight (mu_ held); false if there was none.
   bool complete_pending_gets(const device::Context& ctl, const char* op);
+  // Served mode (TransportParams::served; ucx_served.cpp): gets and atomics are requests of
+  // ours (kAmServe) that the target's handler answers (kAmReply) from its memory, so that every
+  // UCX operation is an active message and no rkey is ever used: the path for memory UCX cannot
+  // register. The handler queues its reply (Owed), sent once the worker's progress has returned.
+  static constexpr unsigned kAmServe = 2;
+  static constexpr unsigned kAmReply = 3;
+  struct ServeHeader {
+    std::uint64_t id;
+    std::uint64_t addr;   // in the target's address space
+    std::uint64_t bytes;  // a get's; an atomic's word size
+    std::uint64_t value, cond;
+    std::int32_t from;    // the requesting PE, which the reply goes to
+    std::uint8_t atomic;  // 0: a get; 1: an atomic of AmoOp `op` on DataType `type`
+    std::uint8_t op, type, pad;
+  };
+  struct ReplyHeader {
+    std::uint64_t id;
+    std::uint64_t value;    // an atomic's old value
+    std::uint64_t refused;  // 1: the range is not what the target registered
+  };
+  // A request this PE waits for (mu_); the reply's handler fills it in.
+  struct Awaited {
+    std::uint64_t id = 0;
+    std::byte* dest = nullptr;  // a get's destination, `bytes` long
+    std::size_t bytes = 0;
+    std::uint64_t value = 0;  // an atomic's old value
+    bool done = false;
+    bool refused = false;  // the target found the range outside what it registered
+  };
+  struct Owed {
+    int pe;
+    std::vector<std::byte> header, data;
+    void* req = nullptr;  // UCX's, while it still reads header and data
+  };
+  static ucs_status_t on_serve(void* arg, const void* header, std::size_t header_length, void* data,
+                               std::size_t length, const ucp_am_recv_param_t* param);
+  static ucs_status_t on_reply(void* arg, const void* header, std::size_t header_length, void* data,
+                               std::size_t length, const ucp_am_recv_param_t* param);
+  // Sends the replies owed, frees those UCX is done with (mu_ held).
+  void send_replies();
+  // Sends `h` to PE pe and waits for the reply, which fills `a` (mu_ held); ends the job if the
+  // target refused.
+  void serve(const device::Context& ctl, const char* op, int pe, ServeHeader& h, Awaited& a);
+  void served_get(const device::Context& ctl, const char* op, int pe, std::byte* dest,
+                  std::uint64_t offset, std::size_t bytes);
+  std::uint64_t served_atomic(const device::Context& ctl, int pe, std::uint64_t offset, AmoOp op,
+                              DataType type, std::uint64_t value, std::uint64_t cond);
+  Status set_handler(unsigned id, ucp_am_recv_callback_t cb);
+
   // After the worker served something: rings this PE's doorbell if a waiter sleeps.
   void ring_sleepers();
   void progress_loop();
@@ -153,6 +214,10 @@ class UcxTransport final : public Transport {
   std::atomic<bool> stop_{false};
   bool tcp_only_ = false;      // UCX_TLS is tcp alone: every delivery passes the progress thread
   std::uint64_t poll_ns_ = 0;  // TransportParams::poll_ns
+  bool served_ = false;        // TransportParams::served
+  std::uint64_t next_id_ = 1;  // mu_
+  std::vector<Awaited*> awaited_;  // mu_
+  std::list<Owed> owed_;           // mu_; a list: UCX holds pointers into its elements' data
   std::thread progress_thread_;
 };
 

@@ -25,6 +25,13 @@ constexpr int kPes = 3;
 constexpr std::uint64_t kRegistered = 1 << 20;  // of a 4 MiB slot
 constexpr std::uint64_t kData = 64 << 10;       // past the header
 
+// A transport of this build, and for UCX whether gets and atomics are served by the target
+// (TransportParams::served).
+struct Variant {
+  TransportKind kind;
+  bool served;
+};
+
 // One PE: its bootstrap, host heap, control context (for error messages) and transport.
 struct Pe {
   ThreadBootstrap bs;
@@ -32,7 +39,7 @@ struct Pe {
   device::Context ctl{};
   std::unique_ptr<Transport> transport;
 
-  Pe(std::shared_ptr<ThreadJob> job, int rank, TransportKind kind) : bs(std::move(job), rank) {
+  Pe(std::shared_ptr<ThreadJob> job, int rank, Variant v) : bs(std::move(job), rank) {
     heap = SymmetricHeap::create(bs, 4 << 20, 2 << 20).value_or_throw();
     ctl.my_pe = rank;
     ctl.n_pes = kPes;
@@ -43,14 +50,15 @@ struct Pe {
     p.remote[static_cast<std::size_t>(rank)] = false;
     p.forced_hosts = true;  // UCX: TCP between the threads, as between forced hosts
     ctl.timeout_ns = 30'000'000'000ull;
-    transport = make_transport(kind, p).value_or_throw();
+    p.served = v.served;
+    transport = make_transport(v.kind, p).value_or_throw();
     transport->register_memory(heap->base(), 0, kRegistered).or_throw();
   }
   std::byte* at(std::uint64_t offset) const { return heap->base() + offset; }
 };
 
 template <class Fn>
-void run_pes(TransportKind kind, Fn fn) {
+void run_pes(Variant kind, Fn fn) {
   auto job = std::make_shared<ThreadJob>(kPes, 30000);
   std::vector<std::thread> threads;
   for (int r = 0; r < kPes; ++r)
@@ -64,10 +72,10 @@ void run_pes(TransportKind kind, Fn fn) {
 }
 
 // Every transport of this build: the tests run once for each.
-class TransportTest : public ::testing::TestWithParam<TransportKind> {
+class TransportTest : public ::testing::TestWithParam<Variant> {
  protected:
   void SetUp() override {
-    if (!transport_built(GetParam())) GTEST_SKIP() << "this build has no UCX transport";
+    if (!transport_built(GetParam().kind)) GTEST_SKIP() << "this build has no UCX transport";
   }
   // Runs fn(pe) on kPes threads; gtest failures inside are reported by the thread.
   template <class Fn>
@@ -258,7 +266,7 @@ using TransportDeathTest = TransportTest;
 
 TEST_P(TransportDeathTest, AccessOutsideRegisteredMemoryEndsTheJob) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  const std::string name = GetParam() == TransportKind::kUcx ? "ucx" : "loopback";
+  const std::string name = GetParam().kind == TransportKind::kUcx ? "ucx" : "loopback";
   EXPECT_DEATH(on_pes([&](Pe& pe) {
                  if (pe.bs.rank() != 0) return;
                  const std::uint64_t v = 1;
@@ -269,15 +277,15 @@ TEST_P(TransportDeathTest, AccessOutsideRegisteredMemoryEndsTheJob) {
                    name + " transport");
 }
 
-std::string kind_name(const ::testing::TestParamInfo<TransportKind>& info) {
-  return info.param == TransportKind::kUcx ? "Ucx" : "Loopback";
+std::string kind_name(const ::testing::TestParamInfo<Variant>& info) {
+  if (info.param.kind == TransportKind::kLoopback) return "Loopback";
+  return info.param.served ? "UcxServed" : "Ucx";
 }
-INSTANTIATE_TEST_SUITE_P(Transports, TransportTest,
-                         ::testing::Values(TransportKind::kLoopback, TransportKind::kUcx),
-                         kind_name);
-INSTANTIATE_TEST_SUITE_P(Transports, TransportDeathTest,
-                         ::testing::Values(TransportKind::kLoopback, TransportKind::kUcx),
-                         kind_name);
+const auto kVariants =
+    ::testing::Values(Variant{TransportKind::kLoopback, false}, Variant{TransportKind::kUcx, false},
+                      Variant{TransportKind::kUcx, true});
+INSTANTIATE_TEST_SUITE_P(Transports, TransportTest, kVariants, kind_name);
+INSTANTIATE_TEST_SUITE_P(Transports, TransportDeathTest, kVariants, kind_name);
 
 }  // namespace
 }  // namespace symmetra::detail

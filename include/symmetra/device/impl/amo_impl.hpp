@@ -1,10 +1,13 @@
 // Implementation of device/amo.hpp. Read that header for the contract.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
 #include "symmetra/core/atomic.hpp"
+#include "symmetra/data_type.hpp"
 #include "symmetra/device/impl/check.hpp"
 #include "symmetra/device/impl/remote.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
@@ -184,6 +187,29 @@ SYMMETRA_INLINE T amo_on(T* w, AmoOp op, T value, T cond) {
   }
   return T{};
 }
+
+#if !SYMMETRA_DEVICE_PASS
+// amo_on for a word of runtime `type` at `w`, the operands and the old value as the word's bits
+// in their low bytes: how a transport applies an atomic that a message asked for. 8-bit words
+// and floating types' bitwise operations do nothing and return 0 (the API has none).
+inline std::uint64_t amo_on_bits(void* w, AmoOp op, DataType type, std::uint64_t value,
+                                 std::uint64_t cond) {
+  return visit_type(type, [&](auto tag) -> std::uint64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (sizeof(T) == 1 || !std::is_arithmetic_v<T>) {
+      return 0;
+    } else {
+      T v, c;
+      std::memcpy(&v, &value, sizeof(T));
+      std::memcpy(&c, &cond, sizeof(T));
+      const T r = amo_on(static_cast<T*>(w), op, v, c);
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &r, sizeof(T));
+      return bits;
+    }
+  });
+}
+#endif
 }  // namespace detail
 
 }  // namespace symmetra::device
