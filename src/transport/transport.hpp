@@ -73,6 +73,21 @@ class Transport {
   virtual bool deliveries_ring() const = 0;
 };
 
+// How a transport reads and writes this PE's memory for its peers where that memory is not the
+// host's (a GPU heap): the backend's copies and atomics, each complete on return. Null in
+// TransportParams: host memory, by loads and stores. A transport given one serves every access
+// itself (UCX: served mode) and registers no memory with its network.
+struct HeapAccess {
+  void* arg = nullptr;
+  // `bytes` from host memory `src` into this PE's heap at `dst`, each aligned 8-byte word whole.
+  void (*store)(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) = nullptr;
+  // `bytes` of this PE's heap at `src` into host memory `dst`, each aligned 8-byte word whole.
+  void (*load)(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) = nullptr;
+  // `op` on the word of `type` at `word`; operands and the old value as the word's bits.
+  std::uint64_t (*amo)(void* arg, std::byte* word, AmoOp op, DataType type, std::uint64_t value,
+                       std::uint64_t cond) = nullptr;
+};
+
 // What a transport connects with: the job's bootstrap, this PE's host heap (the loopback
 // delivers through its mapping), and which PEs it must reach.
 struct TransportParams {
@@ -89,6 +104,7 @@ struct TransportParams {
   // Gets and atomics as messages the target serves (Config::ucx_served), not RMA: a transport
   // that has only that way ignores it.
   bool served = false;
+  const HeapAccess* access = nullptr;  // null: host memory
 };
 
 enum class TransportKind { kLoopback, kUcx };

@@ -35,12 +35,18 @@ ucs_status_t UcxTransport::on_serve(void* arg, const void* header, std::size_t h
   if (!t->owns(at, h.bytes) || !word_ok) {
     r.refused = 1;
   } else if (h.atomic != 0) {
-    r.value = dd::amo_on_bits(at, static_cast<AmoOp>(h.op), static_cast<DataType>(h.type), h.value,
-                              h.cond);
+    const auto op = static_cast<AmoOp>(h.op);
+    const auto type = static_cast<DataType>(h.type);
+    const HeapAccess* a = t->access_;
+    r.value = a != nullptr ? a->amo(a->arg, at, op, type, h.value, h.cond)
+                           : dd::amo_on_bits(at, op, type, h.value, h.cond);
   } else {
     // Whole words, as puts are stored: a get of an LL packet sees it whole.
     o.data.resize(h.bytes);
-    load_words(o.data.data(), at, h.bytes);
+    if (const HeapAccess* a = t->access_)
+      a->load(a->arg, o.data.data(), at, h.bytes);
+    else
+      load_words(o.data.data(), at, h.bytes);
   }
   o.header.resize(sizeof(r));
   std::memcpy(o.header.data(), &r, sizeof(r));

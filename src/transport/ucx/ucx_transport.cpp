@@ -127,7 +127,8 @@ Status UcxTransport::start(const TransportParams& params) {
   st = ucp_worker_create(context_, &wp, &worker_);
   if (st != UCS_OK) return ucx_fail("ucp_worker_create", st);
 
-  served_ = params.served;
+  access_ = params.access;
+  served_ = params.served || access_ != nullptr;
   SYMMETRA_TRY(set_handler(kAmPut, &UcxTransport::on_put));
   SYMMETRA_TRY(set_handler(kAmServe, &UcxTransport::on_serve));
   SYMMETRA_TRY(set_handler(kAmReply, &UcxTransport::on_reply));
@@ -240,7 +241,10 @@ Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std
   ucp_mem_h mem = nullptr;
   void* packed = nullptr;
   std::size_t packed_len = 0;
-  {
+  if (access_ != nullptr) {  // memory UCX may not register: served, so no key (blob without one)
+    std::lock_guard<std::mutex> lock(mu_);
+    mine_.push_back(Mine{local, bytes});
+  } else {
     std::lock_guard<std::mutex> lock(mu_);
     ucs_status_t st = ucp_mem_map(context_, &mp, &mem);
     if (st != UCS_OK) return ucx_fail("registering " + std::to_string(bytes) + " bytes", st);
@@ -253,8 +257,10 @@ Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std
   std::vector<std::byte> blob(sizeof(RangeKey) + packed_len);
   const RangeKey key{offset, bytes, reinterpret_cast<std::uint64_t>(local)};
   std::memcpy(blob.data(), &key, sizeof(key));
-  std::memcpy(blob.data() + sizeof(key), packed, packed_len);
-  ucp_rkey_buffer_release(packed);
+  if (packed != nullptr) {
+    std::memcpy(blob.data() + sizeof(key), packed, packed_len);
+    ucp_rkey_buffer_release(packed);
+  }
   std::vector<std::vector<std::byte>> all;
   SYMMETRA_TRY(allgather_blobs(bs_, blob.data(), blob.size(), &all));
   std::lock_guard<std::mutex> lock(mu_);
@@ -269,8 +275,10 @@ Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std
     RangeKey k;
     std::memcpy(&k, b.data(), sizeof(k));
     Range& r = peer.ranges[c];
-    const ucs_status_t st = ucp_ep_rkey_unpack(peer.ep, b.data() + sizeof(k), &r.rkey);
-    if (st != UCS_OK) return ucx_fail("unpacking PE " + std::to_string(pe) + "'s key", st);
+    if (b.size() > sizeof(k)) {  // a PE that registered nothing with UCX sent no key
+      const ucs_status_t st = ucp_ep_rkey_unpack(peer.ep, b.data() + sizeof(k), &r.rkey);
+      if (st != UCS_OK) return ucx_fail("unpacking PE " + std::to_string(pe) + "'s key", st);
+    }
     r.offset = k.offset;
     r.bytes = k.bytes;
     r.base = k.base;
@@ -397,6 +405,14 @@ ucs_status_t UcxTransport::on_put(void* arg, const void* header, std::size_t hea
     return UCS_OK;  // the origin checked against what this PE registered; never write elsewhere
   // Whole words (core/word_copy.hpp): UCX's own put stores with memcpy, which tore LL packets
   // at a message's first word (docs/transports.md#ucx).
+  if (const HeapAccess* a = t->access_) {
+    if (length > 0) a->store(a->arg, dst, static_cast<const std::byte*>(data), length);
+    if (h.sig_addr != 0)
+      (void)a->amo(a->arg, reinterpret_cast<std::byte*>(h.sig_addr),
+                   h.sig_add == 1 ? AmoOp::kFetchAdd : AmoOp::kSet, DataType::kUint64, h.sig_value,
+                   0);
+    return UCS_OK;
+  }
   store_words(dst, static_cast<const std::byte*>(data), length);
   if (h.sig_addr != 0) {
     AtomicRef<std::uint64_t> sig(*reinterpret_cast<std::uint64_t*>(h.sig_addr));

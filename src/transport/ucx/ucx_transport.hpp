@@ -214,10 +214,11 @@ class UcxTransport final : public Transport {
   std::atomic<bool> stop_{false};
   bool tcp_only_ = false;      // UCX_TLS is tcp alone: every delivery passes the progress thread
   std::uint64_t poll_ns_ = 0;  // TransportParams::poll_ns
-  bool served_ = false;        // TransportParams::served
-  std::uint64_t next_id_ = 1;  // mu_
-  std::vector<Awaited*> awaited_;  // mu_
-  std::list<Owed> owed_;           // mu_; a list: UCX holds pointers into its elements' data
+  bool served_ = false;        // TransportParams::served, or an access given
+  const HeapAccess* access_ = nullptr;  // TransportParams::access
+  std::uint64_t next_id_ = 1;           // mu_
+  std::vector<Awaited*> awaited_;       // mu_
+  std::list<Owed> owed_;                // mu_; a list: UCX holds pointers into its elements' data
   std::thread progress_thread_;
 };
 

@@ -7,14 +7,18 @@
 // naming the PE and the offset.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "bootstrap/thread_bootstrap.hpp"
+#include "core/word_copy.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "symmetra/core/atomic.hpp"
+#include "symmetra/device/impl/amo_impl.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "transport/transport.hpp"
 
@@ -26,10 +30,49 @@ constexpr std::uint64_t kRegistered = 1 << 20;  // of a 4 MiB slot
 constexpr std::uint64_t kData = 64 << 10;       // past the header
 
 // A transport of this build, and for UCX whether gets and atomics are served by the target
-// (TransportParams::served).
+// (TransportParams::served), or every access to a PE's memory goes through a HeapAccess, as a
+// GPU heap's does: here host copies and atomics that count their calls.
 struct Variant {
   TransportKind kind;
   bool served;
+  bool access = false;
+};
+
+// Calls of each HeapAccess function: store, load, amo.
+std::atomic<long> g_access_calls[3];
+const HeapAccess kCountingAccess{
+    nullptr,
+    [](void*, std::byte* dst, const std::byte* src, std::size_t bytes) {
+      ++g_access_calls[0];
+      store_words(dst, src, bytes);
+    },
+    [](void*, std::byte* dst, const std::byte* src, std::size_t bytes) {
+      ++g_access_calls[1];
+      load_words(dst, src, bytes);
+    },
+    [](void*, std::byte* w, AmoOp op, DataType type, std::uint64_t value, std::uint64_t cond) {
+      ++g_access_calls[2];
+      return device::detail::amo_on_bits(w, op, type, value, cond);
+    }};
+
+// Runs of a HeapAccess variant: what the peers delivered went through it (a transport that
+// stored directly would pass every other check of these tests). `which`: store, load, amo.
+class AccessUsed {
+ public:
+  AccessUsed(bool on, std::initializer_list<int> which) : on_(on), which_(which) {
+    for (int w : which_) before_.push_back(g_access_calls[w].load());
+  }
+  ~AccessUsed() {
+    if (!on_) return;
+    for (std::size_t i = 0; i < which_.size(); ++i)
+      EXPECT_GT(g_access_calls[which_[i]].load(), before_[i])
+          << "HeapAccess function " << which_[i] << " (store, load, amo) was never called";
+  }
+
+ private:
+  bool on_;
+  std::vector<int> which_;
+  std::vector<long> before_;
 };
 
 // One PE: its bootstrap, host heap, control context (for error messages) and transport.
@@ -51,6 +94,7 @@ struct Pe {
     p.forced_hosts = true;  // UCX: TCP between the threads, as between forced hosts
     ctl.timeout_ns = 30'000'000'000ull;
     p.served = v.served;
+    if (v.access) p.access = &kCountingAccess;
     transport = make_transport(v.kind, p).value_or_throw();
     transport->register_memory(heap->base(), 0, kRegistered).or_throw();
   }
@@ -90,6 +134,7 @@ std::uint8_t pattern(std::uint64_t seed, int pe, std::size_t i) {
 }
 
 TEST_P(TransportTest, PutsAndGetsOfEverySizeAndAlignment) {
+  const AccessUsed used(GetParam().access, {0, 1});
   const std::uint64_t seed = std::random_device{}();
   on_pes([&](Pe& pe) {
     const int me = pe.bs.rank(), next = (me + 1) % kPes, prev = (me + kPes - 1) % kPes;
@@ -194,6 +239,7 @@ void every_atomic(Pe& pe, std::uint64_t offset, std::uint64_t seed) {
 }
 
 TEST_P(TransportTest, EveryAtomicOnEveryType) {
+  const AccessUsed used(GetParam().access, {2});
   const std::uint64_t seed = std::random_device{}();
   on_pes([&](Pe& pe) {
     every_atomic<std::int32_t>(pe, kData, seed);
@@ -208,6 +254,7 @@ TEST_P(TransportTest, EveryAtomicOnEveryType) {
 
 // The signal arrives after the data: a reader that sees the signal finds every byte of it.
 TEST_P(TransportTest, PutSignalDeliversDataFirst) {
+  const AccessUsed used(GetParam().access, {0, 2});
   const std::uint64_t seed = std::random_device{}();
   constexpr std::size_t kBytes = 3000;
   constexpr int kRounds = 200;
@@ -279,11 +326,11 @@ TEST_P(TransportDeathTest, AccessOutsideRegisteredMemoryEndsTheJob) {
 
 std::string kind_name(const ::testing::TestParamInfo<Variant>& info) {
   if (info.param.kind == TransportKind::kLoopback) return "Loopback";
-  return info.param.served ? "UcxServed" : "Ucx";
+  return info.param.access ? "UcxAccess" : info.param.served ? "UcxServed" : "Ucx";
 }
-const auto kVariants =
-    ::testing::Values(Variant{TransportKind::kLoopback, false}, Variant{TransportKind::kUcx, false},
-                      Variant{TransportKind::kUcx, true});
+const auto kVariants = ::testing::Values(
+    Variant{TransportKind::kLoopback, false}, Variant{TransportKind::kUcx, false},
+    Variant{TransportKind::kUcx, true}, Variant{TransportKind::kUcx, false, true});
 INSTANTIATE_TEST_SUITE_P(Transports, TransportTest, kVariants, kind_name);
 INSTANTIATE_TEST_SUITE_P(Transports, TransportDeathTest, kVariants, kind_name);
 
