@@ -19,6 +19,7 @@ void bind_bench(nb::module_& m) {
         Runtime& r = rt("_bench_cpp_enqueues");
         const std::optional<Stream> s = stream_of(r, stream, "_bench_cpp_enqueues");
         if (!s) throw nb::value_error("_bench_cpp_enqueues: needs a stream");
+        check_pe(r, peer, "_bench_cpp_enqueues");
         void* x = symmetric(a, "_bench_cpp_enqueues", "a").data;
         void* y = symmetric(b, "_bench_cpp_enqueues", "b").data;
         const Team world = r.team_world();
@@ -42,7 +43,7 @@ void bind_bench(nb::module_& m) {
                    .count() /
                calls;
       },
-      nb::arg("op"), nb::arg("a"), nb::arg("b"), nb::arg("peer"), nb::arg("stream"),
+      nb::arg("op"), nb::arg("a"), nb::arg("b"), nb::arg("peer"), nb::arg("stream").none(),
       nb::arg("calls"),
       "Benchmarks only (bench/python/overhead.py): `calls` enqueues of op's C++ stream form "
       "(put 64 bytes a <- b, signal_op on a, allreduce of 8 float32 a <- b, barrier_all); returns "
