@@ -10,6 +10,7 @@
 // send_replies sends once the progress has returned, never from inside it.
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 #include "core/word_copy.hpp"
 #include "symmetra/device/impl/amo_impl.hpp"
@@ -97,29 +98,54 @@ void UcxTransport::send_replies() {
   }
 }
 
-void UcxTransport::serve(const device::Context& ctl, const char* op, int pe, ServeHeader& h,
-                         Awaited& a) {
+void UcxTransport::send_request(const device::Context& ctl, const char* op, int pe, ServeHeader& h,
+                                Awaited& a) {
   h.id = next_id_++;
   h.from = ctl.my_pe;
   a.id = h.id;
+  a.pe = pe;
+  a.addr = h.addr;
+  a.bytes = h.atomic != 0 ? 0 : h.bytes;
   awaited_.push_back(&a);
-  // A wait that ends the job throws (JobStopped): the reply, if it still comes, finds nothing.
-  struct Forget {
-    std::vector<Awaited*>& list;
-    Awaited* a;
-    ~Forget() { list.erase(std::remove(list.begin(), list.end(), a), list.end()); }
-  } forget{awaited_, &a};
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   rp.flags = UCP_AM_SEND_FLAG_EAGER;
   wait(ctl, op, pe, ucp_am_send_nbx(peers_[pe].ep, kAmServe, &h, sizeof(h), nullptr, 0, &rp));
-  (void)poll(ctl, op, pe, nullptr, &a.done);
+}
+
+void UcxTransport::await_reply(const device::Context& ctl, const char* op, Awaited& a) {
+  (void)poll(ctl, op, a.pe, nullptr, &a.done);
   if (a.refused)
     dd::host_fatalf(ctl, op,
-                    "PE %d refused %llu bytes at 0x%llx: not in memory it registered with the ucx "
+                    "PE %d refused %zu bytes at 0x%llx: not in memory it registered with the ucx "
                     "transport",
-                    pe, static_cast<unsigned long long>(h.bytes),
-                    static_cast<unsigned long long>(h.addr));
+                    a.pe, a.bytes, static_cast<unsigned long long>(a.addr));
+}
+
+std::uint64_t UcxTransport::served_atomic(const device::Context& ctl, int pe, std::uint64_t addr,
+                                          AmoOp op, DataType type, std::uint64_t value,
+                                          std::uint64_t cond) {
+  const ForgetOnThrow forget{*this};
+  ServeHeader h{};
+  h.addr = addr;
+  h.bytes = static_cast<std::uint64_t>(data_type_size(type));
+  h.value = value;
+  h.cond = cond;
+  h.atomic = 1;
+  h.op = static_cast<std::uint8_t>(op);
+  h.type = static_cast<std::uint8_t>(type);
+  Awaited a;
+  send_request(ctl, "atomic", pe, h, a);
+  await_reply(ctl, "atomic", a);
+  return a.value;
+}
+
+bool UcxTransport::complete_served_gets(const device::Context& ctl, const char* op) {
+  if (served_gets_.empty()) return false;
+  const ForgetOnThrow forget{*this};
+  for (Awaited& a : served_gets_) await_reply(ctl, op, a);
+  served_gets_.clear();
+  return true;
 }
 
 }  // namespace symmetra::detail

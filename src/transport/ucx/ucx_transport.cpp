@@ -207,6 +207,8 @@ UcxTransport::~UcxTransport() {
         ucp_request_free(o.req);
       }
     owed_.clear();
+    awaited_.clear();  // served gets a stopped job left in flight: their replies are dropped
+    served_gets_.clear();
     // Every PE passed the finalize barrier, so nothing is in flight: close without waiting for
     // peers that may already be gone.
     for (int pe = 0; pe < n_; ++pe) {
@@ -461,7 +463,7 @@ void UcxTransport::get(const device::Context& ctl, int pe, void* dest, std::uint
                        std::size_t bytes) {
   auto* d = static_cast<std::byte*>(dest);
   std::lock_guard<std::mutex> lock(mu_);
-  if (served_) return served_get(ctl, "get", pe, d, offset, bytes);
+  if (served_) return served_get(ctl, "get", pe, d, offset, bytes, false);
   for_pieces(ctl, "get", pe, offset, bytes, [&](const Piece& pc) {
     ucp_request_param_t rp{};
     wait(ctl, "get", pe, ucp_get_nbx(peers_[pe].ep, d, pc.bytes, pc.addr, pc.rkey, &rp));
@@ -474,7 +476,7 @@ void UcxTransport::get_nbi(const device::Context& ctl, int pe, void* dest, std::
                            std::size_t bytes) {
   auto* d = static_cast<std::byte*>(dest);
   std::lock_guard<std::mutex> lock(mu_);
-  if (served_) return served_get(ctl, "get_nbi", pe, d, offset, bytes);  // complete at once
+  if (served_) return served_get(ctl, "get_nbi", pe, d, offset, bytes, true);
   for_pieces(ctl, "get_nbi", pe, offset, bytes, [&](const Piece& pc) {
     // Bounded: past kMaxPendingGets requests or kMaxPendingGetBytes, the ones in flight complete
     // first (a deep queue of large gets over TCP gains no bandwidth and holds UCX's buffers).
@@ -525,7 +527,11 @@ std::uint64_t UcxTransport::atomic(const device::Context& ctl, int pe, std::uint
                     static_cast<unsigned long long>(offset), pe, size);
   const bool floating = type == DataType::kFloat || type == DataType::kDouble;
   std::lock_guard<std::mutex> lock(mu_);
-  if (served_) return served_atomic(ctl, pe, offset, op, type, value, cond);
+  if (served_) {
+    std::uint64_t addr = 0;
+    for_pieces(ctl, "atomic", pe, offset, size, [&](const Piece& pc) { addr = pc.addr; });
+    return served_atomic(ctl, pe, addr, op, type, value, cond);
+  }
   if ((size == 4 || size == 8) && !(floating && op == AmoOp::kFetchAdd)) {
     const ucp_atomic_op_t uop = ucx_op(op, &value);
     // CSWAP compares the word with the operand and stores the reply buffer's value.
@@ -570,36 +576,23 @@ std::uint64_t UcxTransport::atomic(const device::Context& ctl, int pe, std::uint
 }
 
 void UcxTransport::served_get(const device::Context& ctl, const char* op, int pe, std::byte* dest,
-                              std::uint64_t offset, std::size_t bytes) {
+                              std::uint64_t offset, std::size_t bytes, bool nbi) {
+  const ForgetOnThrow forget{*this};
+  if (nbi && served_gets_.size() >= kMaxPendingGets) complete_served_gets(ctl, op);
   for_pieces(ctl, op, pe, offset, bytes, [&](const Piece& pc) {
     for (std::size_t done = 0; done < pc.bytes; done += kMaxMessage) {
       ServeHeader h{};
       h.addr = pc.addr + done;
       h.bytes = std::min(kMaxMessage, pc.bytes - done);
-      Awaited a;
+      Awaited& a = served_gets_.emplace_back();
       a.dest = dest + done;
-      a.bytes = h.bytes;
-      serve(ctl, op, pe, h, a);
+      send_request(ctl, op, pe, h, a);
     }
     dest += pc.bytes;
   });
+  if (nbi) return;
+  complete_served_gets(ctl, op);
   dd::fence_seq_cst();  // later loads of the data see what the get read
-}
-
-std::uint64_t UcxTransport::served_atomic(const device::Context& ctl, int pe, std::uint64_t offset,
-                                          AmoOp op, DataType type, std::uint64_t value,
-                                          std::uint64_t cond) {
-  ServeHeader h{};
-  h.bytes = static_cast<std::uint64_t>(data_type_size(type));
-  for_pieces(ctl, "atomic", pe, offset, h.bytes, [&](const Piece& pc) { h.addr = pc.addr; });
-  h.value = value;
-  h.cond = cond;
-  h.atomic = 1;
-  h.op = static_cast<std::uint8_t>(op);
-  h.type = static_cast<std::uint8_t>(type);
-  Awaited a;
-  serve(ctl, "atomic", pe, h, a);
-  return a.value;
 }
 
 void UcxTransport::put_signal(const device::Context& ctl, int pe, std::uint64_t offset,
@@ -633,7 +626,9 @@ void UcxTransport::quiet(const device::Context& ctl) {
   ucp_request_param_t rp{};
   wait(ctl, "quiet", -1, ucp_worker_flush_nbx(worker_, &rp));
   // The flush completed the gets in flight; their requests are ours to check and free.
-  if (complete_pending_gets(ctl, "quiet")) dd::fence_seq_cst();  // later loads see what they read
+  // Served gets in flight too (the reads below would complete them as well).
+  const bool gets = complete_pending_gets(ctl, "quiet") | complete_served_gets(ctl, "quiet");
+  if (gets) dd::fence_seq_cst();  // later loads see what they read
   for (int pe = 0; pe < n_; ++pe) {
     Peer& peer = peers_[pe];
     if (!peer.unacked) continue;
@@ -641,7 +636,8 @@ void UcxTransport::quiet(const device::Context& ctl) {
     std::uint64_t word = 0;
     const Range& r = peer.ranges[0];
     if (served_) {
-      served_get(ctl, "quiet", pe, reinterpret_cast<std::byte*>(&word), r.offset, sizeof(word));
+      served_get(ctl, "quiet", pe, reinterpret_cast<std::byte*>(&word), r.offset, sizeof(word),
+                 false);
       continue;
     }
     ucp_request_param_t gp{};

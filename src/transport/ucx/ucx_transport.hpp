@@ -24,6 +24,7 @@
 #pragma once
 
 #include <atomic>
+#include <exception>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -161,6 +162,8 @@ class UcxTransport final : public Transport {
   // A request this PE waits for (mu_); the reply's handler fills it in.
   struct Awaited {
     std::uint64_t id = 0;
+    int pe = -1;
+    std::uint64_t addr = 0;     // in the target's address space, for the refusal's message
     std::byte* dest = nullptr;  // a get's destination, `bytes` long
     std::size_t bytes = 0;
     std::uint64_t value = 0;  // an atomic's old value
@@ -178,13 +181,32 @@ class UcxTransport final : public Transport {
                                std::size_t length, const ucp_am_recv_param_t* param);
   // Sends the replies owed, frees those UCX is done with (mu_ held).
   void send_replies();
-  // Sends `h` to PE pe and waits for the reply, which fills `a` (mu_ held); ends the job if the
-  // target refused.
-  void serve(const device::Context& ctl, const char* op, int pe, ServeHeader& h, Awaited& a);
+  // Sends `h` to PE pe; its reply will fill `a`, which stays in awaited_ until then (mu_ held).
+  void send_request(const device::Context& ctl, const char* op, int pe, ServeHeader& h, Awaited& a);
+  // Waits for `a`'s reply (mu_ held); ends the job if the target refused.
+  void await_reply(const device::Context& ctl, const char* op, Awaited& a);
+  // A get of PE pe's [offset, offset + bytes) into dest: a request per piece of at most
+  // kMaxMessage bytes, all sent before any is waited for, kept in served_gets_. A blocking get
+  // waits for them (and for any get_nbi's before it); get_nbi leaves them to quiet, at most
+  // kMaxPendingGets in flight.
   void served_get(const device::Context& ctl, const char* op, int pe, std::byte* dest,
-                  std::uint64_t offset, std::size_t bytes);
-  std::uint64_t served_atomic(const device::Context& ctl, int pe, std::uint64_t offset, AmoOp op,
+                  std::uint64_t offset, std::size_t bytes, bool nbi);
+  // Waits for every served get in flight (mu_ held); false if there was none.
+  bool complete_served_gets(const device::Context& ctl, const char* op);
+  // The atomic on PE pe's word at `addr` (its address space), waited for.
+  std::uint64_t served_atomic(const device::Context& ctl, int pe, std::uint64_t addr, AmoOp op,
                               DataType type, std::uint64_t value, std::uint64_t cond);
+  // A wait that ends the job throws (JobStopped): whatever still replies then finds nothing to
+  // fill, since what it would fill may be gone with the frames the exception unwinds.
+  struct ForgetOnThrow {
+    UcxTransport& t;
+    int uncaught = std::uncaught_exceptions();
+    ~ForgetOnThrow() {
+      if (std::uncaught_exceptions() == uncaught) return;
+      t.awaited_.clear();
+      t.served_gets_.clear();
+    }
+  };
   Status set_handler(unsigned id, ucp_am_recv_callback_t cb);
 
   // After the worker served something: rings this PE's doorbell if a waiter sleeps.
@@ -219,6 +241,7 @@ class UcxTransport final : public Transport {
   std::uint64_t next_id_ = 1;           // mu_
   std::vector<Awaited*> awaited_;       // mu_
   std::list<Owed> owed_;                // mu_; a list: UCX holds pointers into its elements' data
+  std::list<Awaited> served_gets_;      // mu_; a list: awaited_ and on_reply hold pointers
   std::thread progress_thread_;
 };
 
