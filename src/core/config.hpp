@@ -44,12 +44,12 @@ struct Config {
   // ring protocol's tests. SYMMETRA_PROXY_RING: the ring's entries (8 bytes each), a power of
   // two from 16.
   bool proxy = false;
+  std::uint32_t proxy_ring_entries = 4096;
   // SYMMETRA_UCX_SERVED=1: the UCX transport sends gets and atomics, like puts, as active
   // messages that the target's CPU serves on its memory, instead of UCX's RMA and atomics on
   // registered memory: the path for memory UCX cannot register (a GPU heap without a
   // CUDA-enabled UCX), and on host memory a way to test it (docs/transports.md#ucx).
   bool ucx_served = false;
-  std::uint32_t proxy_ring_entries = 4096;
   // GPU collectives split into channels, one block each (coll/channel.hpp):
   // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
   std::uint64_t channel_bytes = 32ull << 10;

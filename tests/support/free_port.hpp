@@ -7,13 +7,15 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <stdexcept>
 
 namespace symmetra::testing {
 
 // A port below the kernel's ephemeral range, so that no outgoing connection (UCX over TCP opens
 // many) can hold it by chance, that binds now. `salt` spreads the tests of one process apart.
 // The PE binds it with SO_REUSEADDR, as the probe does, so connections in TIME_WAIT do not
-// matter. Returns 0 if none of 2000 candidates binds.
+// matter. Throws, saying why, if none of 2000 candidates binds: port 0 would send the PEs to
+// wherever the kernel picks.
 inline int free_tcp_port(int salt) {
   int lo = 32768;
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> lo;
@@ -22,7 +24,7 @@ inline int free_tcp_port(int salt) {
   for (int i = 0; i < 2000; ++i) {
     const int port = base + (getpid() * 7 + salt * 131 + i) % span;
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return 0;
+    if (fd < 0) throw std::runtime_error("free_tcp_port: socket() failed");
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     sockaddr_in a{};
@@ -33,7 +35,7 @@ inline int free_tcp_port(int salt) {
     close(fd);
     if (ok) return port;
   }
-  return 0;
+  throw std::runtime_error("free_tcp_port: no port below the ephemeral range binds");
 }
 
 }  // namespace symmetra::testing

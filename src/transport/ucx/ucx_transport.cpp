@@ -405,9 +405,7 @@ ucs_status_t UcxTransport::on_put(void* arg, const void* header, std::size_t hea
   if (!t->owns(dst, length) ||
       (h.sig_addr != 0 && !t->owns(reinterpret_cast<std::byte*>(h.sig_addr), 8)))
     return UCS_OK;  // the origin checked against what this PE registered; never write elsewhere
-  // Whole words (core/word_copy.hpp): UCX's own put stores with memcpy, which tore LL packets
-  // at a message's first word (docs/transports.md#ucx).
-  if (const HeapAccess* a = t->access_) {
+  if (const HeapAccess* a = t->access_) {  // memory the backend reaches (a GPU heap)
     if (length > 0) a->store(a->arg, dst, static_cast<const std::byte*>(data), length);
     if (h.sig_addr != 0)
       (void)a->amo(a->arg, reinterpret_cast<std::byte*>(h.sig_addr),
@@ -415,6 +413,8 @@ ucs_status_t UcxTransport::on_put(void* arg, const void* header, std::size_t hea
                    0);
     return UCS_OK;
   }
+  // Whole words (core/word_copy.hpp): UCX's own put stores with memcpy, which tore LL packets
+  // at a message's first word (docs/transports.md#ucx).
   store_words(dst, static_cast<const std::byte*>(data), length);
   if (h.sig_addr != 0) {
     AtomicRef<std::uint64_t> sig(*reinterpret_cast<std::uint64_t*>(h.sig_addr));
