@@ -6,6 +6,11 @@ import os
 
 # Two JAX processes share the one GPU: neither may take 75% of its memory up front.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+# XLA records every custom call that says it may be (kCmdBufferCompatible) into a command buffer
+# (a CUDA graph), even alone: the symmetra.jax handlers run recorded and replayed.
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                           " --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL"
+                           " --xla_gpu_graph_min_graph_size=1")
 
 import pytest  # noqa: E402
 import torch  # noqa: E402

@@ -339,9 +339,10 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCpu, permute_cpu,
                                   .Attr<std::int32_t>("to")
                                   .Attr<std::int32_t>("from"));
 
-// The CUDA forms, on XLA's stream. The all-reduce enqueues stream forms only (capturable), so
-// XLA may record it into a command buffer (a CUDA graph); the workspace ones may grow the
-// workspace, a collective host call, so they run outside command buffers.
+// The CUDA forms, on XLA's stream. Each enqueues stream forms only (capturable), so XLA may
+// record it into a command buffer (a CUDA graph). A workspace that grows while XLA records is
+// allocated then, collectively, as outside: every PE records the same program at the same call
+// (a replayed record calls no handler, and needs no growth, having grown when it was recorded).
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllreduceCuda, allreduce_impl,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::PlatformStream<Stream>>()
@@ -353,20 +354,23 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllGatherCuda, all_gather_impl,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::PlatformStream<Stream>>()
                                   .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>());
+                                  .Ret<ffi::AnyBuffer>(),
+                              {ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxReduceScatterCuda, reduce_scatter_impl,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::PlatformStream<Stream>>()
                                   .Arg<ffi::AnyBuffer>()
                                   .Ret<ffi::AnyBuffer>()
-                                  .Attr<std::int32_t>("op"));
+                                  .Attr<std::int32_t>("op"),
+                              {ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCuda, permute_impl,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::PlatformStream<Stream>>()
                                   .Arg<ffi::AnyBuffer>()
                                   .Ret<ffi::AnyBuffer>()
                                   .Attr<std::int32_t>("to")
-                                  .Attr<std::int32_t>("from"));
+                                  .Attr<std::int32_t>("from"),
+                              {ffi::Traits::kCmdBufferCompatible});
 
 void bind_jax(nb::module_& m) {
   m.def("_jax_cpu_handlers", [] {
