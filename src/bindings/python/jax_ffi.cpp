@@ -350,12 +350,10 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllreduceCuda, allreduce_impl,
                                   .Ret<ffi::AnyBuffer>()
                                   .Attr<std::int32_t>("op"),
                               {ffi::Traits::kCmdBufferCompatible});
-XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllGatherCuda, all_gather_impl,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<Stream>>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>(),
-                              {ffi::Traits::kCmdBufferCompatible});
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    SymmetraJaxAllGatherCuda, all_gather_impl,
+    ffi::Ffi::Bind().Ctx<ffi::PlatformStream<Stream>>().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>(),
+    {ffi::Traits::kCmdBufferCompatible});
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxReduceScatterCuda, reduce_scatter_impl,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::PlatformStream<Stream>>()
