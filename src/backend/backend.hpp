@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "bootstrap/bootstrap.hpp"
+#include "heap/heap_access.hpp"
 #include "symmetra/coll/call.hpp"
 #include "symmetra/data_type.hpp"
 #include "symmetra/device/context.hpp"
@@ -56,6 +57,9 @@ class Backend {
   virtual Result<std::uint64_t> header_word(std::size_t offset) = 0;
   virtual Status set_header_word(std::size_t offset, std::uint64_t value) = 0;
   virtual void team_created(int slot) = 0;
+  // How a transport serves peers' operations on the data heap, where the host cannot load and
+  // store it (heap_access.hpp); null where it can (the CPU backend). Lives as the backend does.
+  virtual const HeapAccess* heap_access() = 0;
 
   // --- Host-initiated data path (arguments checked by the caller's rules; complete on return,
   //     as the host forms promise) ---
@@ -103,11 +107,13 @@ class Backend {
 struct BackendParams {
   SymmetricHeap* host_heap = nullptr;
   const device::Context* control = nullptr;  // the Runtime's; outlives the backend
-  int device = -1;                           // -1: SYMMETRA_DEVICE, else the local rank
-  std::uint64_t stride = 0;                  // a PE's data heap may grow to this
-  std::uint64_t initial = 0;                 // bytes usable at once
-  std::uint64_t reserved_bytes = 0;          // header and collective workspace
-  std::uint64_t ws_world = 0, ws_team = 0;   // collective workspace per team
+  // The PEs that map each other's data heaps (this host's); null: every PE of the bootstrap.
+  Bootstrap* group = nullptr;
+  int device = -1;                          // -1: SYMMETRA_DEVICE, else the local rank
+  std::uint64_t stride = 0;                 // a PE's data heap may grow to this
+  std::uint64_t initial = 0;                // bytes usable at once
+  std::uint64_t reserved_bytes = 0;         // header and collective workspace
+  std::uint64_t ws_world = 0, ws_team = 0;  // collective workspace per team
 };
 
 enum class BackendKind { kCpu, kCuda };

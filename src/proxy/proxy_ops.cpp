@@ -41,19 +41,22 @@ void put(const device::Context& ctx, void* dest, const void* src, std::size_t by
   if (bytes <= 8 && (bytes & (bytes - 1)) == 0) {
     std::uint64_t v = 0;
     std::memcpy(&v, src, bytes);
-    post(ctx, "put", dd::proxy_put_inline(pe, ctx.offset_of(dest), v, static_cast<unsigned>(bytes)),
-         false);
+    post(
+        ctx, "put",
+        dd::proxy_put_inline(pe, device::remote_offset(ctx, dest), v, static_cast<unsigned>(bytes)),
+        false);
     return;
   }
-  post(ctx, "put", dd::proxy_put(pe, ctx.offset_of(dest), src, bytes, true), true);
+  post(ctx, "put", dd::proxy_put(pe, device::remote_offset(ctx, dest), src, bytes, true), true);
 }
 
 void get(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
-  post(ctx, "get", dd::proxy_get(pe, dest, ctx.offset_of(src), bytes, true), true);
+  post(ctx, "get", dd::proxy_get(pe, dest, device::remote_offset(ctx, src), bytes, true), true);
 }
 
 void get_nbi(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
-  post(ctx, "get_nbi", dd::proxy_get(pe, dest, ctx.offset_of(src), bytes, false), false);
+  post(ctx, "get_nbi", dd::proxy_get(pe, dest, device::remote_offset(ctx, src), bytes, false),
+       false);
 }
 
 std::uint64_t amo(const device::Context& ctx, AmoOp op, DataType type, void* dest,
@@ -61,7 +64,7 @@ std::uint64_t amo(const device::Context& ctx, AmoOp op, DataType type, void* des
   // Atomics complete on return (RemoteOps), so every one waits; the result lands here.
   std::uint64_t result = 0;
   post(ctx, "atomic",
-       dd::proxy_amo(pe, ctx.offset_of(dest), static_cast<unsigned>(op),
+       dd::proxy_amo(pe, device::remote_offset(ctx, dest), static_cast<unsigned>(op),
                      static_cast<unsigned>(type), value, cond, &result),
        true);
   return result;
@@ -69,10 +72,11 @@ std::uint64_t amo(const device::Context& ctx, AmoOp op, DataType type, void* des
 
 void put_signal(const device::Context& ctx, void* dest, const void* src, std::size_t bytes,
                 std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe) {
-  post(ctx, "put_signal",
-       dd::proxy_put_signal(pe, ctx.offset_of(dest), src, bytes, ctx.offset_of(sig), value,
-                            static_cast<unsigned>(op), true),
-       true);
+  post(
+      ctx, "put_signal",
+      dd::proxy_put_signal(pe, device::remote_offset(ctx, dest), src, bytes,
+                           device::remote_offset(ctx, sig), value, static_cast<unsigned>(op), true),
+      true);
 }
 
 void fence(const device::Context& ctx) {
@@ -100,6 +104,8 @@ device::RemoteOps proxy_remote_ops(Proxy* proxy) {
           .progress = progress,
           .deliveries_ring = proxy->transport()->deliveries_ring(),
           .transport = proxy,
+          .device_heap = nullptr,
+          .device_heap_bytes = 0,
           .pe_host = nullptr};
 }
 

@@ -20,6 +20,15 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   const std::string name = std::string(coll::kind_name(c.kind)) + (stream ? "_on_stream" : "");
   const char* op = name.c_str();
   c.team = checked(Team(this, c.team), op);
+  if (gpu_) {  // before anything collective (NCCL's setup) starts
+    const device::TeamDesc& t = s_->teams[c.team];
+    for (int r = 0; r < t.size; ++r)
+      if (const int pe = t.start + r * t.stride; !ctx_.reachable(pe))
+        fail(name + ": the team has PE " + std::to_string(pe) + " on host '" +
+             s_->host_names[s_->host_of[pe]] +
+             "': collectives of GPU PEs across hosts run through the proxy ring, which this "
+             "build does not have yet (docs/proxy.md); use a team of this host's PEs");
+  }
   const bool host = !gpu_ && !stream;  // the host form on the CPU backend
   const std::size_t elem = data_type_size(c.type);
   const auto* d = static_cast<const std::byte*>(c.dest);

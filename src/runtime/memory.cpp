@@ -47,7 +47,10 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
     s_->backend->grow(target).or_throw();
     // The new bytes reach the transport's peers once registered with it (collective, as this is).
     if (s_->transport)
-      s_->transport->register_memory(data_base() + before, before, data_size() - before).or_throw();
+      s_->transport
+          ->register_memory(data_base() + before, (gpu_ ? device::kDeviceHeapOffset : 0) + before,
+                            data_size() - before, s_->backend->heap_access())
+          .or_throw();
     s_->allocator->grow(data_size());
     SYMMETRA_LOG(kInfo, my_pe(), "%s: the symmetric heap grew from %llu to %llu bytes (limit %llu)",
                  op, static_cast<unsigned long long>(before),

@@ -13,22 +13,22 @@ Transport& transport_of(const device::Context& ctx) {
 }
 
 void put(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
-  transport_of(ctx).put(ctx, pe, ctx.offset_of(dest), src, bytes);
+  transport_of(ctx).put(ctx, pe, device::remote_offset(ctx, dest), src, bytes);
 }
 void get(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
-  transport_of(ctx).get(ctx, pe, dest, ctx.offset_of(src), bytes);
+  transport_of(ctx).get(ctx, pe, dest, device::remote_offset(ctx, src), bytes);
 }
 void get_nbi(const device::Context& ctx, void* dest, const void* src, std::size_t bytes, int pe) {
-  transport_of(ctx).get_nbi(ctx, pe, dest, ctx.offset_of(src), bytes);
+  transport_of(ctx).get_nbi(ctx, pe, dest, device::remote_offset(ctx, src), bytes);
 }
 std::uint64_t amo(const device::Context& ctx, AmoOp op, DataType type, void* dest,
                   std::uint64_t value, std::uint64_t cond, int pe) {
-  return transport_of(ctx).atomic(ctx, pe, ctx.offset_of(dest), op, type, value, cond);
+  return transport_of(ctx).atomic(ctx, pe, device::remote_offset(ctx, dest), op, type, value, cond);
 }
 void put_signal(const device::Context& ctx, void* dest, const void* src, std::size_t bytes,
                 std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe) {
-  transport_of(ctx).put_signal(ctx, pe, ctx.offset_of(dest), src, bytes, ctx.offset_of(sig), value,
-                               op);
+  transport_of(ctx).put_signal(ctx, pe, device::remote_offset(ctx, dest), src, bytes,
+                               device::remote_offset(ctx, sig), value, op);
 }
 void fence(const device::Context& ctx) {
   transport_of(ctx).fence(ctx);
@@ -53,6 +53,8 @@ device::RemoteOps remote_ops(Transport* transport) {
           .progress = progress,
           .deliveries_ring = transport->deliveries_ring(),
           .transport = transport,
+          .device_heap = nullptr,
+          .device_heap_bytes = 0,
           .pe_host = nullptr};
 }
 

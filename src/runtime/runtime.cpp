@@ -59,10 +59,14 @@ int index_in(std::vector<std::string>& names, const std::string& name) {
 // loopback delivers through the machine's shared mapping, so it cannot cross machines.
 detail::TransportKind transport_kind(const detail::Config& config,
                                      const std::vector<std::string>& machines,
-                                     const std::vector<int>& machine_of, const std::string& pe) {
+                                     const std::vector<int>& machine_of, bool gpu,
+                                     const std::string& pe) {
   using Choice = detail::Config::TransportChoice;
   if (config.transport == Choice::kUcx) return detail::TransportKind::kUcx;
-  if (machines.size() == 1) return detail::TransportKind::kLoopback;
+  // The loopback transport delivers through the host mapping, which a GPU heap is not in: GPU
+  // PEs of forced hosts take UCX (asked for the loopback, init refuses them before this).
+  if (machines.size() == 1 && (!gpu || config.transport == Choice::kLoopback))
+    return detail::TransportKind::kLoopback;
   if (config.transport == Choice::kLoopback) {
     const int other = static_cast<int>(
         std::find_if(machine_of.begin(), machine_of.end(), [](int m) { return m != 0; }) -
@@ -181,16 +185,16 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   std::vector<bool> remote(n);
   bool any_remote = false;
   for (int p = 0; p < n; ++p) any_remote |= remote[p] = s_->host_of[p] != s_->host_of[my_pe];
-  if (any_remote && gpu)
-    throw Error(pe +
-                "the PEs sit on several hosts: GPU PEs reach other hosts through the proxy ring, "
-                "which this build does not have; run PEs of several hosts on the CPU backend");
   // More PEs on this machine than CPUs means waits cost context switches, which the
   // central-counter sync and yielding at once keep few (docs/perf_cpu.md#oversubscription).
   const long cpus = s_->config->cpus > 0 ? s_->config->cpus : sysconf(_SC_NPROCESSORS_ONLN);
   const long on_machine = std::count(machine_of.begin(), machine_of.end(), machine_of[my_pe]);
   const bool oversubscribed = cpus > 0 && on_machine > cpus;
-  const detail::TransportKind kind = transport_kind(*s_->config, machines, machine_of, pe);
+  if (any_remote && gpu && s_->config->transport == detail::Config::TransportChoice::kLoopback)
+    throw Error(pe +
+                "SYMMETRA_TRANSPORT=loopback delivers through the host mapping and cannot reach "
+                "GPU heaps: use SYMMETRA_TRANSPORT=ucx (or leave it unset)");
+  const detail::TransportKind kind = transport_kind(*s_->config, machines, machine_of, gpu, pe);
   // The PEs that map each other's heaps: those of one host, since a network transport must
   // reach the others through the network alone; with the loopback transport, which delivers
   // through that mapping, every PE of the machine (which is the whole job).
@@ -228,7 +232,8 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     tp.heap = s_->heap.get();
     tp.remote = remote;
     tp.forced_hosts = machines.size() == 1;
-    tp.served = s_->config->ucx_served;
+    // A GPU heap is served by the target's CPU (HeapAccess): UCX never touches device memory.
+    tp.served = s_->config->ucx_served || gpu;
     tp.poll_ns =
         static_cast<std::uint64_t>(s_->config->progress_poll_us >= 0 ? s_->config->progress_poll_us
                                    : oversubscribed                  ? 0
@@ -237,10 +242,11 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     auto made = detail::make_transport(kind, tp);
     if (!made.ok()) throw Error(pe + made.status().message());
     s_->transport = std::move(made.value());
-    s_->transport->register_memory(s_->heap->base(), 0, s_->heap->size()).or_throw();
+    s_->transport->register_memory(s_->heap->base(), 0, s_->heap->size(), nullptr).or_throw();
     if (statics.bytes > 0) {
       const std::uint64_t window = s_->heap->stride() - s_->static_window;
-      s_->transport->register_memory(s_->heap->base() + window, window, statics.bytes).or_throw();
+      s_->transport->register_memory(s_->heap->base() + window, window, statics.bytes, nullptr)
+          .or_throw();
     }
     device::RemoteOps ops = detail::remote_ops(s_->transport.get());
     if (s_->config->proxy) {
@@ -258,6 +264,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
   detail::BackendParams params;
   params.host_heap = s_->heap.get();
   params.control = &ctx_;
+  params.group = &group;
   params.device = options.device;
   params.stride = pow2_at_least(s_->heap_limit);
   params.initial = s_->config->symmetric_size + reserved;
@@ -305,6 +312,16 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
       !(ctx_.flags & device::Context::kObserve))
     ctx_.flags |= device::Context::kHostDirect;
   refresh_context();
+  if (gpu_ && s_->transport) {
+    // The device heap, which the transport reaches through the backend, at the offsets from
+    // kDeviceHeapOffset (device/impl/remote.hpp); the host heap's header keeps its own.
+    s_->transport
+        ->register_memory(data_base(), device::kDeviceHeapOffset, data_size(),
+                          s_->backend->heap_access())
+        .or_throw();
+    s_->remote_ops->device_heap = data_base();
+    s_->remote_ops->device_heap_bytes = data_view().stride;
+  }
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();
   // A PE that dies (or leaves without finalize) is lost to the rendezvous, which tells the

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bootstrap/bootstrap.hpp"
+#include "heap/heap_access.hpp"
 #include "symmetra/data_type.hpp"
 #include "symmetra/device/context.hpp"
 #include "symmetra/error.hpp"
@@ -40,7 +41,12 @@ class Transport {
   // --- Setup (collective) ---
   // Registers [offset, offset + bytes) of this PE's heap slot, which this process maps at
   // `local`, and exchanges its key with every PE: after it, every PE may reach those bytes.
-  virtual Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes) = 0;
+  // `access`: null for host memory; else memory the host cannot load and store (a GPU heap,
+  // registered at device::kDeviceHeapOffset and up), which the transport reaches only through
+  // those calls (UCX: served mode, which TransportParams::served must have asked for); a
+  // transport that cannot says so.
+  virtual Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes,
+                                 const HeapAccess* access) = 0;
 
   // --- Data path ---
   // Each naturally aligned 8-byte word of the destination arrives whole (LL packets rely on
@@ -73,21 +79,6 @@ class Transport {
   virtual bool deliveries_ring() const = 0;
 };
 
-// How a transport reads and writes this PE's memory for its peers where that memory is not the
-// host's (a GPU heap): the backend's copies and atomics, each complete on return. Null in
-// TransportParams: host memory, by loads and stores. A transport given one serves every access
-// itself (UCX: served mode) and registers no memory with its network.
-struct HeapAccess {
-  void* arg = nullptr;
-  // `bytes` from host memory `src` into this PE's heap at `dst`, each aligned 8-byte word whole.
-  void (*store)(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) = nullptr;
-  // `bytes` of this PE's heap at `src` into host memory `dst`, each aligned 8-byte word whole.
-  void (*load)(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) = nullptr;
-  // `op` on the word of `type` at `word`; operands and the old value as the word's bits.
-  std::uint64_t (*amo)(void* arg, std::byte* word, AmoOp op, DataType type, std::uint64_t value,
-                       std::uint64_t cond) = nullptr;
-};
-
 // What a transport connects with: the job's bootstrap, this PE's host heap (the loopback
 // delivers through its mapping), and which PEs it must reach.
 struct TransportParams {
@@ -101,10 +92,9 @@ struct TransportParams {
   // that a peer's next operation finds it awake instead of paying a wake-up (10-20 us on a VM,
   // twice a round trip). 0: sleep at once (PEs outnumber CPUs: polling would take a PE's).
   std::uint64_t poll_ns = 0;
-  // Gets and atomics as messages the target serves (Config::ucx_served), not RMA: a transport
-  // that has only that way ignores it.
+  // Gets and atomics as messages the target serves (Config::ucx_served, or memory registered
+  // with a HeapAccess to come), not RMA: a transport that has only that way ignores it.
   bool served = false;
-  const HeapAccess* access = nullptr;  // null: host memory
 };
 
 enum class TransportKind { kLoopback, kUcx };

@@ -27,6 +27,7 @@ class CpuBackend final : public Backend {
   Result<std::uint64_t> header_word(std::size_t offset) override;
   Status set_header_word(std::size_t offset, std::uint64_t value) override;
   void team_created(int) override {}
+  const HeapAccess* heap_access() override { return nullptr; }  // the host loads and stores it
 
   void put(const device::Context& ctl, const char* op, void* dest, const void* src,
            std::size_t bytes, int pe) override;

@@ -53,11 +53,16 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(Bootstrap& bs, const Ba
   std::unique_ptr<CudaBackend> g(new CudaBackend());
   g->impl_ = std::make_unique<Impl>();
   Impl& im = *g->impl_;
-  auto heap = CudaHeap::create(bs, dev.value(), p.stride, p.initial);
+  // The PEs that map each other's heaps: this host's (the others are reached through the
+  // transport).
+  auto heap =
+      CudaHeap::create(p.group != nullptr ? *p.group : bs, dev.value(), p.stride, p.initial);
   SYMMETRA_TRY(heap);
   im.heap = std::move(heap.value());
   im.n_pes = bs.size();
+  im.control = p.control;
   SYMMETRA_CUDA(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
+  SYMMETRA_CUDA(cudaStreamCreateWithFlags(&im.access_stream, cudaStreamNonBlocking));
   g->stream_ = reinterpret_cast<Stream>(im.stream);
   // Nothing here or in ~CudaBackend may wait for the whole device (cudaFree,
   // cudaDeviceSynchronize): PEs that share the GPU as threads have kernels waiting for this PE
@@ -69,6 +74,8 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(Bootstrap& bs, const Ba
                                 sizeof(device::TeamDesc) * device::kMaxTeams, im.stream));
   SYMMETRA_CUDA(
       cudaMallocAsync(reinterpret_cast<void**>(&im.d_result), sizeof(std::uint64_t), im.stream));
+  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_access_result),
+                                sizeof(std::uint64_t), im.stream));
   SYMMETRA_TRY(preload_stream_kernels());
   SYMMETRA_TRY(preload_host_kernels());
   SYMMETRA_TRY(preload_coll_kernels());
@@ -78,7 +85,11 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(Bootstrap& bs, const Ba
   // sequence numbers) before anyone syncs on them.
   SYMMETRA_CUDA(cudaMemsetAsync(im.heap->base(), 0, p.reserved_bytes, im.stream));
   SYMMETRA_CUDA(cudaStreamSynchronize(im.stream));
-  std::vector<int> devs = im.heap->pe_devices();
+  // Every PE's device, by PE number (the heap knows those of this host only).
+  const int my_dev = dev.value();
+  im.pe_devices.resize(bs.size());
+  SYMMETRA_TRY(bs.allgather(&my_dev, im.pe_devices.data(), sizeof(int)));
+  std::vector<int> devs = im.pe_devices;
   std::sort(devs.begin(), devs.end());
   if (bs.threads() && std::adjacent_find(devs.begin(), devs.end()) != devs.end()) {
     // Some GPU has several PEs (the same answer on every PE: this is collective). One CoLaunch
@@ -99,8 +110,14 @@ CudaBackend::~CudaBackend() {
   cudaFreeAsync(impl_->d_pe_index, impl_->stream);
   cudaFreeAsync(impl_->d_teams, impl_->stream);
   cudaFreeAsync(impl_->d_result, impl_->stream);
+  cudaFreeAsync(impl_->d_access_result, impl_->stream);
   cudaStreamSynchronize(impl_->stream);
   cudaStreamDestroy(impl_->stream);
+  cudaStreamDestroy(impl_->access_stream);
+  if (impl_->bounce != nullptr) {
+    cudaHostUnregister(impl_->bounce);
+    std::free(impl_->bounce);
+  }
   impl_->heap.reset();
 }
 
@@ -111,7 +128,7 @@ int CudaBackend::device() const {
   return impl_->heap->device();
 }
 int CudaBackend::max_pes_per_device() const {
-  const std::vector<int>& dev = impl_->heap->pe_devices();
+  const std::vector<int>& dev = impl_->pe_devices;
   int most = 1;
   for (int d : dev) most = std::max(most, static_cast<int>(std::count(dev.begin(), dev.end(), d)));
   return most;
@@ -155,7 +172,7 @@ Status CudaBackend::refresh(const device::Context& control) {
                                 cudaMemcpyHostToDevice, im.stream));
   SYMMETRA_CUDA(cudaStreamSynchronize(im.stream));
   if (im.co_launch) {
-    const std::vector<int>& dev = im.heap->pe_devices();
+    const std::vector<int>& dev = im.pe_devices;
     for (int slot = 0; slot < device::kMaxTeams; ++slot) {
       const device::TeamDesc& t = teams_[slot];
       im.colocated[slot].clear();

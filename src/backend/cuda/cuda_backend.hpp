@@ -3,8 +3,11 @@
 // stream for host-initiated copies and kernels. No CUDA headers here: the factory includes it.
 //
 // Files: cuda_backend.cu (setup, memory, tables), host_ops.cu (host-initiated RMA, atomics,
-// waits), stream_ops.cu (the stream forms), coll_ops.cu (collective kernels).
-// Threads: the PE's thread, with the PE's device current.
+// waits), remote_ops.cu (host-initiated operations to PEs of other hosts, and the heap access
+// the transport serves peers with), stream_ops.cu (the stream forms), coll_ops.cu (collective
+// kernels).
+// Threads: the PE's threads, with the PE's device current; heap_access()'s calls from the
+// transport's serving thread, which need not have it.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +39,7 @@ class CudaBackend final : public Backend {
   Result<std::uint64_t> header_word(std::size_t offset) override;
   Status set_header_word(std::size_t offset, std::uint64_t value) override;
   void team_created(int slot) override;
+  const HeapAccess* heap_access() override;
 
   void put(const device::Context& ctl, const char* op, void* dest, const void* src,
            std::size_t bytes, int pe) override;
@@ -76,6 +80,17 @@ class CudaBackend final : public Backend {
   // (co_launch.hpp says why); elsewhere at once. Every member of the team must call it for
   // each of the team's calls, in the same order.
   Status launch_collective(int team, const std::function<int()>& launch, const char* op);
+  // To a PE of another host: through a pinned bounce buffer into the runtime's remote branch
+  // (ctl.remote), complete on return as the host forms are (remote_ops.cu).
+  void remote_put(const device::Context& ctl, const char* op, void* dest, const void* src,
+                  std::size_t bytes, int pe);
+  void remote_get(const device::Context& ctl, const char* op, void* dest, const void* src,
+                  std::size_t bytes, int pe);
+  // heap_access()'s calls (arg: the CudaBackend).
+  static void serve_store(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes);
+  static void serve_load(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes);
+  static std::uint64_t serve_amo(void* arg, std::byte* word, AmoOp op, DataType type,
+                                 std::uint64_t value, std::uint64_t cond);
 
   std::unique_ptr<Impl> impl_;
   device::Context dctx_{};

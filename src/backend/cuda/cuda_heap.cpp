@@ -46,7 +46,6 @@ Result<std::unique_ptr<CudaHeap>> CudaHeap::create(Bootstrap& bs, int device, st
   std::vector<int> all(bs.size());
   SYMMETRA_TRY(bs.allgather(&device, all.data(), sizeof(int)));
   heap->shares_device_ = std::count(all.begin(), all.end(), device) > 1;
-  heap->pe_devices_ = all;
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
   heap->devices_ = all;

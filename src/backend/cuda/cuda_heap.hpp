@@ -37,8 +37,6 @@ class CudaHeap {
   int device() const { return device_; }
   // Another PE of this host uses the same GPU.
   bool shares_device() const { return shares_device_; }
-  // The device of every PE (by PE number), as each PE reported it.
-  const std::vector<int>& pe_devices() const { return pe_devices_; }
 
   // Collective: every PE's heap is mapped up to `new_size` (> size(), <= stride()).
   Status grow(std::uint64_t new_size);
@@ -66,7 +64,6 @@ class CudaHeap {
   std::uint64_t reserved_bytes_ = 0;
   bool owns_reservation_ = false;
   bool shares_device_ = false;
-  std::vector<int> pe_devices_;
   std::vector<int> devices_;       // distinct devices of the local PEs: every mapping's accessors
   std::vector<Mapping> mappings_;  // released in reverse order
 };

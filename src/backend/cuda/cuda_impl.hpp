@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "backend/cuda/co_launch.hpp"
@@ -21,6 +22,7 @@ struct CudaBackend::Impl {
   std::uint64_t* d_result = nullptr;  // one word for host-initiated atomics
   cudaStream_t stream = nullptr;
   int n_pes = 0;
+  std::vector<int> pe_devices;  // every PE's device, by PE number
   // PEs that share this GPU as threads (co_launch.hpp): the process-wide batches, and per team
   // slot the co-located members and this PE's count of calls.
   std::shared_ptr<CoLaunch> co_launch;
@@ -30,7 +32,24 @@ struct CudaBackend::Impl {
   // (Context::host_header); null if the driver refused (waits then end at their timeout).
   void* host_header = nullptr;
   void* host_header_device = nullptr;
+  // The remote side (remote_ops.cu). The Runtime's host context, for errors from the serving
+  // thread; the serving thread's own stream and result word (the PE's threads use `stream`);
+  // and a pinned bounce buffer for host-initiated operations to other hosts, made at the first
+  // one, under bounce_mu (SHMEM_THREAD_MULTIPLE).
+  const device::Context* control = nullptr;
+  cudaStream_t access_stream = nullptr;
+  std::uint64_t* d_access_result = nullptr;
+  HeapAccess access{};
+  std::mutex bounce_mu;
+  std::byte* bounce = nullptr;
+  std::size_t bounce_bytes = 0;
 };
+
+// `op` on the word `dest` of `pe` in a one-thread kernel on `s`, waited for; the old value's
+// bits (host_ops.cu).
+std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,
+                      std::uint64_t* d_result, AmoOp op, DataType type, void* dest,
+                      std::uint64_t value, std::uint64_t cond, int pe);
 
 // Kernels each file loads at setup (CudaBackend::create): with lazy module loading (CUDA's
 // default) a kernel's first launch may wait for running kernels, and these kernels wait for

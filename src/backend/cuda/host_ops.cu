@@ -1,6 +1,7 @@
 // The CUDA backend's host-initiated operations on device memory (backend.hpp, "data path"):
 // copies by the copy engine on the backend's stream, complete on return; atomics in a
-// one-thread kernel; host-side waits by copies of the words.
+// one-thread kernel; host-side waits by copies of the words. PEs of other hosts go to the
+// runtime's remote branch (remote_ops.cu).
 #include <cstring>
 
 #include "backend/cuda/cuda_impl.hpp"
@@ -17,9 +18,9 @@ __global__ void amo_kernel(device::Context ctx, AmoOp op, T* dest, T value, T co
 }
 
 template <class T>
-std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,
-                      std::uint64_t* d_result, AmoOp op, void* dest, std::uint64_t value,
-                      std::uint64_t cond, int pe) {
+std::uint64_t amo_as(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,
+                     std::uint64_t* d_result, AmoOp op, void* dest, std::uint64_t value,
+                     std::uint64_t cond, int pe) {
   T v, c;
   std::memcpy(&v, &value, sizeof(T));
   std::memcpy(&c, &cond, sizeof(T));
@@ -37,6 +38,18 @@ std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, c
 
 }  // namespace
 
+std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,
+                      std::uint64_t* d_result, AmoOp op, DataType type, void* dest,
+                      std::uint64_t value, std::uint64_t cond, int pe) {
+  return visit_type(type, [&](auto tag) -> std::uint64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
+      return amo_as<T>(ctl, dctx, s, d_result, op, dest, value, cond, pe);
+    else
+      device::detail::host_fatal(ctl, "atomic", "GPU atomics act on 32- or 64-bit words");
+  });
+}
+
 Status preload_host_kernels() {  // cuda_impl.hpp says why
   cudaFuncAttributes a;
   SYMMETRA_CUDA(cudaFuncGetAttributes(&a, amo_kernel<std::int32_t>));
@@ -51,6 +64,7 @@ Status preload_host_kernels() {  // cuda_impl.hpp says why
 void CudaBackend::put(const device::Context& ctl, const char* op, void* dest, const void* src,
                       std::size_t bytes, int pe) {
   device::detail::check_access(hctx_, op, dest, bytes, pe);
+  if (!hctx_.reachable(pe)) return remote_put(ctl, op, dest, src, bytes, pe);
   const cudaStream_t s = impl_->stream;
   check_cuda(ctl, op, cudaMemcpyAsync(hctx_.peer(dest, pe), src, bytes, cudaMemcpyDefault, s),
              "cudaMemcpyAsync");
@@ -60,6 +74,7 @@ void CudaBackend::put(const device::Context& ctl, const char* op, void* dest, co
 void CudaBackend::get(const device::Context& ctl, const char* op, void* dest, const void* src,
                       std::size_t bytes, int pe) {
   device::detail::check_access(hctx_, op, src, bytes, pe);
+  if (!hctx_.reachable(pe)) return remote_get(ctl, op, dest, src, bytes, pe);
   const cudaStream_t s = impl_->stream;
   check_cuda(ctl, op, cudaMemcpyAsync(dest, hctx_.peer(src, pe), bytes, cudaMemcpyDefault, s),
              "cudaMemcpyAsync");
@@ -79,6 +94,14 @@ void CudaBackend::strided(const device::Context& ctl, bool put, void* dest, cons
   device::detail::check_access(hctx_, op, sym, elem, pe);
   device::detail::check_access(
       hctx_, op, static_cast<const char*>(sym) + (n - 1) * sym_stride * elem, elem, pe);
+  if (!hctx_.reachable(pe)) {  // element by element: each a staged transport operation
+    for (std::size_t i = 0; i < n; ++i) {
+      auto* d = static_cast<char*>(dest) + i * dst_stride * elem;
+      const auto* s = static_cast<const char*>(src) + i * src_stride * elem;
+      put ? remote_put(ctl, op, d, s, elem, pe) : remote_get(ctl, op, d, s, elem, pe);
+    }
+    return;
+  }
   void* d = put ? hctx_.peer(dest, pe) : dest;
   const void* s = put ? src : hctx_.peer(src, pe);
   const cudaStream_t st = impl_->stream;
@@ -93,19 +116,13 @@ std::uint64_t CudaBackend::amo(const device::Context& ctl, AmoOp op, DataType ty
                                std::uint64_t value, std::uint64_t cond, int pe) {
   device::detail::check_access(hctx_, "atomic", dest, data_type_size(type), pe);
   device::detail::check_aligned(hctx_, "atomic", dest, data_type_size(type));
-  const cudaStream_t s = impl_->stream;
-  std::uint64_t* r = impl_->d_result;
-  return visit_type(type, [&](auto tag) -> std::uint64_t {
-    using T = typename decltype(tag)::type;
-    if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
-      return run_amo<T>(ctl, dctx_, s, r, op, dest, value, cond, pe);
-    else
-      device::detail::host_fatal(ctl, "atomic", "GPU atomics act on 32- or 64-bit words");
-  });
+  if (!hctx_.reachable(pe)) return ctl.remote->amo(ctl, op, type, dest, value, cond, pe);
+  return run_amo(ctl, dctx_, impl_->stream, impl_->d_result, op, type, dest, value, cond, pe);
 }
 
 void CudaBackend::quiet(const device::Context& ctl) {
   sync_stream(ctl, "quiet", nullptr);
+  if (ctl.remote != nullptr) ctl.remote->quiet(ctl);  // PEs of other hosts
 }
 
 void CudaBackend::sync_stream(const device::Context& ctl, const char* op, Stream s) {

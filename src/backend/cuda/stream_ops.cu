@@ -30,6 +30,16 @@ __global__ void barrier_all_kernel(device::Context ctx) {
   device::barrier_all(device::ThreadGroup{}, ctx);
 }
 
+// The stream forms reach PEs of other hosts through the proxy ring, from a kernel: not built yet.
+void check_reachable(const device::Context& ctx, const char* op, int pe) {
+  if (ctx.reachable(pe)) return;
+  device::detail::host_fatalf(ctx, op,
+                              "PE %d is on another host: stream forms reach other hosts through "
+                              "the proxy ring, which this build does not have yet "
+                              "(docs/proxy.md); use the host form",
+                              pe);
+}
+
 }  // namespace
 
 Status preload_stream_kernels() {  // cuda_impl.hpp says why
@@ -43,6 +53,7 @@ Status preload_stream_kernels() {  // cuda_impl.hpp says why
 void CudaBackend::put_on_stream(const device::Context& ctl, const char* op, void* dest,
                                 const void* src, std::size_t bytes, int pe, Stream stream) {
   device::detail::check_access(hctx_, op, dest, bytes, pe);
+  check_reachable(hctx_, op, pe);
   check_cuda(ctl, op,
              cudaMemcpyAsync(hctx_.peer(dest, pe), src, bytes, cudaMemcpyDefault, cu(stream)),
              "cudaMemcpyAsync");
@@ -51,6 +62,7 @@ void CudaBackend::put_on_stream(const device::Context& ctl, const char* op, void
 void CudaBackend::get_on_stream(const device::Context& ctl, const char* op, void* dest,
                                 const void* src, std::size_t bytes, int pe, Stream stream) {
   device::detail::check_access(hctx_, op, src, bytes, pe);
+  check_reachable(hctx_, op, pe);
   check_cuda(ctl, op,
              cudaMemcpyAsync(dest, hctx_.peer(src, pe), bytes, cudaMemcpyDefault, cu(stream)),
              "cudaMemcpyAsync");
@@ -60,6 +72,7 @@ void CudaBackend::signal_on_stream(const device::Context& ctl, std::uint64_t* si
                                    std::uint64_t value, SignalOp op, int pe, Stream stream) {
   const device::Context& v = hctx_;
   device::detail::check_access(v, "signal_op_on_stream", sig, sizeof(*sig), pe);
+  check_reachable(v, "signal_op_on_stream", pe);
   if (op == SignalOp::kSet) {
     // The default write carries a memory barrier: earlier stream work is visible first.
     static const Driver* drv = cuda_driver().value();  // loaded by CudaBackend::create
@@ -115,6 +128,7 @@ void CudaBackend::signal_wait_on_stream(const device::Context& ctl, std::uint64_
 }
 
 void CudaBackend::barrier_all_on_stream(const device::Context& ctl, Stream stream) {
+  for (int pe = 0; pe < hctx_.n_pes; ++pe) check_reachable(hctx_, "barrier_all_on_stream", pe);
   const Status st = launch_collective(
       device::kTeamWorld,
       [dctx = dctx_, s = cu(stream)]() mutable {

@@ -42,8 +42,12 @@ Result<std::unique_ptr<Transport>> LoopbackTransport::connect(const TransportPar
 }
 
 Status LoopbackTransport::register_memory(std::byte* local, std::uint64_t offset,
-                                          std::uint64_t bytes) {
+                                          std::uint64_t bytes, const HeapAccess* access) {
   const int me = bs_.rank();
+  if (access != nullptr)
+    return Status::fail(
+        "the loopback transport delivers through the host mapping and cannot reach device "
+        "memory: PEs with GPU heaps on several forced hosts need SYMMETRA_TRANSPORT=ucx");
   if (local != mapping_ + static_cast<std::uint64_t>(me) * stride_ + offset)
     return Status::fail("loopback transport: the memory registered at offset " +
                         std::to_string(offset) + " is not where this PE's heap slot maps it");

@@ -20,7 +20,8 @@ class LoopbackTransport final : public Transport {
   static Result<std::unique_ptr<Transport>> connect(const TransportParams& params);
 
   const char* name() const override { return "loopback"; }
-  Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes) override;
+  Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes,
+                         const HeapAccess* access) override;
   void put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
            std::size_t bytes) override;
   void get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,

@@ -33,18 +33,19 @@ ucs_status_t UcxTransport::on_serve(void* arg, const void* header, std::size_t h
   o.pe = h.from;
   // Only what this PE registered, as for puts; an atomic's word aligned to its size.
   const bool word_ok = h.atomic == 0 || (h.bytes != 0 && (h.addr % h.bytes) == 0);
-  if (!t->owns(at, h.bytes) || !word_ok) {
+  const Mine* mine = t->owner(at, h.bytes);
+  if (mine == nullptr || !word_ok) {
     r.refused = 1;
   } else if (h.atomic != 0) {
     const auto op = static_cast<AmoOp>(h.op);
     const auto type = static_cast<DataType>(h.type);
-    const HeapAccess* a = t->access_;
+    const HeapAccess* a = mine->access;
     r.value = a != nullptr ? a->amo(a->arg, at, op, type, h.value, h.cond)
                            : dd::amo_on_bits(at, op, type, h.value, h.cond);
   } else {
     // Whole words, as puts are stored: a get of an LL packet sees it whole.
     o.data.resize(h.bytes);
-    if (const HeapAccess* a = t->access_)
+    if (const HeapAccess* a = mine->access)
       a->load(a->arg, o.data.data(), at, h.bytes);
     else
       load_words(o.data.data(), at, h.bytes);

@@ -127,8 +127,7 @@ Status UcxTransport::start(const TransportParams& params) {
   st = ucp_worker_create(context_, &wp, &worker_);
   if (st != UCS_OK) return ucx_fail("ucp_worker_create", st);
 
-  access_ = params.access;
-  served_ = params.served || access_ != nullptr;
+  served_ = params.served;
   SYMMETRA_TRY(set_handler(kAmPut, &UcxTransport::on_put));
   SYMMETRA_TRY(set_handler(kAmServe, &UcxTransport::on_serve));
   SYMMETRA_TRY(set_handler(kAmReply, &UcxTransport::on_reply));
@@ -235,7 +234,12 @@ UcxTransport::~UcxTransport() {
   if (wake_fd_ >= 0) close(wake_fd_);
 }
 
-Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes) {
+Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes,
+                                     const HeapAccess* access) {
+  if (access != nullptr && !served_)
+    return Status::fail(
+        "ucx transport: memory the host cannot load and store (a GPU heap) is reached in served "
+        "mode only, which this transport was not started in");
   ucp_mem_map_params_t mp{};
   mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
   mp.address = local;
@@ -243,15 +247,15 @@ Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std
   ucp_mem_h mem = nullptr;
   void* packed = nullptr;
   std::size_t packed_len = 0;
-  if (access_ != nullptr) {  // memory UCX may not register: served, so no key (blob without one)
+  if (access != nullptr) {  // memory UCX may not register: served, so no key (blob without one)
     std::lock_guard<std::mutex> lock(mu_);
-    mine_.push_back(Mine{local, bytes});
+    mine_.push_back(Mine{local, bytes, access});
   } else {
     std::lock_guard<std::mutex> lock(mu_);
     ucs_status_t st = ucp_mem_map(context_, &mp, &mem);
     if (st != UCS_OK) return ucx_fail("registering " + std::to_string(bytes) + " bytes", st);
     mems_.push_back(mem);
-    mine_.push_back(Mine{local, bytes});
+    mine_.push_back(Mine{local, bytes, nullptr});
     st = ucp_rkey_pack(context_, mem, &packed, &packed_len);
     if (st != UCS_OK) return ucx_fail("ucp_rkey_pack", st);
   }
@@ -402,36 +406,40 @@ ucs_status_t UcxTransport::on_put(void* arg, const void* header, std::size_t hea
   if (header_length != sizeof(h)) return UCS_OK;  // not ours
   std::memcpy(&h, header, sizeof(h));
   auto* dst = reinterpret_cast<std::byte*>(h.addr);
-  if (!t->owns(dst, length) ||
-      (h.sig_addr != 0 && !t->owns(reinterpret_cast<std::byte*>(h.sig_addr), 8)))
+  auto* sig = reinterpret_cast<std::byte*>(h.sig_addr);
+  const Mine* mine = t->owner(dst, length);
+  const Mine* sig_mine = h.sig_addr != 0 ? t->owner(sig, 8) : nullptr;
+  if (mine == nullptr || (h.sig_addr != 0 && sig_mine == nullptr))
     return UCS_OK;  // the origin checked against what this PE registered; never write elsewhere
-  if (const HeapAccess* a = t->access_) {  // memory the backend reaches (a GPU heap)
-    if (length > 0) a->store(a->arg, dst, static_cast<const std::byte*>(data), length);
-    if (h.sig_addr != 0)
-      (void)a->amo(a->arg, reinterpret_cast<std::byte*>(h.sig_addr),
-                   h.sig_add == 1 ? AmoOp::kFetchAdd : AmoOp::kSet, DataType::kUint64, h.sig_value,
-                   0);
+  // Whole words (core/word_copy.hpp): UCX's own put stores with memcpy, which tore LL packets
+  // at a message's first word (docs/transports.md#ucx). Memory of a GPU heap through the
+  // backend, which stores whole words too.
+  if (const HeapAccess* a = mine->access)
+    a->store(a->arg, dst, static_cast<const std::byte*>(data), length);
+  else
+    store_words(dst, static_cast<const std::byte*>(data), length);
+  if (h.sig_addr == 0) return UCS_OK;
+  // After the data (each store above is complete on return): a waiter that sees the signal
+  // sees the data.
+  if (const HeapAccess* a = sig_mine->access) {
+    (void)a->amo(a->arg, sig, h.sig_add == 1 ? AmoOp::kFetchAdd : AmoOp::kSet, DataType::kUint64,
+                 h.sig_value, 0);
     return UCS_OK;
   }
-  // Whole words (core/word_copy.hpp): UCX's own put stores with memcpy, which tore LL packets
-  // at a message's first word (docs/transports.md#ucx).
-  store_words(dst, static_cast<const std::byte*>(data), length);
-  if (h.sig_addr != 0) {
-    AtomicRef<std::uint64_t> sig(*reinterpret_cast<std::uint64_t*>(h.sig_addr));
-    if (h.sig_add == 1)
-      sig.fetch_add(h.sig_value, kRelease);  // after the data: a waiter that sees it sees them
-    else
-      sig.store(h.sig_value, kRelease);
-  }
+  AtomicRef<std::uint64_t> word(*reinterpret_cast<std::uint64_t*>(sig));
+  if (h.sig_add == 1)
+    word.fetch_add(h.sig_value, kRelease);
+  else
+    word.store(h.sig_value, kRelease);
   return UCS_OK;
 }
 
-bool UcxTransport::owns(const std::byte* p, std::size_t bytes) const {
+const UcxTransport::Mine* UcxTransport::owner(const std::byte* p, std::size_t bytes) const {
   for (const Mine& m : mine_)
     if (p >= m.local && bytes <= m.bytes &&
         static_cast<std::uint64_t>(p - m.local) <= m.bytes - bytes)
-      return true;
-  return false;
+      return &m;
+  return nullptr;
 }
 
 // Sends [offset, offset + bytes) of PE pe as messages of at most kMaxMessage bytes, in order;

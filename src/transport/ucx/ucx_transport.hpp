@@ -50,7 +50,8 @@ class UcxTransport final : public Transport {
   const char* name() const override {
     return served_ ? "ucx (gets and atomics served by the target's CPU)" : "ucx";
   }
-  Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes) override;
+  Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes,
+                         const HeapAccess* access) override;
   void put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
            std::size_t bytes) override;
   void get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
@@ -99,6 +100,7 @@ class UcxTransport final : public Transport {
   struct Mine {
     std::byte* local;
     std::uint64_t bytes;
+    const HeapAccess* access;  // null: host memory, by loads and stores
   };
 
   UcxTransport(Bootstrap& bs, device::detail::HeapHeader* my_header, int n);
@@ -110,7 +112,8 @@ class UcxTransport final : public Transport {
   // ucp_worker_progress, so under mu_.
   static ucs_status_t on_put(void* arg, const void* header, std::size_t header_length, void* data,
                              std::size_t length, const ucp_am_recv_param_t* param);
-  bool owns(const std::byte* p, std::size_t bytes) const;
+  // The registered range that holds [p, p + bytes), or null.
+  const Mine* owner(const std::byte* p, std::size_t bytes) const;
   Status start(const TransportParams& params);
   // Calls fn(piece) for each part of [offset, offset + bytes) of PE pe, in order; ends the job
   // naming the op if some byte is not in memory pe registered.
@@ -236,12 +239,11 @@ class UcxTransport final : public Transport {
   std::atomic<bool> stop_{false};
   bool tcp_only_ = false;      // UCX_TLS is tcp alone: every delivery passes the progress thread
   std::uint64_t poll_ns_ = 0;  // TransportParams::poll_ns
-  bool served_ = false;        // TransportParams::served, or an access given
-  const HeapAccess* access_ = nullptr;  // TransportParams::access
-  std::uint64_t next_id_ = 1;           // mu_
-  std::vector<Awaited*> awaited_;       // mu_
-  std::list<Owed> owed_;                // mu_; a list: UCX holds pointers into its elements' data
-  std::list<Awaited> served_gets_;      // mu_; a list: awaited_ and on_reply hold pointers
+  bool served_ = false;        // TransportParams::served
+  std::uint64_t next_id_ = 1;  // mu_
+  std::vector<Awaited*> awaited_;   // mu_
+  std::list<Owed> owed_;            // mu_; a list: UCX holds pointers into its elements' data
+  std::list<Awaited> served_gets_;  // mu_; a list: awaited_ and on_reply hold pointers
   std::thread progress_thread_;
 };
 

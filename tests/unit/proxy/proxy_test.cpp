@@ -42,7 +42,9 @@ struct Call {
 class RecordingTransport final : public Transport {
  public:
   const char* name() const override { return "recording"; }
-  Status register_memory(std::byte*, std::uint64_t, std::uint64_t) override { return {}; }
+  Status register_memory(std::byte*, std::uint64_t, std::uint64_t, const HeapAccess*) override {
+    return {};
+  }
   void put(const device::Context&, int pe, std::uint64_t offset, const void* src,
            std::size_t bytes) override {
     Call c{Call::kPut};

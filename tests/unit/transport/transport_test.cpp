@@ -4,7 +4,8 @@
 // and leave their neighbours alone, every atomic returns and leaves what a reference says,
 // put_signal delivers the data before the signal, heap growth extends what a PE registered (an
 // access across the seam of two registrations too), and an access outside it ends the job
-// naming the PE and the offset.
+// naming the PE and the offset. UcxAccess registers its first range with a counting HeapAccess
+// (a GPU heap's way) and the grown one as host memory, so puts across that seam take both.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -81,6 +82,7 @@ struct Pe {
   std::unique_ptr<SymmetricHeap> heap;
   device::Context ctl{};
   std::unique_ptr<Transport> transport;
+  const HeapAccess* access = nullptr;  // the first range's
 
   Pe(std::shared_ptr<ThreadJob> job, int rank, Variant v) : bs(std::move(job), rank) {
     heap = SymmetricHeap::create(bs, 4 << 20, 2 << 20).value_or_throw();
@@ -93,10 +95,10 @@ struct Pe {
     p.remote[static_cast<std::size_t>(rank)] = false;
     p.forced_hosts = true;  // UCX: TCP between the threads, as between forced hosts
     ctl.timeout_ns = 30'000'000'000ull;
-    p.served = v.served;
-    if (v.access) p.access = &kCountingAccess;
+    p.served = v.served || v.access;
+    if (v.access) access = &kCountingAccess;
     transport = make_transport(v.kind, p).value_or_throw();
-    transport->register_memory(heap->base(), 0, kRegistered).or_throw();
+    transport->register_memory(heap->base(), 0, kRegistered, access).or_throw();
   }
   std::byte* at(std::uint64_t offset) const { return heap->base() + offset; }
 };
@@ -283,7 +285,7 @@ TEST_P(TransportTest, PutSignalDeliversDataFirst) {
 TEST_P(TransportTest, GrowthExtendsWhatAPeRegistered) {
   on_pes([&](Pe& pe) {
     const int me = pe.bs.rank(), next = (me + 1) % kPes;
-    pe.transport->register_memory(pe.at(kRegistered), kRegistered, kRegistered).or_throw();
+    pe.transport->register_memory(pe.at(kRegistered), kRegistered, kRegistered, nullptr).or_throw();
     const std::uint64_t top = (2 * kRegistered) - 8;  // the new range's last word
     const std::uint64_t v = 0x1234'0000ull + static_cast<std::uint64_t>(me);
     pe.transport->put(pe.ctl, next, top, &v, sizeof(v));

@@ -6,7 +6,8 @@
 // only; the local branch stays inline (Sandia OpenSHMEM's rule). Every address handed over is
 // this PE's symmetric address; the transport sends its offset, which is the same on the target.
 // In device code a remote PE needs the proxy ring (not built yet): the branch ends the kernel
-// with a message, and the runtime refuses GPU PEs on other hosts at init, so it is never taken.
+// with a message. Host-initiated operations of GPU PEs reach other hosts through the CUDA
+// backend, which stages device memory through pinned host memory into this branch.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,11 @@
 #include "symmetra/types.hpp"
 
 namespace symmetra::device {
+
+// A transport names a remote byte by its offset in that PE's heap slot. Where the data heap is
+// device memory (the GPU backend), its slot's offsets start here, above every host heap's,
+// which keeps the host heap's own (its header, where host-side syncs run) at theirs.
+inline constexpr std::uint64_t kDeviceHeapOffset = std::uint64_t{1} << 62;
 
 // The transport's entry points. Threads: any thread of the PE (the transport serializes what
 // it must). Errors end the job with "[pe N] op: what", as every data-path call does.
@@ -50,10 +56,26 @@ struct RemoteOps {
   // sleeping (host_wait.cpp).
   bool deliveries_ring;
   void* transport;  // what they forward to
+  // Where the data heap is device memory: its slot in this process, [device_heap,
+  // device_heap + device_heap_bytes); addresses there travel as kDeviceHeapOffset + their offset
+  // in it (remote_offset). Null on the CPU backend.
+  const std::byte* device_heap;
+  std::uint64_t device_heap_bytes;
   // World PE -> the name of its host, for messages about a PE of another host ("PE 3 (host
   // 'node1') is gone").
   const char* const* pe_host;
 };
+
+// The offset that names this PE's symmetric `p` to a transport (RemoteOps::device_heap says
+// which slot). Host code.
+inline std::uint64_t remote_offset(const Context& ctx, const void* p) {
+  const auto* b = static_cast<const std::byte*>(p);
+  const RemoteOps& r = *ctx.remote;
+  if (r.device_heap != nullptr && b >= r.device_heap &&
+      static_cast<std::uint64_t>(b - r.device_heap) < r.device_heap_bytes)
+    return kDeviceHeapOffset + static_cast<std::uint64_t>(b - r.device_heap);
+  return ctx.offset_of(p);
+}
 
 namespace detail {
 

@@ -1,0 +1,110 @@
+// The CUDA backend's side of PEs on other hosts (docs/proxy.md, "GPU memory over UCX"): the
+// host-initiated operations to them, staged through pinned host memory into the runtime's
+// remote branch, and the HeapAccess through which the transport serves their operations on this
+// PE's device heap. Both move bytes with the copy engine and run atomics in a one-thread kernel,
+// so UCX never touches device memory: they work where UCX has no CUDA support.
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+#include "backend/cuda/cuda_impl.hpp"
+#include "symmetra/device.hpp"
+#include "symmetra/device/impl/host_hooks.hpp"
+
+namespace symmetra::detail {
+namespace {
+
+// A staging step: large enough that a copy's fixed cost (about 10 us) is small against its
+// bytes, small enough to stay pinned for the PE's life.
+constexpr std::size_t kBounceBytes = 4u << 20;
+
+// The bounce buffer, made at the first remote operation: pinned (registered) host memory, so
+// that the copy engine moves it at full speed and UCX reads it as ordinary memory.
+std::byte* bounce_of(CudaBackend::Impl& im, const device::Context& ctl, const char* op) {
+  if (im.bounce != nullptr) return im.bounce;
+  auto* b = static_cast<std::byte*>(std::aligned_alloc(4096, kBounceBytes));
+  if (b == nullptr) device::detail::host_fatal(ctl, op, "out of host memory for a bounce buffer");
+  check_cuda(ctl, op, cudaHostRegister(b, kBounceBytes, cudaHostRegisterPortable),
+             "cudaHostRegister");
+  im.bounce = b;
+  im.bounce_bytes = kBounceBytes;
+  return b;
+}
+
+}  // namespace
+
+void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* dest,
+                             const void* src, std::size_t bytes, int pe) {
+  Impl& im = *impl_;
+  const std::lock_guard<std::mutex> lock(im.bounce_mu);
+  std::byte* bounce = bounce_of(im, ctl, op);
+  for (std::size_t done = 0; done < bytes; done += kBounceBytes) {
+    const std::size_t n = std::min(kBounceBytes, bytes - done);
+    check_cuda(ctl, op,
+               cudaMemcpyAsync(bounce, static_cast<const std::byte*>(src) + done, n,
+                               cudaMemcpyDefault, im.stream),
+               "cudaMemcpyAsync");
+    check_cuda(ctl, op, cudaStreamSynchronize(im.stream), "cudaStreamSynchronize");
+    // Complete locally on return: the bounce buffer may take the next piece.
+    ctl.remote->put(ctl, static_cast<std::byte*>(dest) + done, bounce, n, pe);
+  }
+}
+
+void CudaBackend::remote_get(const device::Context& ctl, const char* op, void* dest,
+                             const void* src, std::size_t bytes, int pe) {
+  Impl& im = *impl_;
+  const std::lock_guard<std::mutex> lock(im.bounce_mu);
+  std::byte* bounce = bounce_of(im, ctl, op);
+  for (std::size_t done = 0; done < bytes; done += kBounceBytes) {
+    const std::size_t n = std::min(kBounceBytes, bytes - done);
+    ctl.remote->get(ctl, bounce, static_cast<const std::byte*>(src) + done, n, pe);
+    check_cuda(ctl, op,
+               cudaMemcpyAsync(static_cast<std::byte*>(dest) + done, bounce, n, cudaMemcpyDefault,
+                               im.stream),
+               "cudaMemcpyAsync");
+    check_cuda(ctl, op, cudaStreamSynchronize(im.stream), "cudaStreamSynchronize");
+  }
+}
+
+const HeapAccess* CudaBackend::heap_access() {
+  impl_->access = HeapAccess{this, &serve_store, &serve_load, &serve_amo};
+  return &impl_->access;
+}
+
+// The serving thread may be the transport's own, whose current device is not the PE's; its
+// copies and kernels go on a stream of their own, waited for, so that each access is complete
+// on return and never waits behind the PE's work (a kernel of the PE may be waiting for it).
+// The copy engine writes whole aligned sectors, so each aligned 8-byte word lands whole (LL
+// packets stay valid).
+
+void CudaBackend::serve_store(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
+  Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
+  const device::Context& ctl = *im.control;
+  check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
+  check_cuda(ctl, "serve",
+             cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, im.access_stream),
+             "cudaMemcpyAsync");
+  check_cuda(ctl, "serve", cudaStreamSynchronize(im.access_stream), "cudaStreamSynchronize");
+}
+
+void CudaBackend::serve_load(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
+  Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
+  const device::Context& ctl = *im.control;
+  check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
+  check_cuda(ctl, "serve",
+             cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, im.access_stream),
+             "cudaMemcpyAsync");
+  check_cuda(ctl, "serve", cudaStreamSynchronize(im.access_stream), "cudaStreamSynchronize");
+}
+
+std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataType type,
+                                     std::uint64_t value, std::uint64_t cond) {
+  auto& b = *static_cast<CudaBackend*>(arg);
+  Impl& im = *b.impl_;
+  const device::Context& ctl = *im.control;
+  check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
+  return run_amo(ctl, b.dctx_, im.access_stream, im.d_access_result, op, type, word, value, cond,
+                 ctl.my_pe);
+}
+
+}  // namespace symmetra::detail
