@@ -36,13 +36,21 @@ done
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 ops = list(dict.fromkeys(r["op"] for r in rows))
-print(f"{'op':18} {'bytes':>5} {'C++ us':>8} {'Python us':>10} {'added us':>9} {'ratio':>6}")
+mins = any("us_min" in r for r in rows)  # --stream: each side's fastest block too
+print(f"{'op':18} {'bytes':>5} {'C++ us':>8} {'Python us':>10} {'added us':>9} {'ratio':>6}" +
+      (f" {'added, fastest blocks':>22}" if mins else ""))
 for op in ops:
-    cpp = statistics.median(r["us"] for r in rows if r["op"] == op and r["side"] == "cpp")
-    py = statistics.median(r["us"] for r in rows if r["op"] == op and r["side"] == "python")
+    side = lambda s: [r for r in rows if r["op"] == op and r["side"] == s]
+    cpp = statistics.median(r["us"] for r in side("cpp"))
+    py = statistics.median(r["us"] for r in side("python"))
     b = next(r["bytes"] for r in rows if r["op"] == op)
-    print(f"{op:18} {b:>5} {cpp:8.3f} {py:10.3f} {py - cpp:9.3f} {py / cpp:6.2f}")
-    print(json.dumps({"bench": "py_overhead_summary", "op": op, "bytes": b, "cpp_us": round(cpp, 4),
-                      "python_us": round(py, 4), "added_us": round(py - cpp, 4),
-                      "ratio": round(py / cpp, 3)}))
+    row = {"bench": "py_overhead_summary", "op": op, "bytes": b, "cpp_us": round(cpp, 4),
+           "python_us": round(py, 4), "added_us": round(py - cpp, 4), "ratio": round(py / cpp, 3)}
+    line = f"{op:18} {b:>5} {cpp:8.3f} {py:10.3f} {py - cpp:9.3f} {py / cpp:6.2f}"
+    if mins:
+        fast = min(r["us_min"] for r in side("python")) - min(r["us_min"] for r in side("cpp"))
+        row["added_fastest_us"] = round(fast, 4)
+        line += f" {fast:22.3f}"
+    print(line)
+    print(json.dumps(row))
 PY
