@@ -5,6 +5,8 @@
 //                                   killed while PE 1's kernel waits.
 //   gpu_fault_prog timeout_threads N  N PEs as threads; the last one's kernel wait runs to
 //                                   SYMMETRA_TIMEOUT_S (what a trap costs with N PEs per context).
+//   gpu_fault_prog remote_kernel OP 2 PEs as threads on two forced hosts: PE 0's kernel does OP
+//                                   (put, or barrier) with PE 1, which is on the other host.
 //   gpu_fault_prog stream_wait      1 PE: signal_wait_until_on_stream for a signal that never
 //                                   comes (bounded with SYMMETRA_STREAM_WAIT=kernel); with =value,
 //                                   the host sets the signal after 1.5 s to release the stream.
@@ -27,6 +29,13 @@ namespace sd = symmetra::device;
 
 __global__ void wait_forever(sd::Context ctx, long* word) {
   sd::wait_until(ctx, word, symmetra::Cmp::kGe, 1L);
+}
+
+__global__ void to_other_host(sd::Context ctx, long* word, bool barrier) {
+  if (barrier)
+    sd::barrier_all(sd::ThreadGroup{}, ctx);
+  else
+    sd::p(ctx, word, 7L, 1);
 }
 
 namespace {
@@ -96,6 +105,23 @@ int main(int argc, char** argv) {
       raise(SIGKILL);
     }
     std::_Exit(wait_in_kernel(*rt, word));
+  }
+  if (c == "remote_kernel") {  // PE 1 only waits at the host barrier, which PE 0 never reaches
+    setenv("SYMMETRA_HOSTS", "2", 1);
+    const bool barrier = argc > 2 && std::strcmp(argv[2], "barrier") == 0;
+    symmetra::launch_threads(2, cuda, [barrier](symmetra::Runtime& rt) {
+      auto* word = rt.allocate_array<long>(1);
+      rt.barrier_all();
+      if (rt.my_pe() == 0) {
+        to_other_host<<<1, 1>>>(rt.device_context(), word, barrier);
+        const cudaError_t rc = cudaDeviceSynchronize();
+        std::printf("pe 0: the kernel ended: %s\n", cudaGetErrorString(rc));
+        std::fflush(stdout);
+        std::_Exit(rc == cudaSuccess ? 0 : 1);
+      }
+      rt.barrier_all();
+    });
+    return 3;
   }
   if (c == "stream_wait") {
     auto rt = symmetra::Runtime::init(cuda);

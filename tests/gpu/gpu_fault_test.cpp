@@ -82,4 +82,17 @@ TEST(GpuFaults, StreamMemoryWaitHoldsUntilTheSignal) {
   EXPECT_TRUE(r.has("the stream went on after")) << r.output;
 }
 
+// A kernel's operation on a PE of another host stops with a message (no proxy ring yet), the
+// same for a put and for a barrier over a team that spans the hosts.
+TEST(GpuFaults, KernelOperationOnAnotherHostSaysSo) {
+  for (const char* op : {"put", "barrier"}) {
+    const auto r = run_command("SYMMETRA_TIMEOUT_S=30 " + prog() + " remote_kernel " + op);
+    EXPECT_TRUE(r.has("need the proxy ring, which this build does not have yet")) << op << "\n"
+                                                                                  << r.output;
+    EXPECT_TRUE(r.has("pe 0: the kernel ended: ") && !r.has("the kernel ended: no error"))
+        << op << "\n"
+        << r.output;
+  }
+}
+
 }  // namespace

@@ -24,6 +24,7 @@ SYMMETRA_INLINE TeamView team_view(const device::Context& ctx, int team, const c
   if (team < 0 || team >= device::kMaxTeams || ctx.teams[team].size == 0 ||
       ctx.teams[team].my_rank < 0)
     SYMMETRA_FATAL(ctx, op, "team handle %d is not a team this PE belongs to", team);
+  if (device::detail::checks_on(ctx)) device::detail::check_team_local(ctx, op, ctx.teams[team]);
   return TeamView{ctx.teams[team]};
 }
 

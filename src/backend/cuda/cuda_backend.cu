@@ -160,6 +160,12 @@ Status CudaBackend::refresh(const device::Context& control) {
   hctx_.pe_index = pe_index_.data();
   hctx_.teams = teams_.data();
   dctx_ = hctx_;
+  // Kernels have no remote branch yet: where a PE is on another host, their checks stop an
+  // operation on it with a message (device/impl/check.hpp) instead of computing an address in
+  // an unmapped slot. The transport's entry points are host code.
+  dctx_.remote = nullptr;
+  if (std::find(pe_index_.begin(), pe_index_.end(), -1) != pe_index_.end())
+    dctx_.flags |= device::Context::kCheckArgs;
   dctx_.pe_index = im.d_pe_index;
   dctx_.teams = im.d_teams;
   dctx_.host_header = im.host_header_device;

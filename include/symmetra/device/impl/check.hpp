@@ -31,8 +31,32 @@ SYMMETRA_INLINE bool checks_on(const Context& ctx) {
 SYMMETRA_INLINE void check_pe(const Context& ctx, const char* op, int pe) {
   if (pe < 0 || pe >= ctx.n_pes)
     SYMMETRA_FATAL(ctx, op, "PE %d is out of range [0, %d)", pe, ctx.n_pes);
+#if SYMMETRA_DEVICE_PASS
+  // Kernels have no remote branch yet; the CUDA backend turns these checks on for every kernel of
+  // a job with PEs on other hosts, so that none computes an address in an unmapped slot.
+  if (!ctx.reachable(pe))
+    SYMMETRA_FATAL(ctx, op,
+                   "PE %d is on another host: GPU-initiated operations to other hosts need the "
+                   "proxy ring, which this build does not have yet (docs/proxy.md)",
+                   pe);
+#else
   if (ctx.remote == nullptr && !ctx.reachable(pe))
     SYMMETRA_FATAL(ctx, op, "PE %d is on another host and no remote transport is available", pe);
+#endif
+}
+
+// A kernel's collective or sync over team descriptor `t`: every member must be on this host
+// (checks on; the CUDA backend turns them on where the job spans hosts). Host code reaches other
+// hosts through the remote branch.
+SYMMETRA_INLINE void check_team_local(const Context& ctx, const char* op, const TeamDesc& t) {
+#if SYMMETRA_DEVICE_PASS
+  if (t.local != t.size)
+    SYMMETRA_FATAL(ctx, op,
+                   "the team has PEs on other hosts: collectives of GPU PEs across hosts need the "
+                   "proxy ring, which this build does not have yet (docs/proxy.md)");
+#else
+  (void)ctx, (void)op, (void)t;
+#endif
 }
 
 // `p .. p + bytes` must lie inside this PE's symmetric heap.

@@ -36,9 +36,11 @@ namespace detail {
 // number of calls, so "announcement >= my count" is the test and nothing is ever reset. A
 // partner that is already one sync ahead has passed this one, which is what the test accepts.
 SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
-  if (checks_on(ctx) &&
-      (team < 0 || team >= kMaxTeams || ctx.teams[team].size == 0 || ctx.teams[team].my_rank < 0))
-    SYMMETRA_FATAL(ctx, "sync", "team handle %d is not a team this PE belongs to", team);
+  if (checks_on(ctx)) {
+    if (team < 0 || team >= kMaxTeams || ctx.teams[team].size == 0 || ctx.teams[team].my_rank < 0)
+      SYMMETRA_FATAL(ctx, "sync", "team handle %d is not a team this PE belongs to", team);
+    check_team_local(ctx, "sync", ctx.teams[team]);
+  }
   const TeamDesc t = ctx.teams[team];
   HeapHeader* me = my_header(ctx);
   const std::uint64_t seq = me->team_seq[t.slot] + 1;
