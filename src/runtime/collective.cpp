@@ -2,6 +2,7 @@
 // resolves what depends on the backend and the buffers (the all-reduce's algorithm, in-place
 // reductions), then runs it: on the CPU backend's host form on the calling thread, by element
 // size or type (coll/run.hpp), elsewhere through the backend (gpu_collective).
+#include <array>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -11,20 +12,37 @@
 #include "symmetra/runtime.hpp"
 
 namespace symmetra {
+namespace {
+
+// The call's name in messages ("allreduce", "allreduce_on_stream"): made once per kind, not on
+// every call (a string built per call cost a heap allocation on the enqueue path).
+const char* op_name(coll::Kind k, bool stream) {
+  constexpr int kKinds = static_cast<int>(coll::Kind::kSync) + 1;
+  static const auto names = [] {
+    std::array<std::array<std::string, 2>, kKinds> n;
+    for (int i = 0; i < kKinds; ++i) {
+      n[i][0] = coll::kind_name(static_cast<coll::Kind>(i));
+      n[i][1] = n[i][0] + "_on_stream";
+    }
+    return n;
+  }();
+  return names[static_cast<int>(k)][stream ? 1 : 0].c_str();
+}
+
+}  // namespace
 
 void Runtime::collective(const coll::Call& call, Stream stream) {
   const ObserveScope observe(*this, coll::kind_name(call.kind), -1,
                              call.nelems * data_type_size(call.type),
                              stream ? Form::kStream : Form::kHost, call.team);
   coll::Call c = call;
-  const std::string name = std::string(coll::kind_name(c.kind)) + (stream ? "_on_stream" : "");
-  const char* op = name.c_str();
+  const char* op = op_name(c.kind, stream != nullptr);
   c.team = checked(Team(this, c.team), op);
   if (gpu_) {  // before anything collective (NCCL's setup) starts
     const device::TeamDesc& t = s_->teams[c.team];
     for (int r = 0; r < t.size; ++r)
       if (const int pe = t.start + r * t.stride; !ctx_.reachable(pe))
-        fail(name + ": the team has PE " + std::to_string(pe) + " on host '" +
+        fail(std::string(op) + ": the team has PE " + std::to_string(pe) + " on host '" +
              s_->host_names[s_->host_of[pe]] +
              "': collectives of GPU PEs across hosts run through the proxy ring, which this "
              "build does not have yet (docs/proxy.md); use a team of this host's PEs");
@@ -41,7 +59,7 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   const bool floating = c.type == DataType::kHalf || c.type == DataType::kBfloat16 ||
                         c.type == DataType::kFloat || c.type == DataType::kDouble;
   if (coll::is_reduction(c.kind) && bitwise && floating)
-    fail(name + ": bitwise reductions need an integer type");
+    fail(std::string(op) + ": bitwise reductions need an integer type");
 
   bool resolve_algo = c.kind == coll::Kind::kAllreduce;
   if (c.kind == coll::Kind::kReduce) {
@@ -66,7 +84,8 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   }
   if (c.kind == coll::Kind::kReduceScatter &&
       overlap(c.nelems, c.nelems * static_cast<std::size_t>(s_->teams[c.team].size))) {
-    if (!host) fail(name + ": dest and source overlap; the GPU forms need separate buffers");
+    if (!host)
+      fail(std::string(op) + ": dest and source overlap; the GPU forms need separate buffers");
     // Into a temporary, then over dest: every member reads all of source first.
     std::vector<std::byte> tmp(c.nelems * elem);
     void* dest = c.dest;
