@@ -212,3 +212,66 @@ def permute(out, tensor, to=None, from_=None, team=None, chunk=None, stream=None
         stream=_stream(stream),
     )
     return out
+
+
+def _ring_dims(q, k, v, causal):
+    """The shape ring attention runs at, after checking q, k, v name what is wrong."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 4:
+            raise ValueError(
+                f"ring_attention: {name} must be a 4-d tensor [batch, tokens, heads, head_dim]"
+            )
+    if k.shape != v.shape:
+        raise ValueError(f"ring_attention: k {tuple(k.shape)} and v {tuple(v.shape)} differ")
+    if q.shape[0] != k.shape[0] or q.shape[1] != k.shape[1] or q.shape[3] != k.shape[3]:
+        raise ValueError(
+            f"ring_attention: q {tuple(q.shape)} and k {tuple(k.shape)} must agree in batch, "
+            "tokens and head_dim"
+        )
+    if q.dtype != k.dtype or k.dtype != v.dtype:
+        raise ValueError(f"ring_attention: q, k, v are {q.dtype}, {k.dtype}, {v.dtype}: pass one")
+    b, t, hq, d = q.shape
+    return (b, t, hq, k.shape[2], d, 1 if causal else 0)
+
+
+class _RingAttention(torch.autograd.Function):
+    """The ring's forward and backward (docs/ring_attention.md), both collective. Tensors reach
+    the extension detached: DLPack refuses tensors that require grad."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal):
+        dims = _ring_dims(q, k, v, causal)
+        q, k, v = (t.detach().contiguous() for t in (q, k, v))
+        out = torch.empty_like(q)
+        lse = torch.empty((dims[0], dims[2], dims[1]), dtype=torch.float32, device=q.device)
+        _ext._ring_attention(True, q, k, v, out, lse, None, None, None, None, dims)
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.dims = dims
+        return out
+
+    @staticmethod
+    def backward(ctx, dout):
+        q, k, v, out, lse = ctx.saved_tensors
+        dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+        dout = dout.detach().to(q.dtype).contiguous()
+        _ext._ring_attention(False, q, k, v, out, lse, dout, dq, dk, dv, ctx.dims)
+        return dq, dk, dv, None
+
+
+def ring_attention(q, k, v, causal=True):
+    """Collective: ring attention over every PE (docs/ring_attention.md), differentiable
+    (autograd: the backward is a second pass of the ring). q [batch, tokens, q_heads,
+    head_dim], k and v [batch, tokens, kv_heads, head_dim] (kv_heads divides q_heads): this PE's
+    zigzag share of the sequence, chunks my_pe() and 2N-1-my_pe() of 2N (zigzag_positions says
+    which). float32, float64, bfloat16 or float16 CPU tensors on the CPU backend (the 16-bit ones
+    computed in float32); the GPU path (cuDNN blocks) is not built yet."""
+    return _RingAttention.apply(q, k, v, causal)
+
+
+def zigzag_positions(seq_len, rank=None, n=None):
+    """The sequence positions of PE rank's tokens under ring attention's zigzag split."""
+    rank = _s.my_pe() if rank is None else rank
+    n = _s.n_pes() if n is None else n
+    chunk = seq_len // (2 * n)
+    return torch.cat([torch.arange(rank * chunk, (rank + 1) * chunk),
+                      torch.arange((2 * n - 1 - rank) * chunk, (2 * n - rank) * chunk)])

@@ -17,8 +17,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "symmetra/data_type.hpp"
+#include "symmetra/kernels/ring_attention.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace symmetra::python {
@@ -72,14 +74,24 @@ nb::dlpack::dtype dlpack_dtype(DataType t);
 // NumPy's name of a DataType ("float32", "bfloat16").
 const char* dtype_name(int t);
 
-// The parts of the module (array.cpp, ops.cpp, coll.cpp, bench.cpp; jax_ffi.cpp where jaxlib's
-// headers were found at build time).
+// Ring attention's shape (ring.cpp): batch, this PE's tokens, q_heads, kv_heads, head_dim,
+// causal (0 or 1).
+using RingDims =
+    std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+// Collective at the first call with a shape: the ring of that shape and type over the world,
+// kept until release_rings (collective, before finalize). symmetra::Error for a bad shape.
+kernels::RingAttention& ring_of(Runtime& r, const RingDims& d, DataType type);
+void release_rings();
+
+// The parts of the module (array.cpp, ops.cpp, coll.cpp, bench.cpp, ring.cpp; jax_ffi.cpp where
+// jaxlib's headers were found at build time).
 void bind_array(nb::module_& m);
 void bind_ops(nb::module_& m);
 void bind_coll(nb::module_& m);
 void bind_bench(nb::module_& m);
+void bind_ring(nb::module_& m);
 void bind_jax(nb::module_& m);
-// Collective: what symmetra.jax keeps on the heap (its rings), freed before finalize.
+// Collective: what symmetra.jax keeps on the heap (its workspaces), freed before finalize.
 void release_jax_state();
 
 }  // namespace symmetra::python

@@ -14,10 +14,7 @@
 #include <xla/ffi/api/ffi.h>
 
 #include <algorithm>
-#include <array>
-#include <compare>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -222,16 +219,7 @@ ffi::Error permute_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int
   return permute_impl(nullptr, x, y, to, from);
 }
 
-// Ring attention (kernels/ring_attention): one RingAttention per shape, made collectively at
-// the first call with that shape (every PE runs the same program, so every PE makes it at the
-// same call) and kept until finalize. Never destroyed at exit: its destructor is collective.
-struct RingKey {
-  std::array<std::int64_t, 6> dims;  // batch, tokens, q_heads, kv_heads, head_dim, causal
-  int type;
-  auto operator<=>(const RingKey&) const = default;
-};
-std::map<RingKey, std::unique_ptr<kernels::RingAttention>>* g_rings =
-    new std::map<RingKey, std::unique_ptr<kernels::RingAttention>>();
+// Ring attention (kernels/ring_attention): the ring of each shape from ring.cpp's cache.
 
 // q [batch, tokens, q_heads, dim], k and v [batch, tokens, kv_heads, dim]: the ring of that shape.
 ffi::Error ring_for(const char* op, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
@@ -254,26 +242,10 @@ ffi::Error ring_for(const char* op, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::Any
     return ffi::Error::InvalidArgument(pre +
                                        "q, k and v must be of one type: float32, float64, "
                                        "bfloat16 or float16");
-  const RingKey key{{qd[0], qd[1], qd[2], kd[2], qd[3], causal}, data_type_of(q.element_type())};
-  auto it = g_rings->find(key);
-  if (it == g_rings->end()) {
-    kernels::AttentionShape shape;
-    shape.batch = static_cast<int>(qd[0]);
-    shape.q_heads = static_cast<int>(qd[2]);
-    shape.kv_heads = static_cast<int>(kd[2]);
-    shape.head_dim = static_cast<int>(qd[3]);
-    shape.seq_len = qd[1] * r->n_pes();
-    shape.causal = causal != 0;
-    ffi::Error made = guarded(op, [&] {
-      it = g_rings
-               ->emplace(key, std::make_unique<kernels::RingAttention>(
-                                  *r, r->team_world(), shape, static_cast<DataType>(key.type)))
-               .first;
-    });
-    if (made.failure()) return made;
-  }
-  *ring = it->second.get();
-  return ffi::Error::Success();
+  const RingDims dims{qd[0], qd[1], qd[2], kd[2], qd[3], causal != 0};
+  return guarded(op, [&] {
+    *ring = &ring_of(*r, dims, static_cast<DataType>(data_type_of(q.element_type())));
+  });
 }
 
 ffi::Error ring_forward_impl(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
@@ -396,7 +368,6 @@ void bind_jax(nb::module_& m) {
 }
 
 void release_jax_state() {
-  g_rings->clear();  // collective, in the map's order: alike on every PE
   // The workspaces, every PE alike (each grew at the same calls). Work still queued on the GPU
   // cannot see them reused: finalize follows, and nothing is allocated in between.
   if (Runtime* r = rt_or_null()) {

@@ -101,6 +101,7 @@ NB_MODULE(_symmetra, m) {
 #if SYMMETRA_HAVE_JAX_FFI
           release_jax_state();
 #endif
+          release_rings();
           r.finalize();
         }
         g_rt.reset();
@@ -209,6 +210,7 @@ NB_MODULE(_symmetra, m) {
   bind_ops(m);
   bind_coll(m);
   bind_bench(m);
+  bind_ring(m);
 #if SYMMETRA_HAVE_JAX_FFI
   bind_jax(m);
 #endif
