@@ -374,10 +374,10 @@ void Runtime::finalize() {
   s_->bootstrap->barrier().or_throw();
   s_->nccl->release_all();  // before the GPU state goes
   gpu_ = nullptr;
-  s_->backend.reset();  // before the host heap, which the CPU backend's data heap is
   ctx_.remote = nullptr;
   s_->proxy.reset();      // stops its thread: it calls the transport
-  s_->transport.reset();  // it delivers into the heap mapping
+  s_->transport.reset();  // it delivers into the heaps, the backend's through its HeapAccess
+  s_->backend.reset();    // before the host heap, which the CPU backend's data heap is
   s_->heap.reset();
   s_->host_group.reset();
   s_->bootstrap->finalize();
