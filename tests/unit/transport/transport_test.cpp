@@ -311,6 +311,27 @@ TEST_P(TransportTest, GrowthExtendsWhatAPeRegistered) {
   });
 }
 
+// Memory registered with a HeapAccess (a GPU heap) is reached through it alone: the loopback,
+// which delivers through the host mapping, and UCX outside served mode refuse it, each saying
+// so, on every PE alike (the check comes before the collective exchange, so nobody waits).
+TEST_P(TransportTest, MemoryWithAccessNeedsServedMode) {
+  const Variant v = GetParam();
+  const bool served = v.kind == TransportKind::kUcx && (v.served || v.access);
+  on_pes([&](Pe& pe) {
+    const Status st =
+        pe.transport->register_memory(pe.at(kRegistered), kRegistered, 8, &kCountingAccess);
+    if (served) {
+      EXPECT_TRUE(st.ok()) << st.message();
+      return;
+    }
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find(v.kind == TransportKind::kLoopback ? "cannot reach device memory"
+                                                                   : "reached in served mode only"),
+              std::string::npos)
+        << st.message();
+  });
+}
+
 using TransportDeathTest = TransportTest;
 
 TEST_P(TransportDeathTest, AccessOutsideRegisteredMemoryEndsTheJob) {
