@@ -38,8 +38,9 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   coll::Call c = call;
   const char* op = op_name(c.kind, stream != nullptr);
   c.team = checked(Team(this, c.team), op);
-  if (gpu_) {  // before anything collective (NCCL's setup) starts
-    const device::TeamDesc& t = s_->teams[c.team];
+  // Before anything collective (NCCL's setup) starts. A team on one host has all its members
+  // in one run (TeamDesc::local, local_run): one compare per call; the loop only names the PE.
+  if (const device::TeamDesc& t = s_->teams[c.team]; gpu_ && t.local != t.size) {
     for (int r = 0; r < t.size; ++r)
       if (const int pe = t.start + r * t.stride; !ctx_.reachable(pe))
         fail(std::string(op) + ": the team has PE " + std::to_string(pe) + " on host '" +

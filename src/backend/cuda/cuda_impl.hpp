@@ -45,6 +45,11 @@ struct CudaBackend::Impl {
   std::size_t bounce_bytes = 0;
 };
 
+// `bytes` from src to dst (either side host or device memory) by the copy engine on `s`, waited
+// for; an error ends the job naming `op` (host_ops.cu).
+void copy_waited(const device::Context& ctl, const char* op, void* dst, const void* src,
+                 std::size_t bytes, cudaStream_t s);
+
 // `op` on the word `dest` of `pe` in a one-thread kernel on `s`, waited for; the old value's
 // bits (host_ops.cu).
 std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,

@@ -38,6 +38,12 @@ std::uint64_t amo_as(const device::Context& ctl, const device::Context& dctx, cu
 
 }  // namespace
 
+void copy_waited(const device::Context& ctl, const char* op, void* dst, const void* src,
+                 std::size_t bytes, cudaStream_t s) {
+  check_cuda(ctl, op, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(ctl, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+
 std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,
                       std::uint64_t* d_result, AmoOp op, DataType type, void* dest,
                       std::uint64_t value, std::uint64_t cond, int pe) {
@@ -65,20 +71,14 @@ void CudaBackend::put(const device::Context& ctl, const char* op, void* dest, co
                       std::size_t bytes, int pe) {
   device::detail::check_access(hctx_, op, dest, bytes, pe);
   if (!hctx_.reachable(pe)) return remote_put(ctl, op, dest, src, bytes, pe);
-  const cudaStream_t s = impl_->stream;
-  check_cuda(ctl, op, cudaMemcpyAsync(hctx_.peer(dest, pe), src, bytes, cudaMemcpyDefault, s),
-             "cudaMemcpyAsync");
-  check_cuda(ctl, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  copy_waited(ctl, op, hctx_.peer(dest, pe), src, bytes, impl_->stream);
 }
 
 void CudaBackend::get(const device::Context& ctl, const char* op, void* dest, const void* src,
                       std::size_t bytes, int pe) {
   device::detail::check_access(hctx_, op, src, bytes, pe);
   if (!hctx_.reachable(pe)) return remote_get(ctl, op, dest, src, bytes, pe);
-  const cudaStream_t s = impl_->stream;
-  check_cuda(ctl, op, cudaMemcpyAsync(dest, hctx_.peer(src, pe), bytes, cudaMemcpyDefault, s),
-             "cudaMemcpyAsync");
-  check_cuda(ctl, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  copy_waited(ctl, op, dest, hctx_.peer(src, pe), bytes, impl_->stream);
 }
 
 void CudaBackend::strided(const device::Context& ctl, bool put, void* dest, const void* src,
@@ -131,9 +131,7 @@ void CudaBackend::sync_stream(const device::Context& ctl, const char* op, Stream
 
 void CudaBackend::read_local(const device::Context& ctl, const char* op, void* dst, const void* src,
                              std::size_t bytes) {
-  const cudaStream_t s = impl_->stream;
-  check_cuda(ctl, op, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
-  check_cuda(ctl, op, cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  copy_waited(ctl, op, dst, src, bytes, impl_->stream);
 }
 
 }  // namespace symmetra::detail

@@ -40,11 +40,7 @@ void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* d
   std::byte* bounce = bounce_of(im, ctl, op);
   for (std::size_t done = 0; done < bytes; done += kBounceBytes) {
     const std::size_t n = std::min(kBounceBytes, bytes - done);
-    check_cuda(ctl, op,
-               cudaMemcpyAsync(bounce, static_cast<const std::byte*>(src) + done, n,
-                               cudaMemcpyDefault, im.stream),
-               "cudaMemcpyAsync");
-    check_cuda(ctl, op, cudaStreamSynchronize(im.stream), "cudaStreamSynchronize");
+    copy_waited(ctl, op, bounce, static_cast<const std::byte*>(src) + done, n, im.stream);
     // Complete locally on return: the bounce buffer may take the next piece.
     ctl.remote->put(ctl, static_cast<std::byte*>(dest) + done, bounce, n, pe);
   }
@@ -58,16 +54,12 @@ void CudaBackend::remote_get(const device::Context& ctl, const char* op, void* d
   for (std::size_t done = 0; done < bytes; done += kBounceBytes) {
     const std::size_t n = std::min(kBounceBytes, bytes - done);
     ctl.remote->get(ctl, bounce, static_cast<const std::byte*>(src) + done, n, pe);
-    check_cuda(ctl, op,
-               cudaMemcpyAsync(static_cast<std::byte*>(dest) + done, bounce, n, cudaMemcpyDefault,
-                               im.stream),
-               "cudaMemcpyAsync");
-    check_cuda(ctl, op, cudaStreamSynchronize(im.stream), "cudaStreamSynchronize");
+    copy_waited(ctl, op, static_cast<std::byte*>(dest) + done, bounce, n, im.stream);
   }
 }
 
 const HeapAccess* CudaBackend::heap_access() {
-  impl_->access = HeapAccess{this, &serve_store, &serve_load, &serve_amo};
+  impl_->access = HeapAccess{this, &serve_copy, &serve_copy, &serve_amo};  // store, load
   return &impl_->access;
 }
 
@@ -77,24 +69,11 @@ const HeapAccess* CudaBackend::heap_access() {
 // The copy engine writes whole aligned sectors, so each aligned 8-byte word lands whole (LL
 // packets stay valid).
 
-void CudaBackend::serve_store(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
+void CudaBackend::serve_copy(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
   Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
   const device::Context& ctl = *im.control;
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
-  check_cuda(ctl, "serve",
-             cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, im.access_stream),
-             "cudaMemcpyAsync");
-  check_cuda(ctl, "serve", cudaStreamSynchronize(im.access_stream), "cudaStreamSynchronize");
-}
-
-void CudaBackend::serve_load(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
-  Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
-  const device::Context& ctl = *im.control;
-  check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
-  check_cuda(ctl, "serve",
-             cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, im.access_stream),
-             "cudaMemcpyAsync");
-  check_cuda(ctl, "serve", cudaStreamSynchronize(im.access_stream), "cudaStreamSynchronize");
+  copy_waited(ctl, "serve", dst, src, bytes, im.access_stream);
 }
 
 std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataType type,

@@ -128,7 +128,8 @@ void CudaBackend::signal_wait_on_stream(const device::Context& ctl, std::uint64_
 }
 
 void CudaBackend::barrier_all_on_stream(const device::Context& ctl, Stream stream) {
-  for (int pe = 0; pe < hctx_.n_pes; ++pe) check_reachable(hctx_, "barrier_all_on_stream", pe);
+  if (!(hctx_.flags & device::Context::kIdentityIndex))  // some PE may be on another host
+    for (int pe = 0; pe < hctx_.n_pes; ++pe) check_reachable(hctx_, "barrier_all_on_stream", pe);
   const Status st = launch_collective(
       device::kTeamWorld,
       [dctx = dctx_, s = cu(stream)]() mutable {
