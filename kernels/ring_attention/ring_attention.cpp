@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attention_cpu.hpp"
+#include "channel.hpp"
 #include "symmetra/core/float16.hpp"
 
 namespace symmetra::kernels {
@@ -57,49 +58,6 @@ std::int64_t zigzag_position(std::int64_t i, int rank, int n, std::int64_t seq_l
   return i < chunk ? rank * chunk + i : (2 * n - 1 - rank) * chunk + (i - chunk);
 }
 
-// One direction of the ring: messages to the next member land in one of its two buffers (message
-// m in buffer m % 2) with signal value m; the next member returns a credit per message it has
-// read, and message m waits for the credit of message m - 2, the last one in that buffer.
-// Message numbers only grow, across calls: nothing is reset.
-struct RingAttention::Channel {
-  Runtime& rt;
-  int next = 0, prev = 0;  // world PEs
-  std::size_t bytes = 0;   // one message
-  std::byte* slot[2] = {nullptr, nullptr};
-  std::uint64_t* words = nullptr;  // [signal 0, signal 1, credits]
-  std::uint64_t sent = 0, received = 0;
-
-  // Collective over the world (symmetric allocation).
-  Channel(Runtime& r, const Team& team, std::size_t message_bytes) : rt(r), bytes(message_bytes) {
-    // PEs outside the team allocate too (collective), and never send.
-    slot[0] = static_cast<std::byte*>(rt.allocate(2 * bytes));
-    slot[1] = slot[0] + bytes;
-    words = static_cast<std::uint64_t*>(rt.calloc(3, sizeof(std::uint64_t)));
-    if (team.valid() && team.my_pe() >= 0) {
-      const int n = team.n_pes(), me = team.my_pe();
-      next = team.world_pe((me + 1) % n);
-      prev = team.world_pe((me + n - 1) % n);
-    }
-  }
-  ~Channel() {
-    rt.free(words);
-    rt.free(slot[0]);
-  }
-  void send(const void* src) {
-    const std::uint64_t m = ++sent;
-    if (m > 2) rt.wait_until(&words[2], Cmp::kGe, m - 2);  // the next member read message m-2
-    rt.putmem_signal(slot[m % 2], src, bytes, &words[m % 2], m, SignalOp::kSet, next);
-  }
-  const std::byte* receive() {
-    const std::uint64_t m = ++received;
-    rt.signal_wait_until(&words[m % 2], Cmp::kGe, m);
-    return slot[m % 2];
-  }
-  // The oldest message received and not released may be overwritten. The atomic follows this
-  // PE's reads of it (a sequentially consistent read-modify-write on the CPU backend).
-  void release() { rt.atomic_add(&words[2], std::uint64_t{1}, prev); }
-};
-
 RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape& shape,
                              DataType type, RingAttentionOptions options)
     : rt_(rt), shape_(shape), type_(type), options_(std::move(options)) {
@@ -123,10 +81,17 @@ RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape
             std::to_string(n_) +
             " equal chunks (the zigzag split): pad the sequence to a multiple of " +
             std::to_string(2 * n_);
+  else if (rt.on_gpu() && type != DataType::kBfloat16 && type != DataType::kHalf)
+    wrong =
+        "the GPU path takes bfloat16 or float16 inputs (cuDNN's SDPA); fp32 and fp64 run "
+        "on the CPU backend";
   if (shape_.scale == 0) shape_.scale = 1.0 / std::sqrt(static_cast<double>(shape.head_dim));
   local_ = wrong.empty() && member ? zigzag_local_tokens(shape.seq_len, n_) : 0;
   kv_elems_ = static_cast<std::size_t>(std::max(shape.batch, 0)) * local_ *
               std::max(shape.kv_heads, 0) * std::max(shape.head_dim, 0);
+  // The GPU path's cuDNN graphs, before the agreement below, so that a shape cuDNN refuses is an
+  // error on every PE.
+  if (wrong.empty() && member && rt.on_gpu()) wrong = make_gpu();
   // [k | v] in the input type, [dk | dv] in the accumulation type. Symmetric allocation is
   // collective over the world: PEs outside the team allocate the members' size, which they learn
   // here, with whether any member objected.
@@ -134,21 +99,33 @@ RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape
   const std::uint64_t mine = !wrong.empty() && member ? kWrong
                              : member                 ? 2 * kv_elems_ * data_type_size(type)
                                                       : 0;
+  // Through symmetric memory, which is device memory on the GPU backend: the host forms of put
+  // and get move the values.
+  auto* box = static_cast<std::uint64_t*>(rt.allocate(2 * sizeof(std::uint64_t)));
   std::uint64_t message = 0;
-  rt.allreduce(rt.team_world(), &message, &mine, 1, coll::ReduceOp::kMax);
+  rt.putmem(box, &mine, sizeof mine, rt.my_pe());
+  rt.allreduce(rt.team_world(), box + 1, box, 1, coll::ReduceOp::kMax);
+  rt.getmem(&message, box + 1, sizeof message, rt.my_pe());
+  rt.free(box);
   if (message == kWrong)
     throw Error(pe + (wrong.empty() ? "a member of the ring's team refused its shape" : wrong));
   const std::size_t dmessage = message / data_type_size(type) * accum_size(type);
   kv_ = std::make_unique<Channel>(rt, team, message);
   dkv_ = std::make_unique<Channel>(rt, team, dmessage);
-  own_.resize(message);
-  stage_.resize(dmessage);
+  if (!rt.on_gpu()) {  // the CPU path's host staging
+    own_.resize(message);
+    stage_.resize(dmessage);
+  }
   rt.barrier_all();  // every PE's words are zero before any message comes
 }
 
 RingAttention::~RingAttention() {
   try {
+    // Every PE's streams first: their waits are for the others' messages. Then the GPU path's
+    // memory (cudaFree waits for the whole GPU, so only once no PE waits on it).
+    quiesce_gpu();
     rt_.barrier_all();  // no message is in flight to a buffer about to go
+    gpu_.reset();
     dkv_.reset();
     kv_.reset();
   } catch (const std::exception&) {
@@ -159,11 +136,24 @@ void RingAttention::check_call(const char* op, Stream stream) const {
   if (rank_ < 0)
     throw Error("[pe " + std::to_string(rt_.my_pe()) + "] ring_attention." + op +
                 ": this PE is not a member of the ring's team");
-  if (rt_.on_gpu() || stream != nullptr)
+  if (!rt_.on_gpu() && stream != nullptr)
     throw Error("[pe " + std::to_string(rt_.my_pe()) + "] ring_attention." + op +
-                ": the GPU path (cuDNN blocks on streams) is not built yet; this build runs the "
-                "CPU backend's path");
+                ": a stream was given, but the runtime runs the CPU backend (host memory, no "
+                "streams): pass none");
 }
+
+#ifndef SYMMETRA_KERNELS_CUDNN
+// Built without cuDNN: the GPU backend's runtime gets a construction error, on every PE.
+std::string RingAttention::make_gpu() {
+  return "this build of symmetra::kernels has no GPU path: it was built without cuDNN and the "
+         "cuDNN frontend's headers (docs/ring_attention.md, Building)";
+}
+void RingAttention::GpuDelete::operator()(Gpu*) const {}
+void RingAttention::quiesce_gpu() {}
+void RingAttention::forward_gpu(const void*, const void*, const void*, void*, float*, Stream) {}
+void RingAttention::backward_gpu(const void*, const void*, const void*, const void*, const float*,
+                                 const void*, void*, void*, void*, Stream) {}
+#endif
 
 namespace {
 
@@ -291,6 +281,7 @@ void with_type(DataType t, F&& f) {
 void RingAttention::forward(const void* q, const void* k, const void* v, void* out, float* lse,
                             Stream stream) {
   check_call("forward", stream);
+  if (gpu_) return forward_gpu(q, k, v, out, lse, stream);
   with_type(type_, [&](auto tag) {
     using T = decltype(tag);
     forward_t(static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
@@ -302,6 +293,7 @@ void RingAttention::backward(const void* q, const void* k, const void* v, const 
                              const float* lse, const void* dout, void* dq, void* dk, void* dv,
                              Stream stream) {
   check_call("backward", stream);
+  if (gpu_) return backward_gpu(q, k, v, out, lse, dout, dq, dk, dv, stream);
   with_type(type_, [&](auto tag) {
     using T = decltype(tag);
     backward_t(static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),

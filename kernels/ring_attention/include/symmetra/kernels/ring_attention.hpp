@@ -18,11 +18,16 @@
 // the blocks round again, with their dK/dV accumulators on a second channel; after the last step
 // each accumulator takes one more hop, home to its block's owner.
 //
-// This build runs the CPU backend's path: plain attention behind the ring protocol, on fp32,
-// fp64, bf16 or fp16 inputs. The 16-bit ones travel the ring as they are and are computed in
-// fp32: scores, the (O, LSE) merge, dQ and the travelling dK/dV accumulators. The GPU path (cuDNN
-// SDPA blocks on a compute stream, the ring on a communication stream) is not built yet: on the GPU
-// backend the calls throw saying so.
+// Two paths, chosen by the runtime's backend:
+// - CPU backend: plain attention behind the ring protocol, on fp32, fp64, bf16 or fp16 inputs
+//   in host memory, blocking. The 16-bit ones travel the ring as they are and are computed in
+//   fp32: scores, the (O, LSE) merge, dQ and the travelling dK/dV accumulators.
+// - GPU backend (builds with cuDNN): bf16 or fp16 inputs in device memory. cuDNN's SDPA computes
+//   each block on the caller's stream (the compute stream); the ring's puts, signals and credits
+//   run on two communication streams of the object's own, joined back into the caller's stream
+//   by events, so the calls enqueue and return. The merge, dQ and the dK/dV accumulators are
+//   fp32, as on the CPU path; cuDNN's block outputs (O, dQ, dK, dV) are 16-bit before they are
+//   accumulated.
 //
 // Threads: one RingAttention belongs to one PE; forward and backward are collective over the
 // team, made by every member in the same order, one thread at a time. Construction and
@@ -34,6 +39,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "symmetra/data_type.hpp"
@@ -42,6 +48,8 @@
 #include "symmetra/team.hpp"
 
 namespace symmetra::kernels {
+
+struct Channel;
 
 struct AttentionShape {
   int batch = 1;
@@ -58,6 +66,11 @@ struct RingAttentionOptions {
   // for instrumentation, and for the tests that slow one receiver to show that no block is
   // overwritten before it was read.
   std::function<void(int pass, int step)> before_step;
+  // Benchmarks only, GPU path: every step computes its block against this PE's own keys and
+  // values and nothing is exchanged, so the results are wrong. What is left is the ring's own
+  // attention kernels and merges: the ideal that the ring's overhead is measured against
+  // (bench/ring_attention_perf.cpp).
+  bool compute_only = false;
 };
 
 // The zigzag split for a team of n: tokens per PE (seq_len / n), and the sequence position of
@@ -80,8 +93,9 @@ class RingAttention {
   const AttentionShape& shape() const { return shape_; }
   std::int64_t local_tokens() const { return local_; }
 
-  // Collective: out and lse of this PE's queries over the whole sequence. stream: null (the
-  // CPU backend's host path).
+  // Collective: out and lse of this PE's queries over the whole sequence. stream: null on the
+  // CPU backend (host memory, returns when done); on the GPU backend the stream the call is
+  // ordered on (device memory; returns once enqueued; null is CUDA's default stream).
   void forward(const void* q, const void* k, const void* v, void* out, float* lse,
                Stream stream = nullptr);
   // Collective: dq, dk, dv of this PE's tokens, from the forward's out and lse and the
@@ -91,8 +105,19 @@ class RingAttention {
                 const void* dout, void* dq, void* dk, void* dv, Stream stream = nullptr);
 
  private:
-  struct Channel;
+  struct Gpu;  // the GPU path's streams, events, cuDNN graphs and scratch (ring_gpu.cu)
+  struct GpuDelete {
+    void operator()(Gpu* g) const;
+  };
   void check_call(const char* op, Stream stream) const;
+  // The GPU path (ring_gpu.cu, built with cuDNN): its set-up (what is wrong, "" if nothing),
+  // and the two passes, enqueued on `stream`.
+  std::string make_gpu();
+  void quiesce_gpu();  // waits for this PE's ring streams (the destructor's first step)
+  void forward_gpu(const void* q, const void* k, const void* v, void* out, float* lse,
+                   Stream stream);
+  void backward_gpu(const void* q, const void* k, const void* v, const void* out, const float* lse,
+                    const void* dout, void* dq, void* dk, void* dv, Stream stream);
   // This PE's own block, [k | v], into own_: what step 0 computes against and sends.
   template <class T>
   void pack_own(const T* k, const T* v);
@@ -107,12 +132,13 @@ class RingAttention {
   DataType type_;
   RingAttentionOptions options_;
   int rank_ = 0, n_ = 1;
-  std::int64_t local_ = 0;        // tokens per PE
-  std::size_t kv_elems_ = 0;      // one of k or v: batch * local * kv_heads * head_dim
-  std::unique_ptr<Channel> kv_;   // key/value blocks
-  std::unique_ptr<Channel> dkv_;  // their dK/dV accumulators (backward)
-  std::vector<std::byte> own_;    // this PE's block, packed [k | v], what step 0 sends
-  std::vector<std::byte> stage_;  // the dK/dV accumulators this PE sends on
+  std::int64_t local_ = 0;               // tokens per PE
+  std::size_t kv_elems_ = 0;             // one of k or v: batch * local * kv_heads * head_dim
+  std::unique_ptr<Channel> kv_;          // key/value blocks
+  std::unique_ptr<Channel> dkv_;         // their dK/dV accumulators (backward)
+  std::vector<std::byte> own_;           // this PE's block, packed [k | v], what step 0 sends
+  std::vector<std::byte> stage_;         // the dK/dV accumulators this PE sends on
+  std::unique_ptr<Gpu, GpuDelete> gpu_;  // the GPU backend's path; null on the CPU backend
 };
 
 }  // namespace symmetra::kernels

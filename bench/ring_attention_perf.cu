@@ -1,0 +1,200 @@
+// symmetra-ring-attention-perf: ring attention's GPU path (docs/ring_attention.md) on Llama 3
+// 8B's attention (32 query heads, 8 KV heads, head_dim 128, bf16, causal), PEs as threads on
+// the GPU, forward and forward+backward, side by side with:
+// - ideal: the ring's own attention kernels and merges, with nothing exchanged
+//   (RingAttentionOptions::compute_only), each PE alone on the GPU in turn, summed: the ring's
+//   overhead is its excess over this;
+// - one PE: cuDNN on the whole sequence (a ring over a team of one), the same FLOPs.
+// PEs as threads share the one GPU, so the ring's time is all PEs' work; on one GPU per PE the
+// ideal is the slowest PE's share instead.
+//
+//   symmetra-ring-attention-perf [--quick]   (--quick: 2 PEs, 4K tokens per PE)
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "perf_report.hpp"
+#include "symmetra/kernels/ring_attention.hpp"
+#include "symmetra/launch.hpp"
+#include "symmetra/runtime.hpp"
+
+namespace {
+
+using symmetra::DataType;
+using symmetra::Runtime;
+using symmetra::Stream;
+using symmetra::bench::now_us;
+using symmetra::kernels::AttentionShape;
+using symmetra::kernels::RingAttention;
+
+// Fills with a hash of (seed, index) in [-1, 1): random enough for attention, no host copies.
+__global__ void fill_kernel(__nv_bfloat16* p, std::size_t n, unsigned long long seed) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    unsigned long long x = (seed + i) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    p[i] = __float2bfloat16(static_cast<float>(x >> 40) / static_cast<float>(1ull << 23) - 1.f);
+  }
+}
+
+// q, k, v, dout, out, dq, dk, dv, lse of `tokens` tokens.
+struct Tensors {
+  std::vector<void*> all;
+  __nv_bfloat16 *q, *k, *v, *dout, *out, *dq, *dk, *dv;
+  float* lse;
+  Tensors(const AttentionShape& s, std::int64_t tokens, unsigned long long seed) {
+    const std::size_t nq = static_cast<std::size_t>(s.batch) * tokens * s.q_heads * s.head_dim;
+    const std::size_t nk = static_cast<std::size_t>(s.batch) * tokens * s.kv_heads * s.head_dim;
+    __nv_bfloat16** bf[] = {&q, &k, &v, &dout, &out, &dq, &dk, &dv};
+    const std::size_t n[] = {nq, nk, nk, nq, nq, nq, nk, nk};
+    for (int i = 0; i < 8; ++i) {
+      CK(cudaMalloc(bf[i], n[i] * 2));
+      all.push_back(*bf[i]);
+      if (i < 4) fill_kernel<<<1024, 256>>>(*bf[i], n[i], seed + 1000003ull * i);
+    }
+    CK(cudaMalloc(&lse, static_cast<std::size_t>(s.batch) * s.q_heads * tokens * 4));
+    all.push_back(lse);
+    CK(cudaDeviceSynchronize());
+  }
+  ~Tensors() {
+    for (void* p : all) cudaFree(p);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Result {
+  double ring[2], ideal[2], single[2];  // ms; [0] forward, [1] forward+backward
+};
+
+// Forward (pass 0) or forward+backward (pass 1) of `ring` with `t`, on `s`.
+void run_pass(RingAttention& ring, Tensors& t, int pass, cudaStream_t s) {
+  auto* st = reinterpret_cast<Stream>(s);
+  ring.forward(t.q, t.k, t.v, t.out, t.lse, st);
+  if (pass == 1) ring.backward(t.q, t.k, t.v, t.out, t.lse, t.dout, t.dq, t.dk, t.dv, st);
+}
+
+Result measure(int pes, std::int64_t tokens, int iters) {
+  AttentionShape shape;
+  shape.batch = 1;
+  shape.q_heads = 32;
+  shape.kv_heads = 8;
+  shape.head_dim = 128;
+  shape.seq_len = pes * tokens;
+  shape.causal = true;
+  Result res{};
+  const symmetra::RuntimeOptions options{symmetra::Backend::kCuda, -1};
+  symmetra::launch_threads(pes, options, [&](Runtime& rt) {
+    const int me = rt.my_pe();
+    cudaStream_t s = nullptr;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    {
+      RingAttention ring(rt, rt.team_world(), shape, DataType::kBfloat16);
+      symmetra::kernels::RingAttentionOptions compute_only;
+      compute_only.compute_only = true;
+      RingAttention ideal(rt, rt.team_world(), shape, DataType::kBfloat16, compute_only);
+      symmetra::Team solo = rt.split_strided(rt.team_world(), 0, 1, 1);
+      RingAttention single(rt, solo, shape, DataType::kBfloat16);  // PE 0: the whole sequence
+      Tensors mine(shape, ring.local_tokens(), 17 + me);
+      std::unique_ptr<Tensors> whole;
+      if (me == 0) whole = std::make_unique<Tensors>(shape, shape.seq_len, 99);
+      rt.barrier_all();
+      for (int pass = 0; pass < 2; ++pass) {
+        // The ring: all PEs together, wall time from a barrier to the last PE's stream done.
+        std::vector<double> ms;
+        for (int i = 0; i < iters + 1; ++i) {
+          rt.barrier_all();
+          const double t0 = now_us();
+          run_pass(ring, mine, pass, s);
+          CK(cudaStreamSynchronize(s));
+          rt.barrier_all();
+          if (i > 0) ms.push_back((now_us() - t0) / 1e3);  // the first warms up
+        }
+        if (me == 0) res.ring[pass] = median(ms);
+        // The ideal: each PE's compute alone on the GPU, in turn; PE 0 sums the medians.
+        double sum = 0;
+        for (int p = 0; p < rt.n_pes(); ++p) {
+          std::vector<double> own;
+          for (int i = 0; i < iters + 1; ++i) {
+            rt.barrier_all();
+            if (me != p) continue;
+            const double t0 = now_us();
+            run_pass(ideal, mine, pass, s);
+            CK(cudaStreamSynchronize(s));
+            if (i > 0) own.push_back((now_us() - t0) / 1e3);
+          }
+          double m = me == p ? median(own) : 0;
+          double* box = static_cast<double*>(rt.allocate(2 * sizeof(double)));
+          rt.putmem(box, &m, sizeof m, me);
+          rt.allreduce(rt.team_world(), box + 1, box, 1, symmetra::coll::ReduceOp::kSum);
+          rt.getmem(&m, box + 1, sizeof m, me);
+          rt.free(box);
+          sum += m;
+        }
+        if (me == 0) res.ideal[pass] = sum;
+        // One PE, the whole sequence.
+        if (me == 0) {
+          std::vector<double> one;
+          for (int i = 0; i < iters + 1; ++i) {
+            const double t0 = now_us();
+            run_pass(single, *whole, pass, s);
+            CK(cudaStreamSynchronize(s));
+            if (i > 0) one.push_back((now_us() - t0) / 1e3);
+          }
+          res.single[pass] = median(one);
+        }
+        rt.barrier_all();
+      }
+      CK(cudaStreamSynchronize(s));
+      rt.barrier_all();
+    }
+    CK(cudaStreamDestroy(s));
+  });
+  return res;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const std::vector<int> pe_counts = quick ? std::vector<int>{2} : std::vector<int>{2, 4};
+  const std::vector<std::int64_t> token_counts =
+      quick ? std::vector<std::int64_t>{4096} : std::vector<std::int64_t>{4096, 8192, 16384};
+  const int iters = quick ? 3 : 5;
+  std::printf("%-4s %-7s %-8s %10s %10s %10s %8s %10s %8s\n", "pes", "tokens", "pass", "ring_ms",
+              "ideal_ms", "one_pe_ms", "of_ideal", "ring_TF/s", "vs_one");
+  for (int pes : pe_counts)
+    for (std::int64_t tokens : token_counts) {
+      const Result r = measure(pes, tokens, iters);
+      const double seq = static_cast<double>(pes) * tokens;
+      // Causal attention: 4 * heads * dim * seq^2 / 2 FLOPs forward; backward 2.5 times that.
+      const double fwd_flops = 2.0 * 32 * 128 * seq * seq;
+      for (int pass = 0; pass < 2; ++pass) {
+        const double flops = pass == 0 ? fwd_flops : 3.5 * fwd_flops;
+        const char* name = pass == 0 ? "fwd" : "fwd+bwd";
+        const double of_ideal = r.ideal[pass] / r.ring[pass];
+        const double tflops = flops / (r.ring[pass] * 1e-3) / 1e12;
+        std::printf("%-4d %-7lld %-8s %10.3f %10.3f %10.3f %8.3f %10.1f %8.3f\n", pes,
+                    static_cast<long long>(tokens), name, r.ring[pass], r.ideal[pass],
+                    r.single[pass], of_ideal, tflops, r.single[pass] / r.ring[pass]);
+        std::printf(
+            "{\"op\":\"ring_attention\",\"pass\":\"%s\",\"pes\":%d,\"tokens_per_pe\":%lld,"
+            "\"ring_ms\":%.4f,\"ideal_ms\":%.4f,\"one_pe_ms\":%.4f,\"of_ideal\":%.4f,"
+            "\"ring_tflops\":%.2f,\"backend\":\"cuda\"}\n",
+            name, pes, static_cast<long long>(tokens), r.ring[pass], r.ideal[pass], r.single[pass],
+            of_ideal, tflops);
+      }
+    }
+  return 0;
+}
