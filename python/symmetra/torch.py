@@ -244,7 +244,9 @@ class _RingAttention(torch.autograd.Function):
         q, k, v = (t.detach().contiguous() for t in (q, k, v))
         out = torch.empty_like(q)
         lse = torch.empty((dims[0], dims[2], dims[1]), dtype=torch.float32, device=q.device)
-        _ext._ring_attention(True, q, k, v, out, lse, None, None, None, None, dims)
+        _ext._ring_attention(
+            True, q, k, v, out, lse, None, None, None, None, dims, _stream(None)
+        )
         ctx.save_for_backward(q, k, v, out, lse)
         ctx.dims = dims
         return out
@@ -254,7 +256,9 @@ class _RingAttention(torch.autograd.Function):
         q, k, v, out, lse = ctx.saved_tensors
         dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
         dout = dout.detach().to(q.dtype).contiguous()
-        _ext._ring_attention(False, q, k, v, out, lse, dout, dq, dk, dv, ctx.dims)
+        _ext._ring_attention(
+            False, q, k, v, out, lse, dout, dq, dk, dv, ctx.dims, _stream(None)
+        )
         return dq, dk, dv, None
 
 
@@ -263,8 +267,9 @@ def ring_attention(q, k, v, causal=True):
     (autograd: the backward is a second pass of the ring). q [batch, tokens, q_heads,
     head_dim], k and v [batch, tokens, kv_heads, head_dim] (kv_heads divides q_heads): this PE's
     zigzag share of the sequence, chunks my_pe() and 2N-1-my_pe() of 2N (zigzag_positions says
-    which). float32, float64, bfloat16 or float16 CPU tensors on the CPU backend (the 16-bit ones
-    computed in float32); the GPU path (cuDNN blocks) is not built yet."""
+    which). On the CPU backend: float32, float64, bfloat16 or float16 CPU tensors (the 16-bit
+    ones computed in float32). On the GPU backend: bfloat16 or float16 CUDA tensors, cuDNN's SDPA
+    blocks, enqueued on the current torch stream (both passes return once enqueued)."""
     return _RingAttention.apply(q, k, v, causal)
 
 

@@ -62,9 +62,12 @@ void bind_ring(nb::module_& m) {
   m.def(
       "_ring_attention",
       [](bool forward, nb::handle q, nb::handle k, nb::handle v, nb::handle out, nb::handle lse,
-         nb::handle dout, nb::handle dq, nb::handle dk, nb::handle dv, const RingDims& d) {
+         nb::handle dout, nb::handle dq, nb::handle dk, nb::handle dv, const RingDims& d,
+         nb::handle stream) {
         const char* op = forward ? "ring_attention" : "ring_attention (backward)";
         Runtime& r = rt(op);
+        // The GPU path enqueues on this stream and returns; the CPU path blocks.
+        const Stream st = stream_of(r, stream, op).value_or(nullptr);
         const auto [b, t, hq, hkv, hd, causal] = d;
         (void)causal;
         const int type = buffer(q, op, "q").dtype;
@@ -87,7 +90,7 @@ void bind_ring(nb::module_& m) {
         kernels::RingAttention& ring = ring_of(r, d, static_cast<DataType>(type));
         if (forward) {
           nb::gil_scoped_release release;  // the ring waits for the other PEs
-          ring.forward(qp, kp, vp, op_, lp);
+          ring.forward(qp, kp, vp, op_, lp, st);
           return;
         }
         const void* gp = ring_arg(r, dout, op, "dout", type, qn);
@@ -95,13 +98,13 @@ void bind_ring(nb::module_& m) {
         void* dkp = ring_arg(r, dk, op, "dk", type, kn);
         void* dvp = ring_arg(r, dv, op, "dv", type, kn);
         nb::gil_scoped_release release;
-        ring.backward(qp, kp, vp, op_, lp, gp, dqp, dkp, dvp);
+        ring.backward(qp, kp, vp, op_, lp, gp, dqp, dkp, dvp, st);
       },
       nb::arg("forward"), nb::arg("q"), nb::arg("k"), nb::arg("v"), nb::arg("out"), nb::arg("lse"),
       nb::arg("dout").none(), nb::arg("dq").none(), nb::arg("dk").none(), nb::arg("dv").none(),
-      nb::arg("dims"),
+      nb::arg("dims"), nb::arg("stream").none() = nb::none(),
       "Collective: symmetra.torch.ring_attention's forward (out, lse from q, k, v) or backward "
-      "(dq, dk, dv from q, k, v, out, lse, dout).");
+      "(dq, dk, dv from q, k, v, out, lse, dout); on the GPU backend enqueued on `stream`.");
 }
 
 }  // namespace symmetra::python
