@@ -4,7 +4,10 @@
 // - ideal: the ring's own attention kernels and merges, with nothing exchanged
 //   (RingAttentionOptions::compute_only), each PE alone on the GPU in turn, summed: the ring's
 //   overhead is its excess over this;
-// - one PE: cuDNN on the whole sequence (a ring over a team of one), the same FLOPs.
+// - one PE: cuDNN on the whole sequence (a ring over a team of one), the same FLOPs;
+// - copies: the same ring with its exchange done by cudaMemcpyAsync and CUDA events instead of
+//   put-with-signal (RingAttentionOptions::exchange_by_copies), a baseline free of Symmetra's
+//   communication.
 // PEs as threads share the one GPU, so the ring's time is all PEs' work; on one GPU per PE the
 // ideal is the slowest PE's share instead.
 //
@@ -75,7 +78,7 @@ double median(std::vector<double> v) {
 }
 
 struct Result {
-  double ring[2], ideal[2], single[2];  // ms; [0] forward, [1] forward+backward
+  double ring[2], ideal[2], single[2], copies[2];  // ms; [0] forward, [1] forward+backward
 };
 
 // Forward (pass 0) or forward+backward (pass 1) of `ring` with `t`, on `s`.
@@ -104,6 +107,9 @@ Result measure(int pes, std::int64_t tokens, int iters) {
       symmetra::kernels::RingAttentionOptions compute_only;
       compute_only.compute_only = true;
       RingAttention ideal(rt, rt.team_world(), shape, DataType::kBfloat16, compute_only);
+      symmetra::kernels::RingAttentionOptions by_copies;
+      by_copies.exchange_by_copies = true;
+      RingAttention copies(rt, rt.team_world(), shape, DataType::kBfloat16, by_copies);
       symmetra::Team solo = rt.split_strided(rt.team_world(), 0, 1, 1);
       RingAttention single(rt, solo, shape, DataType::kBfloat16);  // PE 0: the whole sequence
       Tensors mine(shape, ring.local_tokens(), 17 + me);
@@ -111,17 +117,20 @@ Result measure(int pes, std::int64_t tokens, int iters) {
       if (me == 0) whole = std::make_unique<Tensors>(shape, shape.seq_len, 99);
       rt.barrier_all();
       for (int pass = 0; pass < 2; ++pass) {
-        // The ring: all PEs together, wall time from a barrier to the last PE's stream done.
-        std::vector<double> ms;
-        for (int i = 0; i < iters + 1; ++i) {
-          rt.barrier_all();
-          const double t0 = now_us();
-          run_pass(ring, mine, pass, s);
-          CK(cudaStreamSynchronize(s));
-          rt.barrier_all();
-          if (i > 0) ms.push_back((now_us() - t0) / 1e3);  // the first warms up
+        // The ring and the copies baseline: all PEs together, wall time from a barrier to the
+        // last PE's stream done.
+        for (RingAttention* r : {&ring, &copies}) {
+          std::vector<double> ms;
+          for (int i = 0; i < iters + 1; ++i) {
+            rt.barrier_all();
+            const double t0 = now_us();
+            run_pass(*r, mine, pass, s);
+            CK(cudaStreamSynchronize(s));
+            rt.barrier_all();
+            if (i > 0) ms.push_back((now_us() - t0) / 1e3);  // the first warms up
+          }
+          if (me == 0) (r == &ring ? res.ring : res.copies)[pass] = median(ms);
         }
-        if (me == 0) res.ring[pass] = median(ms);
         // The ideal: each PE's compute alone on the GPU, in turn; PE 0 sums the medians.
         double sum = 0;
         for (int p = 0; p < rt.n_pes(); ++p) {
@@ -172,8 +181,9 @@ int main(int argc, char** argv) {
   const std::vector<std::int64_t> token_counts =
       quick ? std::vector<std::int64_t>{4096} : std::vector<std::int64_t>{4096, 8192, 16384};
   const int iters = quick ? 3 : 5;
-  std::printf("%-4s %-7s %-8s %10s %10s %10s %8s %10s %8s\n", "pes", "tokens", "pass", "ring_ms",
-              "ideal_ms", "one_pe_ms", "of_ideal", "ring_TF/s", "vs_one");
+  std::printf("%-4s %-7s %-8s %10s %10s %10s %10s %8s %10s %8s %10s\n", "pes", "tokens", "pass",
+              "ring_ms", "ideal_ms", "one_pe_ms", "copies_ms", "of_ideal", "ring_TF/s", "vs_one",
+              "vs_copies");
   for (int pes : pe_counts)
     for (std::int64_t tokens : token_counts) {
       const Result r = measure(pes, tokens, iters);
@@ -185,15 +195,16 @@ int main(int argc, char** argv) {
         const char* name = pass == 0 ? "fwd" : "fwd+bwd";
         const double of_ideal = r.ideal[pass] / r.ring[pass];
         const double tflops = flops / (r.ring[pass] * 1e-3) / 1e12;
-        std::printf("%-4d %-7lld %-8s %10.3f %10.3f %10.3f %8.3f %10.1f %8.3f\n", pes,
+        std::printf("%-4d %-7lld %-8s %10.3f %10.3f %10.3f %10.3f %8.3f %10.1f %8.3f %10.3f\n", pes,
                     static_cast<long long>(tokens), name, r.ring[pass], r.ideal[pass],
-                    r.single[pass], of_ideal, tflops, r.single[pass] / r.ring[pass]);
+                    r.single[pass], r.copies[pass], of_ideal, tflops, r.single[pass] / r.ring[pass],
+                    r.copies[pass] / r.ring[pass]);
         std::printf(
             "{\"op\":\"ring_attention\",\"pass\":\"%s\",\"pes\":%d,\"tokens_per_pe\":%lld,"
-            "\"ring_ms\":%.4f,\"ideal_ms\":%.4f,\"one_pe_ms\":%.4f,\"of_ideal\":%.4f,"
-            "\"ring_tflops\":%.2f,\"backend\":\"cuda\"}\n",
+            "\"ring_ms\":%.4f,\"ideal_ms\":%.4f,\"one_pe_ms\":%.4f,\"copies_ms\":%.4f,"
+            "\"of_ideal\":%.4f,\"ring_tflops\":%.2f,\"backend\":\"cuda\"}\n",
             name, pes, static_cast<long long>(tokens), r.ring[pass], r.ideal[pass], r.single[pass],
-            of_ideal, tflops);
+            r.copies[pass], of_ideal, tflops);
       }
     }
   return 0;

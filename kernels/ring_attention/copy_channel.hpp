@@ -89,8 +89,7 @@ class CopyChannel final : public StreamChannel {
     }
     auto* dest = static_cast<std::byte*>(rt_.ptr(c_.slot[j], c_.next));
     if (a_bytes > 0) check(cudaMemcpyAsync(dest, a, a_bytes, cudaMemcpyDefault, cu(s)), "copy");
-    check(cudaMemcpyAsync(dest + a_bytes, b, c_.bytes - a_bytes, cudaMemcpyDefault, cu(s)),
-          "copy");
+    check(cudaMemcpyAsync(dest + a_bytes, b, c_.bytes - a_bytes, cudaMemcpyDefault, cu(s)), "copy");
     // The event lives at the receiver: it waits for it.
     check(cudaEventRecord(next.arrived_[j], cu(s)), "cudaEventRecord");
     next.arrived_count_.store(m, std::memory_order_release);
@@ -153,7 +152,7 @@ class CopyChannel final : public StreamChannel {
   cudaEvent_t released_[2] = {nullptr, nullptr};  // recorded here once a buffer was read
   std::atomic<std::uint64_t> arrived_count_{0};   // messages whose arrival event is recorded
   std::atomic<std::uint64_t> released_count_{0};  // messages whose release event is recorded
-  std::uint64_t releases_ = 0;  // this side's releases so far
+  std::uint64_t releases_ = 0;                    // this side's releases so far
 };
 
 }  // namespace symmetra::kernels::gpu

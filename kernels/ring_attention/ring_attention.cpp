@@ -116,6 +116,7 @@ RingAttention::RingAttention(Runtime& rt, const Team& team, const AttentionShape
     own_.resize(message);
     stage_.resize(dmessage);
   }
+  if (gpu_) attach_gpu_channels();
   rt.barrier_all();  // every PE's words are zero before any message comes
 }
 
@@ -150,6 +151,7 @@ std::string RingAttention::make_gpu() {
 }
 void RingAttention::GpuDelete::operator()(Gpu*) const {}
 void RingAttention::quiesce_gpu() {}
+void RingAttention::attach_gpu_channels() {}
 void RingAttention::forward_gpu(const void*, const void*, const void*, void*, float*, Stream) {}
 void RingAttention::backward_gpu(const void*, const void*, const void*, const void*, const float*,
                                  const void*, void*, void*, void*, Stream) {}

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "channel.hpp"
+#include "copy_channel.hpp"
 #include "sdpa_cudnn.hpp"
 #include "symmetra/kernels/ring_attention.hpp"
 
@@ -129,6 +130,8 @@ struct RingAttention::Gpu {
   void* dk_blk = nullptr;
   void* dv_blk = nullptr;
   float* stage = nullptr;  // [dk | dv] accumulators of this PE's own block (step 0)
+  // The channels as the passes use them: Symmetra's stream forms, or the copies baseline.
+  std::unique_ptr<gpu::StreamChannel> kv, dkv;
 
   void check(cudaError_t e, const char* what) const {
     if (e != cudaSuccess)
@@ -170,7 +173,7 @@ struct RingAttention::Gpu {
   // The credit of the block S just computed against, once S is done with it and K sent it on,
   // on R: a release on K would make K's next forward wait for S, and the forwards of all PEs
   // wait for each other's credits in a circle (4 PEs or more).
-  void release_kv(Channel& kv, cudaStream_t S) const {
+  void release_kv(gpu::StreamChannel& kv, cudaStream_t S) const {
     record(done, S);
     wait(credit_stream, sent);
     wait(credit_stream, done);
@@ -193,6 +196,16 @@ void RingAttention::GpuDelete::operator()(Gpu* g) const {
 
 void RingAttention::quiesce_gpu() {
   if (gpu_) gpu_->quiesce();
+}
+
+void RingAttention::attach_gpu_channels() {
+  if (options_.exchange_by_copies) {
+    gpu_->kv = std::make_unique<gpu::CopyChannel>(rt_, *kv_);
+    gpu_->dkv = std::make_unique<gpu::CopyChannel>(rt_, *dkv_);
+  } else {
+    gpu_->kv = std::make_unique<gpu::SymmetraChannel>(*kv_);
+    gpu_->dkv = std::make_unique<gpu::SymmetraChannel>(*dkv_);
+  }
 }
 
 // Loads every kernel the ring launches, cuDNN's and its own, by running each once on zeros.
@@ -324,12 +337,12 @@ void RingAttention::forward_gpu(const void* q, const void* k, const void* v, voi
       const bool x = t > 0 && exchange;  // a block from the previous PE
       const void *kb = k, *vb = v;
       if (x) {
-        const std::byte* block = kv_->receive_on(K);
+        const std::byte* block = g.kv->receive_on(K);
         kb = block;
         vb = block + kv_bytes;
         g.record(g.arrived, K);
       }
-      if (t < n_ - 1 && exchange) kv_->send_on(kb, kv_bytes, vb, K);
+      if (t < n_ - 1 && exchange) g.kv->send_on(kb, kv_bytes, vb, K);
       if (x) g.record(g.sent, K);
       if (x) g.wait(S, g.arrived);
       if (options_.before_step) options_.before_step(0, t);
@@ -341,7 +354,7 @@ void RingAttention::forward_gpu(const void* q, const void* k, const void* v, voi
           g.o_acc, lse, static_cast<const T*>(g.o_blk), g.l_blk, shape_.batch, shape_.q_heads,
           shape_.head_dim, local_, r.q_off, r.q_len, t == 0);
       g.check(cudaGetLastError(), "merge kernel launch");
-      if (x) g.release_kv(*kv_, S);
+      if (x) g.release_kv(*g.kv, S);
     }
     store<T>(out, g.o_acc, q_elems, S);
   });
@@ -366,17 +379,17 @@ void RingAttention::backward_gpu(const void* q, const void* k, const void* v, co
       const bool x = t > 0 && exchange;
       const void *kb = k, *vb = v;
       if (x) {
-        const std::byte* block = kv_->receive_on(K);
+        const std::byte* block = g.kv->receive_on(K);
         kb = block;
         vb = block + kv_bytes;
         g.record(g.arrived, K);
       }
-      if (t < n_ - 1 && exchange) kv_->send_on(kb, kv_bytes, vb, K);
+      if (t < n_ - 1 && exchange) g.kv->send_on(kb, kv_bytes, vb, K);
       if (x) g.record(g.sent, K);
       // The block's accumulators from the PEs that used it before; at step 0 it starts here.
       float* acc = g.stage;
       if (x) {
-        acc = reinterpret_cast<float*>(dkv_->receive_on(D));
+        acc = reinterpret_cast<float*>(g.dkv->receive_on(D));
         g.record(g.dkv_arrived, D);
       }
       if (x) g.wait(S, g.arrived);
@@ -392,7 +405,7 @@ void RingAttention::backward_gpu(const void* q, const void* k, const void* v, co
         lse_p = g.lse_part;
       }
       g.sdpa->backward(p, q, kb, vb, out, dout, lse_p, g.dq_blk, g.dk_blk, g.dv_blk, stream);
-      if (x) g.release_kv(*kv_, S);
+      if (x) g.release_kv(*g.kv, S);
       add_rows<T>(g.dq_acc, g.dq_blk, shape_, local_, shape_.q_heads, r.q_off, r.q_len, t == 0, S);
       if (x) g.wait(S, g.dkv_arrived);
       add_rows<T>(acc, g.dk_blk, shape_, local_, shape_.kv_heads, r.k_off, r.k_len, t == 0, S);
@@ -403,13 +416,13 @@ void RingAttention::backward_gpu(const void* q, const void* k, const void* v, co
       g.record(g.added, S);
       // On with the accumulators: to the next PE's step t + 1, or home after the last step.
       g.wait(D, g.added);
-      dkv_->send_on(acc, D);
-      if (t > 0) dkv_->release_on(D);
+      g.dkv->send_on(acc, D);
+      if (t > 0) g.dkv->release_on(D);
     }
     store<T>(dq, g.dq_acc, q_elems, S);
     const float* home = g.stage;
     if (exchange) {
-      home = reinterpret_cast<const float*>(dkv_->receive_on(D));
+      home = reinterpret_cast<const float*>(g.dkv->receive_on(D));
       g.record(g.dkv_arrived, D);
       g.wait(S, g.dkv_arrived);
     }
@@ -418,7 +431,7 @@ void RingAttention::backward_gpu(const void* q, const void* k, const void* v, co
     if (exchange) {
       g.record(g.added, S);
       g.wait(D, g.added);
-      dkv_->release_on(D);
+      g.dkv->release_on(D);
     }
   });
   g.join(S);

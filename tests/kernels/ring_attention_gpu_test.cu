@@ -176,6 +176,15 @@ std::vector<GpuCase> gpu_cases() {
 INSTANTIATE_TEST_SUITE_P(Pes, RingAttentionGpuTest, ::testing::ValuesIn(gpu_cases()),
                          gpu_case_name);
 
+// The benchmark's baseline (exchange_by_copies: cudaMemcpyAsync and events instead of
+// put-with-signal) is the same ring: the same results.
+TEST(RingAttentionGpuCopies, TheCopiesBaselineMatchesFullAttention) {
+  kernels::RingAttentionOptions copies;
+  copies.exchange_by_copies = true;
+  run_gpu_ring<bfloat16>({4, true, true, DataType::kBfloat16}, 128, copies, 2);
+  run_gpu_ring<bfloat16>({3, false, false, DataType::kBfloat16}, 64, copies, 2);
+}
+
 // One slow receiver on the GPU: PE 2 of 4 spins 20 ms on its stream before each block it
 // receives, so its compute stream, and with it its credits, lag. Its senders' streams run ahead
 // until a credit wait holds them; without the credit wait they overwrite a block PE 2 is still

@@ -71,6 +71,10 @@ struct RingAttentionOptions {
   // attention kernels and merges: the ideal that the ring's overhead is measured against
   // (bench/ring_attention_perf.cpp).
   bool compute_only = false;
+  // Benchmarks only, GPU path, PEs as threads of one process: the ring's messages and credits
+  // go by cudaMemcpyAsync and CUDA events instead of put-with-signal (the baseline a ring on
+  // plain CUDA would be; ring_attention/copy_channel.hpp). Same results.
+  bool exchange_by_copies = false;
 };
 
 // The zigzag split for a team of n: tokens per PE (seq_len / n), and the sequence position of
@@ -113,7 +117,8 @@ class RingAttention {
   // The GPU path (ring_gpu.cu, built with cuDNN): its set-up (what is wrong, "" if nothing),
   // and the two passes, enqueued on `stream`.
   std::string make_gpu();
-  void quiesce_gpu();  // waits for this PE's ring streams (the destructor's first step)
+  void quiesce_gpu();          // waits for this PE's ring streams (the destructor's first step)
+  void attach_gpu_channels();  // the GPU path's view of kv_ and dkv_, once they exist
   void forward_gpu(const void* q, const void* k, const void* v, void* out, float* lse,
                    Stream stream);
   void backward_gpu(const void* q, const void* k, const void* v, const void* out, const float* lse,
