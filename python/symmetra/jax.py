@@ -123,7 +123,8 @@ def ring_attention(q, k, v, causal=True):
     q_heads, head_dim], k and v [batch, tokens, kv_heads, head_dim]: this PE's zigzag share of
     the sequence (chunks my_pe() and 2N-1-my_pe() of 2N; symmetra.jax.zigzag_positions says
     which). float32, float64, bfloat16 or float16 on the CPU (the 16-bit ones computed in
-    float32). Differentiable (jax.grad): the backward is a second pass of the ring."""
+    float32); bfloat16 or float16 on the GPU (cuDNN's SDPA blocks, on XLA's stream).
+    Differentiable (jax.grad): the backward is a second pass of the ring."""
     return _ring_forward(q, k, v, causal)[0]
 
 

@@ -222,11 +222,11 @@ ffi::Error permute_cpu(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int
 // Ring attention (kernels/ring_attention): the ring of each shape from ring.cpp's cache.
 
 // q [batch, tokens, q_heads, dim], k and v [batch, tokens, kv_heads, dim]: the ring of that shape.
-ffi::Error ring_for(const char* op, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
+ffi::Error ring_for(const char* op, Stream s, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
                     std::int32_t causal, kernels::RingAttention** ring) {
   Runtime* r = nullptr;
   coll::Call unused;
-  if (auto e = start(op, q, q, 1, 1, nullptr, &r, &unused); e.failure()) return e;
+  if (auto e = start(op, q, q, 1, 1, s, &r, &unused); e.failure()) return e;
   const auto qd = q.dimensions(), kd = k.dimensions();
   const std::string pre = std::string("symmetra.jax.") + op + ": ";
   if (qd.size() != 4 || kd.size() != 4 || k.dimensions() != v.dimensions() || qd[0] != kd[0] ||
@@ -248,28 +248,42 @@ ffi::Error ring_for(const char* op, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::Any
   });
 }
 
-ffi::Error ring_forward_impl(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
+// `s`: XLA's stream on the CUDA platform (the ring's GPU path enqueues there), null on the CPU.
+ffi::Error ring_forward_impl(Stream s, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
                              ffi::Result<ffi::AnyBuffer> out, ffi::Result<ffi::AnyBuffer> lse,
                              std::int32_t causal) {
   kernels::RingAttention* ring = nullptr;
-  if (auto e = ring_for("ring_attention", q, k, v, causal, &ring); e.failure()) return e;
+  if (auto e = ring_for("ring_attention", s, q, k, v, causal, &ring); e.failure()) return e;
   return guarded("ring_attention", [&] {
     ring->forward(q.untyped_data(), k.untyped_data(), v.untyped_data(), out->untyped_data(),
-                  static_cast<float*>(lse->untyped_data()));
+                  static_cast<float*>(lse->untyped_data()), s);
   });
 }
 
-ffi::Error ring_backward_impl(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
+ffi::Error ring_backward_impl(Stream s, ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
                               ffi::AnyBuffer out, ffi::AnyBuffer lse, ffi::AnyBuffer dout,
                               ffi::Result<ffi::AnyBuffer> dq, ffi::Result<ffi::AnyBuffer> dk,
                               ffi::Result<ffi::AnyBuffer> dv, std::int32_t causal) {
   kernels::RingAttention* ring = nullptr;
-  if (auto e = ring_for("ring_attention (backward)", q, k, v, causal, &ring); e.failure()) return e;
-  return guarded("ring_attention (backward)", [&] {
+  const char* op = "ring_attention (backward)";
+  if (auto e = ring_for(op, s, q, k, v, causal, &ring); e.failure()) return e;
+  return guarded(op, [&] {
     ring->backward(q.untyped_data(), k.untyped_data(), v.untyped_data(), out.untyped_data(),
                    static_cast<const float*>(lse.untyped_data()), dout.untyped_data(),
-                   dq->untyped_data(), dk->untyped_data(), dv->untyped_data());
+                   dq->untyped_data(), dk->untyped_data(), dv->untyped_data(), s);
   });
+}
+
+ffi::Error ring_forward_cpu(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
+                            ffi::Result<ffi::AnyBuffer> out, ffi::Result<ffi::AnyBuffer> lse,
+                            std::int32_t causal) {
+  return ring_forward_impl(nullptr, q, k, v, out, lse, causal);
+}
+ffi::Error ring_backward_cpu(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer v,
+                             ffi::AnyBuffer out, ffi::AnyBuffer lse, ffi::AnyBuffer dout,
+                             ffi::Result<ffi::AnyBuffer> dq, ffi::Result<ffi::AnyBuffer> dk,
+                             ffi::Result<ffi::AnyBuffer> dv, std::int32_t causal) {
+  return ring_backward_impl(nullptr, q, k, v, out, lse, dout, dq, dk, dv, causal);
 }
 
 }  // namespace
@@ -284,7 +298,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxAllGatherCpu, all_gather_cpu,
 XLA_FFI_DEFINE_HANDLER_SYMBOL(
     SymmetraJaxReduceScatterCpu, reduce_scatter_cpu,
     ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>().Attr<std::int32_t>("op"));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingForwardCpu, ring_forward_impl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingForwardCpu, ring_forward_cpu,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::AnyBuffer>()
                                   .Arg<ffi::AnyBuffer>()
@@ -292,7 +306,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingForwardCpu, ring_forward_impl,
                                   .Ret<ffi::AnyBuffer>()
                                   .Ret<ffi::AnyBuffer>()
                                   .Attr<std::int32_t>("causal"));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingBackwardCpu, ring_backward_impl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingBackwardCpu, ring_backward_cpu,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::AnyBuffer>()
                                   .Arg<ffi::AnyBuffer>()
@@ -342,6 +356,32 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCuda, permute_impl,
                                   .Attr<std::int32_t>("from"),
                               {ffi::Traits::kCmdBufferCompatible});
 
+// Ring attention on XLA's stream (the GPU path: cuDNN blocks, the ring on streams of its own).
+// Not command-buffer compatible: each call numbers the ring's messages anew on the host, so a
+// replay of a recorded call would wait for numbers already used.
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingForwardCuda, ring_forward_impl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<Stream>>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int32_t>("causal"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingBackwardCuda, ring_backward_impl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<Stream>>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int32_t>("causal"));
+
 void bind_jax(nb::module_& m) {
   m.def("_jax_cpu_handlers", [] {
     nb::dict d;
@@ -363,6 +403,10 @@ void bind_jax(nb::module_& m) {
     d["symmetra_reduce_scatter"] =
         nb::capsule(reinterpret_cast<void*>(&SymmetraJaxReduceScatterCuda));
     d["symmetra_permute"] = nb::capsule(reinterpret_cast<void*>(&SymmetraJaxPermuteCuda));
+    d["symmetra_ring_attention_fwd"] =
+        nb::capsule(reinterpret_cast<void*>(&SymmetraJaxRingForwardCuda));
+    d["symmetra_ring_attention_bwd"] =
+        nb::capsule(reinterpret_cast<void*>(&SymmetraJaxRingBackwardCuda));
     return d;
   });
 }
