@@ -115,8 +115,9 @@ class ProxyThread {
   std::thread thread_;
 };
 
-Proxy::Proxy(const device::ProxyRing& ring, Transport* transport, const device::Context* ctl)
-    : ring_(ring), transport_(transport), ctl_(ctl) {
+Proxy::Proxy(const device::ProxyRing& ring, Transport* transport, const device::Context* ctl,
+             ProxyStaging* staging)
+    : ring_(ring), transport_(transport), ctl_(ctl), staging_(staging) {
   head_ = published_ = dd::atomic_load(ring_.done, dd::kAcquire);
   ProxyThread::get().add(this);
 }
@@ -172,13 +173,56 @@ bool Proxy::take_one() {
   return true;
 }
 
+void Proxy::put_staged(int pe, std::uint64_t dest, const std::byte* src, std::uint64_t bytes) {
+  const std::size_t chunk = staging_->bounce_bytes();
+  for (std::uint64_t at = 0; at < bytes; at += chunk) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - at));
+    staging_->to_host(staging_->bounce(), src + at, n);
+    // Complete locally on return (RemoteOps::put): the bounce buffer may be reused.
+    transport_->put(*ctl_, pe, dest + at, staging_->bounce(), n);
+  }
+}
+
+// The chunks before the last as puts, a fence, and the last chunk with the signal: a PE that
+// sees the signal sees every chunk (put_signal orders only its own data before its signal).
+void Proxy::put_signal_staged(int pe, std::uint64_t dest, const std::byte* src, std::uint64_t bytes,
+                              std::uint64_t sig, std::uint64_t value, SignalOp op) {
+  const std::size_t chunk = staging_->bounce_bytes();
+  const std::uint64_t last = bytes == 0 ? 0 : (bytes - 1) / chunk * chunk;
+  if (last > 0) {
+    put_staged(pe, dest, src, last);
+    transport_->fence(*ctl_);
+  }
+  const std::size_t n = static_cast<std::size_t>(bytes - last);
+  staging_->to_host(staging_->bounce(), src + last, n);
+  transport_->put_signal(*ctl_, pe, dest + last, staging_->bounce(), n, sig, value, op);
+}
+
+// Blocking even for a get_nbi: complete earlier than its quiet, which is allowed.
+void Proxy::get_staged(int pe, std::byte* dest, std::uint64_t src, std::uint64_t bytes) {
+  const std::size_t chunk = staging_->bounce_bytes();
+  for (std::uint64_t at = 0; at < bytes; at += chunk) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - at));
+    transport_->get(*ctl_, pe, staging_->bounce(), src + at, n);
+    staging_->to_staged(dest + at, staging_->bounce(), n);
+  }
+}
+
 void Proxy::issue(const std::uint64_t* e) {
   const device::Context& ctl = *ctl_;
   const int pe = dd::head_pe(e[0]);
   const unsigned sub = dd::head_sub(e[0]);
+  // Whether the producer's bytes at `a` must go through the bounce buffer.
+  auto staged = [&](std::uint64_t a, std::uint64_t bytes) {
+    return staging_ != nullptr && bytes > 0 &&
+           staging_->staged(reinterpret_cast<const void*>(a), static_cast<std::size_t>(bytes));
+  };
   switch (dd::head_op(e[0])) {
     case device::ProxyOp::kPut:
-      transport_->put(ctl, pe, e[1], reinterpret_cast<const void*>(e[2]), e[3]);
+      if (staged(e[2], e[3]))
+        put_staged(pe, e[1], reinterpret_cast<const std::byte*>(e[2]), e[3]);
+      else
+        transport_->put(ctl, pe, e[1], reinterpret_cast<const void*>(e[2]), e[3]);
       break;
     case device::ProxyOp::kPutInline: {
       const std::uint64_t v = two_halves(e[2], e[3]);
@@ -188,7 +232,9 @@ void Proxy::issue(const std::uint64_t* e) {
       break;
     }
     case device::ProxyOp::kGet:  // unacknowledged: a get_nbi, complete by the next quiet
-      if (dd::head_ack(e[0]))
+      if (staged(e[1], e[3]))
+        get_staged(pe, reinterpret_cast<std::byte*>(e[1]), e[2], e[3]);
+      else if (dd::head_ack(e[0]))
         transport_->get(ctl, pe, reinterpret_cast<void*>(e[1]), e[2], e[3]);
       else
         transport_->get_nbi(ctl, pe, reinterpret_cast<void*>(e[1]), e[2], e[3]);
@@ -198,12 +244,19 @@ void Proxy::issue(const std::uint64_t* e) {
                                                    static_cast<DataType>(dd::head_type(e[0])),
                                                    two_halves(e[2], e[3]), two_halves(e[4], e[5]));
       // The producer reads it after it acquires `done`, which publish() releases.
-      if (e[6] != 0) dd::atomic_store(reinterpret_cast<std::uint64_t*>(e[6]), old, dd::kRelaxed);
+      if (e[6] != 0 && staged(e[6], sizeof old))
+        staging_->to_staged(reinterpret_cast<void*>(e[6]), &old, sizeof old);
+      else if (e[6] != 0)
+        dd::atomic_store(reinterpret_cast<std::uint64_t*>(e[6]), old, dd::kRelaxed);
       break;
     }
     case device::ProxyOp::kPutSignal:
-      transport_->put_signal(ctl, pe, e[1], reinterpret_cast<const void*>(e[2]), e[3], e[4],
-                             two_halves(e[5], e[6]), static_cast<SignalOp>(sub));
+      if (staged(e[2], e[3]))
+        put_signal_staged(pe, e[1], reinterpret_cast<const std::byte*>(e[2]), e[3], e[4],
+                          two_halves(e[5], e[6]), static_cast<SignalOp>(sub));
+      else
+        transport_->put_signal(ctl, pe, e[1], reinterpret_cast<const void*>(e[2]), e[3], e[4],
+                               two_halves(e[5], e[6]), static_cast<SignalOp>(sub));
       break;
     case device::ProxyOp::kFence:
       transport_->fence(ctl);

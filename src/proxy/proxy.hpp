@@ -40,12 +40,30 @@ class HostProxyMemory {
   device::ProxyRing ring_{};
 };
 
+// Producer memory that the transport cannot reach: a GPU producer's put source, get
+// destination or atomic result in device memory, where the transport moves host memory only
+// (UCX without CUDA support). The proxy stages those bytes through `bounce()`, chunk by chunk
+// (docs/proxy.md, "Staging"). Threads: the proxy thread's; each copy is complete on return.
+class ProxyStaging {
+ public:
+  virtual ~ProxyStaging() = default;
+  // Whether [p, p + bytes) must be staged (is not memory the transport reads and writes).
+  virtual bool staged(const void* p, std::size_t bytes) const = 0;
+  virtual void to_host(void* dst, const void* src, std::size_t bytes) = 0;    // src staged
+  virtual void to_staged(void* dst, const void* src, std::size_t bytes) = 0;  // dst staged
+  // Host memory the transport reads and writes (pinned for a GPU), and its size: one chunk.
+  virtual std::byte* bounce() = 0;
+  virtual std::size_t bounce_bytes() const = 0;
+};
+
 class Proxy {
  public:
   // Has the process's proxy thread serve `ring` (zeroed memory that outlives the Proxy),
   // issuing into `transport` on behalf of the PE `*ctl` describes (the transport's messages
   // name it; read live, so the caller may refresh it). Starts the thread if none runs.
-  Proxy(const device::ProxyRing& ring, Transport* transport, const device::Context* ctl);
+  // `staging` (may be null: nothing staged) outlives the Proxy.
+  Proxy(const device::ProxyRing& ring, Transport* transport, const device::Context* ctl,
+        ProxyStaging* staging = nullptr);
   ~Proxy();
   Proxy(const Proxy&) = delete;
   Proxy& operator=(const Proxy&) = delete;
@@ -77,11 +95,17 @@ class Proxy {
   // Takes the request at head_ if all its entries are written; false if not (yet).
   bool take_one();
   void issue(const std::uint64_t* e);
+  // The staged forms of put, put_signal and get: chunk by chunk through the bounce buffer.
+  void put_staged(int pe, std::uint64_t dest, const std::byte* src, std::uint64_t bytes);
+  void put_signal_staged(int pe, std::uint64_t dest, const std::byte* src, std::uint64_t bytes,
+                         std::uint64_t sig, std::uint64_t value, SignalOp op);
+  void get_staged(int pe, std::byte* dest, std::uint64_t src, std::uint64_t bytes);
   void publish();
 
   device::ProxyRing ring_;
   Transport* transport_;
   const device::Context* ctl_;
+  ProxyStaging* staging_;
   std::uint64_t head_ = 0;       // the proxy thread's own: the next position to take
   std::uint64_t published_ = 0;  // the last value written to ring_.done
   std::atomic<bool> stop_{false};

@@ -37,6 +37,38 @@ struct Call {
   std::size_t bytes = 0;
 };
 
+// Producer memory the transport must not touch (GPU memory, say): addresses in `shadow`, which
+// stand for the bytes of `memory` at the same offsets. The proxy must stage them through the
+// bounce buffer; the recording transport counts every such address it is handed instead of
+// touching it, and a proxy that wrote one itself would leave `memory` unchanged.
+class TaggedStaging final : public ProxyStaging {
+ public:
+  static constexpr std::size_t kBytes = 4096;
+  explicit TaggedStaging(std::size_t chunk) : memory(kBytes), bounce_(chunk) {}
+  static bool tagged(const void* p) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    return b >= shadow && b < shadow + kBytes;
+  }
+  void* address(std::size_t at) { return shadow + at; }
+  bool staged(const void* p, std::size_t) const override { return tagged(p); }
+  void to_host(void* dst, const void* src, std::size_t n) override {
+    std::memcpy(dst, &memory.at(offset(src)), n);
+  }
+  void to_staged(void* dst, const void* src, std::size_t n) override {
+    std::memcpy(&memory.at(offset(dst)), src, n);
+  }
+  std::byte* bounce() override { return bounce_.data(); }
+  std::size_t bounce_bytes() const override { return bounce_.size(); }
+  std::vector<unsigned char> memory;
+
+ private:
+  static std::size_t offset(const void* p) {
+    return static_cast<std::size_t>(static_cast<const unsigned char*>(p) - shadow);
+  }
+  alignas(64) static inline unsigned char shadow[kBytes] = {};
+  std::vector<std::byte> bounce_;
+};
+
 // A transport that records what it is asked. Its results are functions of their arguments, so
 // a test can check what the producer got back. Threads: the proxy's.
 class RecordingTransport final : public Transport {
@@ -51,14 +83,20 @@ class RecordingTransport final : public Transport {
     c.pe = pe;
     c.offset = offset;
     c.bytes = bytes;
-    c.data.assign(static_cast<const unsigned char*>(src),
-                  static_cast<const unsigned char*>(src) + bytes);
+    if (TaggedStaging::tagged(src))
+      ++untouchable;
+    else
+      c.data.assign(static_cast<const unsigned char*>(src),
+                    static_cast<const unsigned char*>(src) + bytes);
     record(std::move(c));
   }
   void get(const device::Context&, int pe, void* dest, std::uint64_t offset,
            std::size_t bytes) override {
     auto* d = static_cast<unsigned char*>(dest);
-    for (std::size_t i = 0; i < bytes; ++i) d[i] = get_byte(pe, offset + i);
+    if (TaggedStaging::tagged(dest))
+      ++untouchable;
+    else
+      for (std::size_t i = 0; i < bytes; ++i) d[i] = get_byte(pe, offset + i);
     Call c{Call::kGet};
     c.pe = pe;
     c.offset = offset;
@@ -86,8 +124,11 @@ class RecordingTransport final : public Transport {
     c.pe = pe;
     c.offset = offset;
     c.bytes = bytes;
-    c.data.assign(static_cast<const unsigned char*>(src),
-                  static_cast<const unsigned char*>(src) + bytes);
+    if (TaggedStaging::tagged(src))
+      ++untouchable;
+    else
+      c.data.assign(static_cast<const unsigned char*>(src),
+                    static_cast<const unsigned char*>(src) + bytes);
     c.sig_offset = sig_offset;
     c.value = value;
     c.op = static_cast<int>(op);
@@ -114,6 +155,7 @@ class RecordingTransport final : public Transport {
     return calls_;
   }
   std::atomic<bool> fail_atomics{false};
+  std::atomic<int> untouchable{0};  // tagged (staged) addresses handed to the transport
 
  private:
   void record(Call c) {
@@ -127,11 +169,11 @@ class RecordingTransport final : public Transport {
 constexpr std::uint64_t kTimeout = 20'000'000'000ull;  // 20 s: ends a test that would hang
 
 struct Channel {
-  explicit Channel(std::uint32_t log2_slots) : memory(log2_slots) {
+  explicit Channel(std::uint32_t log2_slots, ProxyStaging* staging = nullptr) : memory(log2_slots) {
     ctl.my_pe = 0;
     ctl.n_pes = 2;
     ctl.timeout_ns = kTimeout;
-    proxy = std::make_unique<Proxy>(memory.ring(), &transport, &ctl);
+    proxy = std::make_unique<Proxy>(memory.ring(), &transport, &ctl, staging);
   }
   // Posts `r` and, with `wait`, waits for it to be done; returns how the waits ended.
   ProxyWait post(const dd::ProxyRequest& r, bool wait, std::uint64_t timeout = kTimeout) {
@@ -214,6 +256,75 @@ TEST(ProxyRing, EveryRequestKindArrivesWhole) {
   EXPECT_EQ(calls[8].value, v64);
   EXPECT_EQ(calls[8].op, static_cast<int>(SignalOp::kAdd));
   EXPECT_EQ(calls[9].kind, Call::kQuiet);
+}
+
+// Memory the transport cannot touch (a GPU producer's, with UCX that moves host memory only)
+// goes through the bounce buffer, in chunks: a put as puts; a put_signal as puts, a fence, and
+// the last chunk with the signal; a get as gets, each copied on; an atomic's result copied on.
+TEST(ProxyRing, StagedMemoryGoesThroughTheBounceBuffer) {
+  TaggedStaging staging(64);
+  std::mt19937_64 rng(std::random_device{}());
+  for (auto& b : staging.memory) b = static_cast<unsigned char>(rng());
+  const std::vector<unsigned char> before = staging.memory;
+  const std::uint64_t v64 = rng() | 1;
+  Channel ch(6, &staging);
+  ASSERT_EQ(ch.post(dd::proxy_put(1, 4096, staging.address(0), 1000, true), true), ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_put_signal(2, 8192, staging.address(1000), 150, 1u << 20, v64,
+                                         static_cast<unsigned>(SignalOp::kSet), true),
+                    true),
+            ProxyWait::kOk);
+  ASSERT_EQ(ch.post(dd::proxy_get(3, staging.address(2000), 5000, 200, true), true),
+            ProxyWait::kOk);
+  auto* result = static_cast<std::uint64_t*>(staging.address(3000));
+  ASSERT_EQ(ch.post(dd::proxy_amo(1, 64, static_cast<unsigned>(AmoOp::kFetchAdd),
+                                  static_cast<unsigned>(DataType::kUint64), v64, 0, result),
+                    true),
+            ProxyWait::kOk);
+  EXPECT_EQ(ch.transport.untouchable.load(), 0) << "the transport was handed staged memory";
+  const auto calls = ch.transport.calls();
+  std::size_t i = 0;
+  // The put: 16 chunks of 64 bytes, the last of 40.
+  std::vector<unsigned char> put;
+  for (; i < calls.size() && calls[i].kind == Call::kPut && calls[i].pe == 1; ++i) {
+    EXPECT_EQ(calls[i].offset, 4096 + put.size());
+    put.insert(put.end(), calls[i].data.begin(), calls[i].data.end());
+  }
+  EXPECT_EQ(i, 16u);
+  EXPECT_EQ(put, std::vector<unsigned char>(before.begin(), before.begin() + 1000));
+  // The put_signal: 2 chunks as puts, a fence, then 22 bytes with the signal.
+  ASSERT_GE(calls.size(), i + 4);
+  std::vector<unsigned char> sent;
+  for (int k = 0; k < 2; ++k, ++i) {
+    EXPECT_EQ(calls[i].kind, Call::kPut);
+    EXPECT_EQ(calls[i].offset, 8192 + sent.size());
+    sent.insert(sent.end(), calls[i].data.begin(), calls[i].data.end());
+  }
+  EXPECT_EQ(calls[i++].kind, Call::kFence);
+  EXPECT_EQ(calls[i].kind, Call::kPutSignal);
+  EXPECT_EQ(calls[i].offset, 8192u + 128);
+  EXPECT_EQ(calls[i].sig_offset, 1u << 20);
+  EXPECT_EQ(calls[i].value, v64);
+  sent.insert(sent.end(), calls[i].data.begin(), calls[i].data.end());
+  ++i;
+  EXPECT_EQ(sent, std::vector<unsigned char>(before.begin() + 1000, before.begin() + 1150));
+  // The get: 4 chunks (64, 64, 64, 8), each into the staged destination.
+  for (int k = 0; k < 4; ++k, ++i) {
+    ASSERT_LT(i, calls.size());
+    EXPECT_EQ(calls[i].kind, Call::kGet);
+    EXPECT_EQ(calls[i].offset, 5000u + 64 * k);
+  }
+  for (std::size_t b = 0; b < 200; ++b)
+    ASSERT_EQ(staging.memory[2000 + b], RecordingTransport::get_byte(3, 5000 + b)) << b;
+  // The atomic's old value, in the staged result.
+  ASSERT_LT(i, calls.size());
+  EXPECT_EQ(calls[i].kind, Call::kAtomic);
+  std::uint64_t old = 0;
+  std::memcpy(&old, &staging.memory[3000], sizeof old);
+  EXPECT_EQ(old, RecordingTransport::amo_result(1, 64, v64));
+  // Nothing else of the staged memory changed.
+  for (std::size_t b = 0; b < before.size(); ++b)
+    if ((b < 2000 || b >= 2200) && (b < 3000 || b >= 3008))
+      ASSERT_EQ(staging.memory[b], before[b]) << b;
 }
 
 // Requests of 1, 4 and 7 entries in a random mix on a ring of 16 entries: hundreds of laps, so
