@@ -116,6 +116,8 @@ cudaStream_t cu(Stream s) {
 
 struct RingAttention::Gpu {
   int pe = 0;
+  // Elements of this PE's q (and out, dq), of k (and v), and rows of its LSE.
+  std::size_t q_elems = 0, kv_elems = 0, rows = 0;
   std::unique_ptr<gpu::Sdpa> sdpa;
   // K, D and R of the header comment.
   cudaStream_t kv_stream = nullptr, dkv_stream = nullptr, credit_stream = nullptr;
@@ -162,8 +164,24 @@ struct RingAttention::Gpu {
     for (cudaStream_t s : {kv_stream, dkv_stream, credit_stream})
       if (s != nullptr) cudaStreamDestroy(s);
   }
-  void warm_up(const AttentionShape& shape, std::int64_t local, std::size_t kv_elems,
-               const std::vector<Piece>& pieces);
+  void warm_up(const std::vector<Piece>& pieces);
+  // Step t's key/value block into kb, vb: this PE's own (k, v) at step 0 or without exchange,
+  // else the one that arrives on K, which K forwards to the next PE unless t is the last step.
+  // Returns whether it came from the previous PE (and so needs its credit returned).
+  bool take_block(gpu::StreamChannel& kv, int t, int n, bool exchange, const void*& kb,
+                  const void*& vb) const {
+    const bool x = t > 0 && exchange;
+    if (x) {
+      const std::byte* block = kv.receive_on(reinterpret_cast<Stream>(kv_stream));
+      kb = block;
+      vb = block + kv_elems * 2;
+      record(arrived, kv_stream);
+    }
+    if (t < n - 1 && exchange)
+      kv.send_on(kb, kv_elems * 2, vb, reinterpret_cast<Stream>(kv_stream));
+    if (x) record(sent, kv_stream);
+    return x;
+  }
   void wait(cudaStream_t s, cudaEvent_t e) const {
     check(cudaStreamWaitEvent(s, e, 0), "cudaStreamWaitEvent");
   }
@@ -213,26 +231,22 @@ void RingAttention::attach_gpu_channels() {
 // during a call, that includes other PEs' streams held by the ring's waits for this PE, which
 // would then never come (docs/gpu_backend.md, "PEs that share a GPU"). In the constructor no
 // PE waits on the GPU yet.
-void RingAttention::Gpu::warm_up(const AttentionShape& shape, std::int64_t local,
-                                 std::size_t kv_elems_, const std::vector<Piece>& pieces) {
+void RingAttention::Gpu::warm_up(const std::vector<Piece>& pieces) {
   Gpu& g = *this;
-  const std::size_t q_elems =
-      static_cast<std::size_t>(shape.batch) * local * shape.q_heads * shape.head_dim;
-  const std::size_t rows = static_cast<std::size_t>(shape.batch) * shape.q_heads * local;
   const cudaStream_t s = g.kv_stream;
   for (auto [p, bytes] : {std::pair<void*, std::size_t>{g.o_blk, q_elems * 2},
                           {g.dq_blk, q_elems * 2},
-                          {g.dk_blk, kv_elems_ * 2},
-                          {g.dv_blk, kv_elems_ * 2},
+                          {g.dk_blk, kv_elems * 2},
+                          {g.dv_blk, kv_elems * 2},
                           {g.l_blk, rows * 4},
-                          {g.stage, kv_elems_ * 8}})
+                          {g.stage, kv_elems * 8}})
     g.check(cudaMemsetAsync(p, 0, bytes, s), "cudaMemsetAsync");
   auto* st = reinterpret_cast<Stream>(s);
   std::byte* dk16 = reinterpret_cast<std::byte*>(g.stage);  // 16-bit dk, dv: scratch for once
   for (Piece p : pieces) {
     g.sdpa->forward(p, g.dq_blk, g.dk_blk, g.dv_blk, g.o_blk, g.l_blk, st);
     g.sdpa->backward(p, g.o_blk, g.dk_blk, g.dv_blk, g.o_blk, g.o_blk, g.l_blk, g.dq_blk, dk16,
-                     dk16 + kv_elems_ * 2, st);
+                     dk16 + kv_elems * 2, st);
   }
   cudaFuncAttributes a;
   g.check(cudaFuncGetAttributes(&a, merge_kernel<__nv_bfloat16>), "loading the ring's kernels");
@@ -261,19 +275,19 @@ std::string RingAttention::make_gpu() {
     for (cudaEvent_t* e : {&g->start, &g->arrived, &g->sent, &g->done, &g->dkv_arrived, &g->added,
                            &g->end[0], &g->end[1], &g->end[2]})
       g->check(cudaEventCreateWithFlags(e, cudaEventDisableTiming), "cudaEventCreate");
-    const std::size_t q_elems =
-        static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * shape_.head_dim;
-    const std::size_t rows = static_cast<std::size_t>(shape_.batch) * shape_.q_heads * local_;
-    g->alloc(g->o_acc, q_elems * 4);
-    g->alloc(g->o_blk, q_elems * 2);
-    g->alloc(g->l_blk, rows * 4);
-    g->alloc(g->lse_part, rows * 4);
-    g->alloc(g->dq_acc, q_elems * 4);
-    g->alloc(g->dq_blk, q_elems * 2);
+    g->q_elems = static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * shape_.head_dim;
+    g->kv_elems = kv_elems_;
+    g->rows = static_cast<std::size_t>(shape_.batch) * shape_.q_heads * local_;
+    g->alloc(g->o_acc, g->q_elems * 4);
+    g->alloc(g->o_blk, g->q_elems * 2);
+    g->alloc(g->l_blk, g->rows * 4);
+    g->alloc(g->lse_part, g->rows * 4);
+    g->alloc(g->dq_acc, g->q_elems * 4);
+    g->alloc(g->dq_blk, g->q_elems * 2);
     g->alloc(g->dk_blk, kv_elems_ * 2);
     g->alloc(g->dv_blk, kv_elems_ * 2);
     g->alloc(g->stage, 2 * kv_elems_ * 4);
-    g->warm_up(shape_, local_, kv_elems_, pieces);
+    g->warm_up(pieces);
   } catch (const Error& e) {
     // The message goes to every PE through the constructor's agreement; drop the prefix.
     const std::string what = e.what();
@@ -325,25 +339,14 @@ void RingAttention::forward_gpu(const void* q, const void* k, const void* v, voi
                                 Stream stream) {
   Gpu& g = *gpu_;
   const cudaStream_t S = cu(stream), K = g.kv_stream;
-  const std::size_t kv_bytes = kv_elems_ * 2;
   const bool exchange = !options_.compute_only;
-  const std::size_t q_elems =
-      static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * shape_.head_dim;
   g.record(g.start, S);
   g.wait(K, g.start);  // k and v are ready
   with_cuda_type(type_, [&](auto tag) {
     using T = decltype(tag);
     for (int t = 0; t < n_; ++t) {
-      const bool x = t > 0 && exchange;  // a block from the previous PE
       const void *kb = k, *vb = v;
-      if (x) {
-        const std::byte* block = g.kv->receive_on(K);
-        kb = block;
-        vb = block + kv_bytes;
-        g.record(g.arrived, K);
-      }
-      if (t < n_ - 1 && exchange) g.kv->send_on(kb, kv_bytes, vb, K);
-      if (x) g.record(g.sent, K);
+      const bool x = g.take_block(*g.kv, t, n_, exchange, kb, vb);
       if (x) g.wait(S, g.arrived);
       if (options_.before_step) options_.before_step(0, t);
       const Piece p = piece_of(shape_, rank_, n_, t);
@@ -356,7 +359,7 @@ void RingAttention::forward_gpu(const void* q, const void* k, const void* v, voi
       g.check(cudaGetLastError(), "merge kernel launch");
       if (x) g.release_kv(*g.kv, S);
     }
-    store<T>(out, g.o_acc, q_elems, S);
+    store<T>(out, g.o_acc, g.q_elems, S);
   });
   g.join(S);
 }
@@ -366,26 +369,15 @@ void RingAttention::backward_gpu(const void* q, const void* k, const void* v, co
                                  Stream stream) {
   Gpu& g = *gpu_;
   const cudaStream_t S = cu(stream), K = g.kv_stream, D = g.dkv_stream;
-  const std::size_t kv_bytes = kv_elems_ * 2;
   const bool exchange = !options_.compute_only;
-  const std::size_t q_elems =
-      static_cast<std::size_t>(shape_.batch) * local_ * shape_.q_heads * shape_.head_dim;
   g.record(g.start, S);
   g.wait(K, g.start);
   g.wait(D, g.start);
   with_cuda_type(type_, [&](auto tag) {
     using T = decltype(tag);
     for (int t = 0; t < n_; ++t) {
-      const bool x = t > 0 && exchange;
       const void *kb = k, *vb = v;
-      if (x) {
-        const std::byte* block = g.kv->receive_on(K);
-        kb = block;
-        vb = block + kv_bytes;
-        g.record(g.arrived, K);
-      }
-      if (t < n_ - 1 && exchange) g.kv->send_on(kb, kv_bytes, vb, K);
-      if (x) g.record(g.sent, K);
+      const bool x = g.take_block(*g.kv, t, n_, exchange, kb, vb);
       // The block's accumulators from the PEs that used it before; at step 0 it starts here.
       float* acc = g.stage;
       if (x) {
@@ -419,7 +411,7 @@ void RingAttention::backward_gpu(const void* q, const void* k, const void* v, co
       g.dkv->send_on(acc, D);
       if (t > 0) g.dkv->release_on(D);
     }
-    store<T>(dq, g.dq_acc, q_elems, S);
+    store<T>(dq, g.dq_acc, g.q_elems, S);
     const float* home = g.stage;
     if (exchange) {
       home = reinterpret_cast<const float*>(g.dkv->receive_on(D));
