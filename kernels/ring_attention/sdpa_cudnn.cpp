@@ -83,6 +83,19 @@ struct Sdpa::Impl {
     check(g.build(handle, {fe::HeurMode_t::A}), what);
   }
 
+  // A graph output of uid with the ring's layout for `heads` x `rows`.
+  void output(fe::graph::Tensor_attributes& t, Uid uid, int heads, std::int64_t rows) const {
+    t.set_output(true).set_uid(uid).set_dim(dim(heads, rows)).set_stride(stride(heads));
+  }
+  // The causal mask of a piece that has one (the diagonal), on SDPA's forward or backward
+  // attributes.
+  template <class Attributes>
+  static void mask(Attributes& opt, const Rows& r) {
+    if (r.causal)
+      opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
+          .set_diagonal_band_right_bound(0);
+  }
+
   std::shared_ptr<fe::graph::Graph> forward_graph(const Rows& r) {
     auto g = new_graph();
     auto q = tensor(*g, "q", kQ, shape.q_heads, r.q_len);
@@ -92,14 +105,9 @@ struct Sdpa::Impl {
                    .set_name("ring_block")
                    .set_generate_stats(true)
                    .set_attn_scale(static_cast<float>(shape.scale));
-    if (r.causal)
-      opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
-          .set_diagonal_band_right_bound(0);
+    mask(opt, r);
     auto [o, stats] = g->sdpa(q, k, v, opt);
-    o->set_output(true)
-        .set_uid(kO)
-        .set_dim(dim(shape.q_heads, r.q_len))
-        .set_stride(stride(shape.q_heads));
+    output(*o, kO, shape.q_heads, r.q_len);
     stats->set_output(true)
         .set_uid(kStats)
         .set_data_type(fe::DataType_t::FLOAT)
@@ -125,22 +133,11 @@ struct Sdpa::Impl {
     auto opt = fe::graph::SDPA_backward_attributes()
                    .set_name("ring_block_backward")
                    .set_attn_scale(static_cast<float>(shape.scale));
-    if (r.causal)
-      opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
-          .set_diagonal_band_right_bound(0);
+    mask(opt, r);
     auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, dout, stats, opt);
-    dq->set_output(true)
-        .set_uid(kDQ)
-        .set_dim(dim(shape.q_heads, r.q_len))
-        .set_stride(stride(shape.q_heads));
-    dk->set_output(true)
-        .set_uid(kDK)
-        .set_dim(dim(shape.kv_heads, r.k_len))
-        .set_stride(stride(shape.kv_heads));
-    dv->set_output(true)
-        .set_uid(kDV)
-        .set_dim(dim(shape.kv_heads, r.k_len))
-        .set_stride(stride(shape.kv_heads));
+    output(*dq, kDQ, shape.q_heads, r.q_len);
+    output(*dk, kDK, shape.kv_heads, r.k_len);
+    output(*dv, kDV, shape.kv_heads, r.k_len);
     build(*g, "SDPA backward");
     return g;
   }
