@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings/python/common.hpp"
@@ -286,6 +287,33 @@ ffi::Error ring_backward_cpu(ffi::AnyBuffer q, ffi::AnyBuffer k, ffi::AnyBuffer 
   return ring_backward_impl(nullptr, q, k, v, out, lse, dout, dq, dk, dv, causal);
 }
 
+// The ring handlers' arguments and results after `b`: the CPU binding, or the CUDA one, which
+// takes XLA's stream first. q, k, v -> out, lse; and q, k, v, out, lse, dout -> dq, dk, dv.
+template <class Binding>
+auto ring_forward_args(Binding b) {
+  return std::move(b)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<std::int32_t>("causal");
+}
+template <class Binding>
+auto ring_backward_args(Binding b) {
+  return std::move(b)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<std::int32_t>("causal");
+}
+
 }  // namespace
 
 // The handlers as C symbols (XLA's calling convention), each callable from several PEs' XLA
@@ -299,25 +327,9 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(
     SymmetraJaxReduceScatterCpu, reduce_scatter_cpu,
     ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>().Attr<std::int32_t>("op"));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingForwardCpu, ring_forward_cpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<std::int32_t>("causal"));
+                              ring_forward_args(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingBackwardCpu, ring_backward_cpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<std::int32_t>("causal"));
+                              ring_backward_args(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCpu, permute_cpu,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::AnyBuffer>()
@@ -359,28 +371,12 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxPermuteCuda, permute_impl,
 // Ring attention on XLA's stream (the GPU path: cuDNN blocks, the ring on streams of its own).
 // Not command-buffer compatible: each call numbers the ring's messages anew on the host, so a
 // replay of a recorded call would wait for numbers already used.
-XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingForwardCuda, ring_forward_impl,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<Stream>>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<std::int32_t>("causal"));
-XLA_FFI_DEFINE_HANDLER_SYMBOL(SymmetraJaxRingBackwardCuda, ring_backward_impl,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<Stream>>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<std::int32_t>("causal"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    SymmetraJaxRingForwardCuda, ring_forward_impl,
+    ring_forward_args(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<Stream>>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    SymmetraJaxRingBackwardCuda, ring_backward_impl,
+    ring_backward_args(ffi::Ffi::Bind().Ctx<ffi::PlatformStream<Stream>>()));
 
 void bind_jax(nb::module_& m) {
   m.def("_jax_cpu_handlers", [] {
