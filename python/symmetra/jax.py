@@ -6,7 +6,7 @@ is collective over every PE, like its symmetra counterpart: every PE must run th
 which calls them in the same order. On the CPU platform the handlers run the host forms; on the
 CUDA platform (init(backend='cuda'), arrays on the GPU) they enqueue the stream forms on XLA's
 stream, and the all-reduce may be recorded into XLA's command buffers (CUDA graphs). Ring
-attention runs on the CPU platform only (its GPU path is not built).
+attention runs on both (cuDNN's blocks on the GPU), outside command buffers.
 
 Importing this module registers the FFI targets with XLA; it does nothing collective.
 """
