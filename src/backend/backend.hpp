@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "bootstrap/bootstrap.hpp"
 #include "heap/heap_access.hpp"
@@ -60,6 +61,20 @@ class Backend {
   // How a transport serves peers' operations on the data heap, where the host cannot load and
   // store it (heap_access.hpp); null where it can (the CPU backend). Lives as the backend does.
   virtual const HeapAccess* heap_access() = 0;
+
+  // --- The proxy of this PE's kernels (docs/proxy.md); the CPU backend has none ---
+  // `bytes` of zeroed pinned host memory, which kernels load and store at the same address where
+  // `mapped` (the ring), else which only the copy engine reaches (the bounce buffer: an H2D copy
+  // from mapped memory into device memory crashed the H200's driver), and `n` zeroed words of
+  // device memory; the backend owns them until it ends. Null without a GPU (or where the driver
+  // refuses), with the reason in `*why`.
+  virtual void* pinned_host_memory(std::size_t bytes, bool mapped, std::string* why) = 0;
+  virtual std::uint64_t* device_words(std::size_t n, std::string* why) = 0;
+  // Whether `p` is device memory: a kernel's address that the transport cannot read or write.
+  virtual bool is_device_memory(const void* p) const = 0;
+  // `bytes` between device and host memory for the proxy thread, on a stream of its own: complete
+  // on return, and never behind the PE's own work (a kernel of the PE may wait for it).
+  virtual void proxy_copy(void* dst, const void* src, std::size_t bytes) = 0;
 
   // --- Host-initiated data path (arguments checked by the caller's rules; complete on return,
   //     as the host forms promise) ---

@@ -45,8 +45,8 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
       if (const int pe = t.start + r * t.stride; !ctx_.reachable(pe))
         fail(std::string(op) + ": the team has PE " + std::to_string(pe) + " on host '" +
              s_->host_names[s_->host_of[pe]] +
-             "': collectives of GPU PEs across hosts run through the proxy ring, which this "
-             "build does not have yet (docs/proxy.md); use a team of this host's PEs");
+             "': collectives of GPU PEs across hosts run through the proxy ring, which they "
+             "do not use yet (docs/proxy.md); use a team of this host's PEs");
   }
   const bool host = !gpu_ && !stream;  // the host form on the CPU backend
   const std::size_t elem = data_type_size(c.type);

@@ -321,6 +321,12 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
         .or_throw();
     s_->remote_ops->device_heap = data_base();
     s_->remote_ops->device_heap_bytes = data_view().stride;
+    // Kernels reach the other hosts through a proxy ring (docs/proxy.md, "GPU producers").
+    s_->gpu_proxy = std::make_unique<detail::GpuProxy>(
+        *s_->backend, s_->transport.get(), &ctx_,
+        static_cast<std::uint32_t>(std::countr_zero(s_->config->proxy_ring_entries)));
+    ctx_.proxy = s_->gpu_proxy->ring();
+    refresh_context();
   }
   device::detail::my_header(ctx_)->magic = device::detail::kHeaderMagic;
   bs.barrier().or_throw();
@@ -375,6 +381,7 @@ void Runtime::finalize() {
   s_->nccl->release_all();  // before the GPU state goes
   gpu_ = nullptr;
   ctx_.remote = nullptr;
+  s_->gpu_proxy.reset();  // stops its ring: its proxy calls the transport
   s_->proxy.reset();      // stops its thread: it calls the transport
   s_->transport.reset();  // it delivers into the heaps, the backend's through its HeapAccess
   s_->backend.reset();    // before the host heap, which the CPU backend's data heap is
@@ -407,6 +414,7 @@ void Runtime::abandon() {
   mark_failed();
   s_->nccl->release_all();
   gpu_ = nullptr;
+  s_->gpu_proxy.reset();  // before the backend, which owns its ring's memory
   s_->backend.reset();
   ctx_.remote = nullptr;
   s_->proxy.reset();  // stops its thread: it calls the transport

@@ -19,6 +19,7 @@
 #include "heap/allocator.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "proxy/proxy.hpp"
+#include "runtime/gpu_proxy.hpp"
 #include "symmetra/runtime.hpp"
 #include "transport/transport.hpp"
 
@@ -45,6 +46,9 @@ struct Runtime::State {
   // transport, and its ring (src/proxy/); stopped before the transport goes.
   std::unique_ptr<detail::HostProxyMemory> proxy_memory;
   std::unique_ptr<detail::Proxy> proxy;
+  // A GPU PE with PEs on other hosts: the proxy of its kernels (ctx_.proxy is its ring);
+  // stopped before the transport goes.
+  std::unique_ptr<detail::GpuProxy> gpu_proxy;
   std::uint64_t static_window = 0;  // symmetric static data's bytes at the top of each heap slot
   std::uint64_t heap_limit = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
   std::vector<std::int32_t> pe_index;   // ctx_.pe_index points here

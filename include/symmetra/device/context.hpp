@@ -36,6 +36,21 @@ inline constexpr int kMaxTeams = 64;
 // PE that this PE cannot load and store. Null where every PE is reachable.
 struct RemoteOps;
 
+// The memory of one proxy channel (device/impl/proxy_ring.hpp, docs/proxy.md), as producers see
+// it: how GPU threads hand operations on PEs of other hosts to a CPU thread of their process.
+// Trivially copyable: it travels in Context. slots == nullptr: no ring.
+struct ProxyRing {
+  std::uint64_t* slots = nullptr;  // 2^log2_slots entries
+  std::uint64_t* tail = nullptr;   // the next position to reserve (producers' fetch_add)
+  std::uint64_t* done = nullptr;   // written by the proxy: requests before it are done
+  std::uint32_t* state = nullptr;  // written by the proxy: ProxyState
+  // One word per slot, where the proxy leaves what a GPU producer fetches (an atomic's old
+  // value, a get of up to 8 bytes), at the index of the request's first entry: a GPU thread's
+  // own variables are not memory the proxy can write. Null for host producers.
+  std::uint64_t* results = nullptr;
+  std::uint32_t log2_slots = 0;
+};
+
 struct Context {
   std::byte* heap_base = nullptr;          // start of this PE's symmetric heap (its header first)
   std::uint64_t stride = 0;                // distance between two PEs' heaps in the mapping
@@ -67,6 +82,10 @@ struct Context {
   // of this machine): host code only; null where every PE is reachable by load and store, and
   // on the GPU, where remote PEs need the proxy ring.
   const RemoteOps* remote = nullptr;
+  // GPU kernels: the proxy ring through which they reach PEs of other hosts (pinned,
+  // device-mapped host memory; the device API's remote branch posts there). Empty where every
+  // PE is reachable, and in host code, which reaches them through `remote`.
+  ProxyRing proxy{};
 
   static constexpr std::uint32_t kCheckArgs = 1u;
   // The heaps are device memory: host code must not load or store through heap_base.
@@ -155,5 +174,6 @@ struct Context {
 
 static_assert(std::is_trivially_copyable_v<Context>);
 static_assert(std::is_trivially_copyable_v<TeamDesc>);
+static_assert(std::is_trivially_copyable_v<ProxyRing>);
 
 }  // namespace symmetra::device

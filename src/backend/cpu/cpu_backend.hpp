@@ -4,6 +4,9 @@
 // that they need the CUDA backend.
 #pragma once
 
+#include <cstring>
+#include <string>
+
 #include "backend/backend.hpp"
 #include "heap/symmetric_heap.hpp"
 
@@ -28,6 +31,18 @@ class CpuBackend final : public Backend {
   Status set_header_word(std::size_t offset, std::uint64_t value) override;
   void team_created(int) override {}
   const HeapAccess* heap_access() override { return nullptr; }  // the host loads and stores it
+  void* pinned_host_memory(std::size_t, bool, std::string* why) override {
+    *why = "the CPU backend runs no kernels";
+    return nullptr;
+  }
+  std::uint64_t* device_words(std::size_t, std::string* why) override {
+    *why = "the CPU backend has no device memory";
+    return nullptr;
+  }
+  bool is_device_memory(const void*) const override { return false; }
+  void proxy_copy(void* dst, const void* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
 
   void put(const device::Context& ctl, const char* op, void* dest, const void* src,
            std::size_t bytes, int pe) override;

@@ -111,12 +111,18 @@ CudaBackend::~CudaBackend() {
   cudaFreeAsync(impl_->d_teams, impl_->stream);
   cudaFreeAsync(impl_->d_result, impl_->stream);
   cudaFreeAsync(impl_->d_access_result, impl_->stream);
+  for (void* p : impl_->device_words) cudaFreeAsync(p, impl_->stream);
   cudaStreamSynchronize(impl_->stream);
   cudaStreamDestroy(impl_->stream);
   cudaStreamDestroy(impl_->access_stream);
   if (impl_->bounce != nullptr) {
     cudaHostUnregister(impl_->bounce);
     std::free(impl_->bounce);
+  }
+  if (impl_->proxy_stream != nullptr) cudaStreamDestroy(impl_->proxy_stream);
+  for (void* p : impl_->mapped) {
+    cudaHostUnregister(p);
+    std::free(p);
   }
   impl_->heap.reset();
 }
@@ -160,9 +166,11 @@ Status CudaBackend::refresh(const device::Context& control) {
   hctx_.pe_index = pe_index_.data();
   hctx_.teams = teams_.data();
   dctx_ = hctx_;
-  // Kernels have no remote branch yet: where a PE is on another host, their checks stop an
-  // operation on it with a message (device/impl/check.hpp) instead of computing an address in
-  // an unmapped slot. The transport's entry points are host code.
+  // The transport's entry points are host code: kernels reach other hosts through the proxy
+  // ring (control.proxy), from a remote branch compiled in only where asked for
+  // (SYMMETRA_DEVICE_REMOTE). So where a PE is on another host the checks are on for every
+  // kernel: one without that branch stops an operation on such a PE with a message
+  // (device/impl/check.hpp) instead of computing an address in an unmapped slot.
   dctx_.remote = nullptr;
   if (std::find(pe_index_.begin(), pe_index_.end(), -1) != pe_index_.end())
     dctx_.flags |= device::Context::kCheckArgs;

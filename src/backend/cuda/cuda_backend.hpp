@@ -40,6 +40,10 @@ class CudaBackend final : public Backend {
   Status set_header_word(std::size_t offset, std::uint64_t value) override;
   void team_created(int slot) override;
   const HeapAccess* heap_access() override;
+  void* pinned_host_memory(std::size_t bytes, bool mapped, std::string* why) override;
+  std::uint64_t* device_words(std::size_t n, std::string* why) override;
+  bool is_device_memory(const void* p) const override;
+  void proxy_copy(void* dst, const void* src, std::size_t bytes) override;
 
   void put(const device::Context& ctl, const char* op, void* dest, const void* src,
            std::size_t bytes, int pe) override;

@@ -43,6 +43,11 @@ struct CudaBackend::Impl {
   std::mutex bounce_mu;
   std::byte* bounce = nullptr;
   std::size_t bounce_bytes = 0;
+  // The proxy of this PE's kernels (remote_ops.cu): its mapped host memory (registered), its
+  // device words, and the proxy thread's stream for staging copies.
+  std::vector<void*> mapped;
+  std::vector<void*> device_words;
+  cudaStream_t proxy_stream = nullptr;
 };
 
 // `bytes` from src to dst (either side host or device memory) by the copy engine on `s`, waited

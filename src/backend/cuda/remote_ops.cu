@@ -5,7 +5,9 @@
 // so UCX never touches device memory: they work where UCX has no CUDA support.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <string>
 
 #include "backend/cuda/cuda_impl.hpp"
 #include "symmetra/device.hpp"
@@ -84,6 +86,73 @@ std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataT
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   return run_amo(ctl, b.dctx_, im.access_stream, im.d_access_result, op, type, word, value, cond,
                  ctl.my_pe);
+}
+
+// The proxy's memory (docs/proxy.md, "GPU producers"). Host memory is allocated and registered
+// rather than cudaHostAlloc'd: unregistering waits for nothing, where cudaFreeHost may wait for
+// the whole device, which other PEs' kernels keep busy.
+void* CudaBackend::pinned_host_memory(std::size_t bytes, bool mapped, std::string* why) {
+  Impl& im = *impl_;
+  const std::size_t rounded = (bytes + 4095) / 4096 * 4096;
+  void* p = std::aligned_alloc(4096, rounded);
+  if (p == nullptr) {
+    *why = "out of host memory";
+    return nullptr;
+  }
+  std::memset(p, 0, rounded);
+  void* dev = nullptr;
+  cudaError_t rc = cudaHostRegister(
+      p, rounded,
+      mapped ? cudaHostRegisterMapped | cudaHostRegisterPortable : cudaHostRegisterPortable);
+  dev = p;
+  if (rc == cudaSuccess && mapped) rc = cudaHostGetDevicePointer(&dev, p, 0);
+  if (rc != cudaSuccess || dev != p) {
+    *why = rc != cudaSuccess
+               ? std::string("cudaHostRegister: ") + cudaGetErrorString(rc)
+               : std::string("the GPU sees registered host memory at another address");
+    (void)cudaGetLastError();
+    if (rc == cudaSuccess) cudaHostUnregister(p);
+    std::free(p);
+    return nullptr;
+  }
+  im.mapped.push_back(p);
+  return p;
+}
+
+std::uint64_t* CudaBackend::device_words(std::size_t n, std::string* why) {
+  Impl& im = *impl_;
+  void* p = nullptr;
+  cudaError_t rc = cudaMallocAsync(&p, n * sizeof(std::uint64_t), im.stream);
+  if (rc == cudaSuccess) rc = cudaMemsetAsync(p, 0, n * sizeof(std::uint64_t), im.stream);
+  if (rc == cudaSuccess) rc = cudaStreamSynchronize(im.stream);
+  if (rc != cudaSuccess) {
+    *why = std::string("device memory: ") + cudaGetErrorString(rc);
+    return nullptr;
+  }
+  im.device_words.push_back(p);
+  return static_cast<std::uint64_t*>(p);
+}
+
+bool CudaBackend::is_device_memory(const void* p) const {
+  const Impl& im = *impl_;
+  const auto* b = static_cast<const std::byte*>(p);
+  if (b >= im.heap->base() && b < im.heap->base() + im.heap->size()) return true;  // most
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+void CudaBackend::proxy_copy(void* dst, const void* src, std::size_t bytes) {
+  Impl& im = *impl_;
+  const device::Context& ctl = *im.control;
+  check_cuda(ctl, "proxy", cudaSetDevice(im.heap->device()), "cudaSetDevice");
+  if (im.proxy_stream == nullptr)  // the proxy thread's alone: made at its first copy
+    check_cuda(ctl, "proxy", cudaStreamCreateWithFlags(&im.proxy_stream, cudaStreamNonBlocking),
+               "cudaStreamCreateWithFlags");
+  copy_waited(ctl, "proxy", dst, src, bytes, im.proxy_stream);
 }
 
 }  // namespace symmetra::detail

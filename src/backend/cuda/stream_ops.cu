@@ -30,13 +30,13 @@ __global__ void barrier_all_kernel(device::Context ctx) {
   device::barrier_all(device::ThreadGroup{}, ctx);
 }
 
-// The stream forms reach PEs of other hosts through the proxy ring, from a kernel: not built yet.
+// The stream forms will reach PEs of other hosts through the proxy ring, from a kernel: not
+// built yet.
 void check_reachable(const device::Context& ctx, const char* op, int pe) {
   if (ctx.reachable(pe)) return;
   device::detail::host_fatalf(ctx, op,
-                              "PE %d is on another host: stream forms reach other hosts through "
-                              "the proxy ring, which this build does not have yet "
-                              "(docs/proxy.md); use the host form",
+                              "PE %d is on another host: the stream forms do not reach other "
+                              "hosts yet (docs/proxy.md); use the host form, or a kernel",
                               pe);
 }
 

@@ -24,6 +24,7 @@
 
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/core/platform.hpp"
+#include "symmetra/device/context.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 
 #if !SYMMETRA_DEVICE_PASS
@@ -32,15 +33,6 @@
 #endif
 
 namespace symmetra::device {
-
-// The memory of one channel, as producers see it. Trivially copyable: it travels in Context.
-struct ProxyRing {
-  std::uint64_t* slots = nullptr;  // 2^log2_slots entries
-  std::uint64_t* tail = nullptr;   // the next position to reserve (producers' fetch_add)
-  std::uint64_t* done = nullptr;   // written by the proxy: requests before it are done
-  std::uint32_t* state = nullptr;  // written by the proxy: ProxyState
-  std::uint32_t log2_slots = 0;
-};
 
 enum ProxyState : std::uint32_t {
   kProxyRunning = 0,
@@ -237,29 +229,42 @@ SYMMETRA_INLINE ProxyWait proxy_wait_done(const ProxyRing& r, std::uint64_t pos,
   }
 }
 
-// Posts the `n` entries of `e` (payloads: bit 63 clear) as one request: reserves them, waits
-// for the proxy to free their slots, and writes them with their lap's flag. `*end` gets the
-// position after the request (wait for `done` to reach it to see it done), `*done_seen` the
-// proxy's progress when a wait failed. Everything this thread wrote before (a put's source) is
-// visible to the proxy when it reads the request.
-SYMMETRA_INLINE ProxyWait proxy_post(const ProxyRing& r, const std::uint64_t* e, unsigned n,
-                                     std::uint64_t timeout_ns, std::uint64_t* end,
-                                     std::uint64_t* done_seen) {
+// Reserves `n` entries at the ring's tail and waits (bounded) until the proxy has freed their
+// slots. `*pos` gets the request's first position, `*done_seen` the proxy's progress when the
+// wait failed.
+SYMMETRA_INLINE ProxyWait proxy_reserve(const ProxyRing& r, unsigned n, std::uint64_t timeout_ns,
+                                        std::uint64_t* pos, std::uint64_t* done_seen) {
   const std::uint64_t slots = 1ull << r.log2_slots;
-  const std::uint64_t pos = AtomicRef<std::uint64_t>(*r.tail).fetch_add(n, kRelaxed);
-  *end = pos + n;
+  *pos = AtomicRef<std::uint64_t>(*r.tail).fetch_add(n, kRelaxed);
   // The slots of lap L - 1 at these places must have been taken: done >= pos + n - slots.
-  if (pos + n > slots) {
-    const ProxyWait w = proxy_wait_done(r, pos + n - slots, timeout_ns, done_seen);
-    if (w != ProxyWait::kOk) return w;
-  }
+  if (*pos + n > slots) return proxy_wait_done(r, *pos + n - slots, timeout_ns, done_seen);
+  return ProxyWait::kOk;
+}
+
+// Writes the `n` entries of `e` (payloads: bit 63 clear) at reserved position `pos`, each with
+// its lap's flag. Everything this thread wrote before (a put's source) is visible to the proxy
+// when it reads the request.
+SYMMETRA_INLINE void proxy_write(const ProxyRing& r, std::uint64_t pos, const std::uint64_t* e,
+                                 unsigned n) {
+  const std::uint64_t mask = (1ull << r.log2_slots) - 1;
   for (unsigned i = 0; i < n; ++i) {
     const std::uint64_t p = pos + i;
     // Release: the proxy's acquire of the flag sees what this thread wrote before.
-    atomic_store(&r.slots[p & (slots - 1)], (e[i] & kProxyPayload) | proxy_flag(p, r.log2_slots),
+    atomic_store(&r.slots[p & mask], (e[i] & kProxyPayload) | proxy_flag(p, r.log2_slots),
                  kRelease);
   }
-  return ProxyWait::kOk;
+}
+
+// Posts the `n` entries of `e` as one request: proxy_reserve, then proxy_write. `*end` gets the
+// position after the request (wait for `done` to reach it to see it done).
+SYMMETRA_INLINE ProxyWait proxy_post(const ProxyRing& r, const std::uint64_t* e, unsigned n,
+                                     std::uint64_t timeout_ns, std::uint64_t* end,
+                                     std::uint64_t* done_seen) {
+  std::uint64_t pos = 0;
+  const ProxyWait w = proxy_reserve(r, n, timeout_ns, &pos, done_seen);
+  *end = pos + n;
+  if (w == ProxyWait::kOk) proxy_write(r, pos, e, n);
+  return w;
 }
 
 }  // namespace detail

@@ -1,0 +1,66 @@
+#include "runtime/gpu_proxy.hpp"
+
+#include <string>
+
+#include "symmetra/error.hpp"
+
+namespace symmetra::detail {
+
+// Device memory through the backend's copies: a kernel's put source, get destination or large
+// result is device memory, which the transport (served mode, or UCX without CUDA) cannot touch.
+class GpuProxy::Staging final : public ProxyStaging {
+ public:
+  Staging(Backend& b, std::byte* bounce, std::size_t bytes)
+      : b_(b), bounce_(bounce), bytes_(bytes) {}
+  bool staged(const void* p, std::size_t) const override { return b_.is_device_memory(p); }
+  void to_host(void* dst, const void* src, std::size_t n) override { b_.proxy_copy(dst, src, n); }
+  void to_staged(void* dst, const void* src, std::size_t n) override { b_.proxy_copy(dst, src, n); }
+  std::byte* bounce() override { return bounce_; }
+  std::size_t bounce_bytes() const override { return bytes_; }
+
+ private:
+  Backend& b_;
+  std::byte* bounce_;
+  std::size_t bytes_;
+};
+
+namespace {
+
+// A staging step: as the host forms' (backend/cuda/remote_ops.cu).
+constexpr std::size_t kBounceBytes = 4u << 20;
+constexpr std::size_t kLine = 64;  // the control words each on a cache line of their own
+
+}  // namespace
+
+GpuProxy::GpuProxy(Backend& backend, Transport* transport, const device::Context* ctl,
+                   std::uint32_t log2_slots) {
+  const std::size_t slots = std::size_t{1} << log2_slots;
+  // slots | done | state | results, in one mapping; tail in device memory, where the GPU's
+  // atomics run (the proxy never reads it: entries carry their own flags).
+  const std::size_t bytes = 2 * slots * sizeof(std::uint64_t) + 2 * kLine;
+  std::string why;
+  auto* base = static_cast<std::byte*>(backend.pinned_host_memory(bytes, true, &why));
+  std::uint64_t* tail = base != nullptr ? backend.device_words(1, &why) : nullptr;
+  auto* bounce =
+      tail != nullptr
+          ? static_cast<std::byte*>(backend.pinned_host_memory(kBounceBytes, false, &why))
+          : nullptr;
+  if (bounce == nullptr)
+    throw Error("[pe " + std::to_string(ctl->my_pe) +
+                "] init: the proxy ring for this GPU's kernels to reach other hosts: " + why);
+  ring_.slots = reinterpret_cast<std::uint64_t*>(base);
+  ring_.done = reinterpret_cast<std::uint64_t*>(base + slots * sizeof(std::uint64_t));
+  ring_.state = reinterpret_cast<std::uint32_t*>(base + slots * sizeof(std::uint64_t) + kLine);
+  ring_.results =
+      reinterpret_cast<std::uint64_t*>(base + slots * sizeof(std::uint64_t) + 2 * kLine);
+  ring_.tail = tail;
+  ring_.log2_slots = log2_slots;
+  staging_ = std::make_unique<Staging>(backend, bounce, kBounceBytes);
+  proxy_ = std::make_unique<Proxy>(ring_, transport, ctl, staging_.get());
+}
+
+GpuProxy::~GpuProxy() {
+  proxy_.reset();  // stops the thread's work on this ring before the staging goes
+}
+
+}  // namespace symmetra::detail
