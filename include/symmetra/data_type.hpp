@@ -52,6 +52,10 @@ constexpr DataType data_type_of() {
   }
 }
 
+// The same as a constant, which device code may read (it may not call a host constexpr function).
+template <class T>
+inline constexpr DataType kDataTypeOf = data_type_of<T>();
+
 // Calls f(std::type_identity<T>{}) with the C++ type of `t` and returns what f returns: how
 // type-erased code (the collectives' dispatch, host-initiated atomics) gets back to templates.
 template <class F>

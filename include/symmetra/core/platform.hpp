@@ -18,3 +18,11 @@
 #else
 #define SYMMETRA_DEVICE_PASS 0
 #endif
+
+// The device API's remote branch in kernels (docs/proxy.md, "GPU producers"): define
+// SYMMETRA_DEVICE_REMOTE=1 before including symmetra/device.hpp (or for the whole target) where a
+// kernel must reach PEs of other hosts through the proxy ring. Off, kernels keep only the
+// load/store branch, which that branch's presence alone made 16% slower for an 8-byte get.
+#ifndef SYMMETRA_DEVICE_REMOTE
+#define SYMMETRA_DEVICE_REMOTE 0
+#endif

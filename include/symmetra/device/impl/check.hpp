@@ -32,13 +32,20 @@ SYMMETRA_INLINE void check_pe(const Context& ctx, const char* op, int pe) {
   if (pe < 0 || pe >= ctx.n_pes)
     SYMMETRA_FATAL(ctx, op, "PE %d is out of range [0, %d)", pe, ctx.n_pes);
 #if SYMMETRA_DEVICE_PASS
-  // Kernels have no remote branch yet; the CUDA backend turns these checks on for every kernel of
-  // a job with PEs on other hosts, so that none computes an address in an unmapped slot.
+    // The CUDA backend turns these checks on for every kernel of a job with PEs on other hosts,
+    // so that none computes an address in an unmapped slot: kernels reach such PEs only through
+    // the proxy ring, which their remote branch (SYMMETRA_DEVICE_REMOTE=1) posts to.
+#if SYMMETRA_DEVICE_REMOTE
+  if (ctx.proxy.slots == nullptr && !ctx.reachable(pe))
+    SYMMETRA_FATAL(ctx, op, "PE %d is on another host and this PE has no proxy ring to reach it",
+                   pe);
+#else
   if (!ctx.reachable(pe))
     SYMMETRA_FATAL(ctx, op,
-                   "PE %d is on another host: GPU-initiated operations to other hosts need the "
-                   "proxy ring, which this build does not have yet (docs/proxy.md)",
+                   "PE %d is on another host: kernels reach other hosts only when compiled with "
+                   "SYMMETRA_DEVICE_REMOTE=1 (docs/proxy.md)",
                    pe);
+#endif
 #else
   if (ctx.remote == nullptr && !ctx.reachable(pe))
     SYMMETRA_FATAL(ctx, op, "PE %d is on another host and no remote transport is available", pe);
@@ -46,14 +53,14 @@ SYMMETRA_INLINE void check_pe(const Context& ctx, const char* op, int pe) {
 }
 
 // A kernel's collective or sync over team descriptor `t`: every member must be on this host
-// (checks on; the CUDA backend turns them on where the job spans hosts). Host code reaches other
-// hosts through the remote branch.
+// (checks on; the CUDA backend turns them on where the job spans hosts, since kernels' syncs and
+// collectives do not reach other hosts yet). Host code reaches them through the remote branch.
 SYMMETRA_INLINE void check_team_local(const Context& ctx, const char* op, const TeamDesc& t) {
 #if SYMMETRA_DEVICE_PASS
   if (t.local != t.size)
     SYMMETRA_FATAL(ctx, op,
-                   "the team has PEs on other hosts: collectives of GPU PEs across hosts need the "
-                   "proxy ring, which this build does not have yet (docs/proxy.md)");
+                   "the team has PEs on other hosts: syncs and collectives inside kernels reach "
+                   "only this host's PEs (docs/proxy.md); the host and stream forms cross hosts");
 #else
   (void)ctx, (void)op, (void)t;
 #endif

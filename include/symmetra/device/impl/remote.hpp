@@ -5,8 +5,9 @@
 // from its transport (src/runtime/remote_path.cpp): one indirect call, on the exception path
 // only; the local branch stays inline (Sandia OpenSHMEM's rule). Every address handed over is
 // this PE's symmetric address; the transport sends its offset, which is the same on the target.
-// In device code a remote PE needs the proxy ring (not built yet): the branch ends the kernel
-// with a message. Host-initiated operations of GPU PEs reach other hosts through the CUDA
+// In device code the branch posts a request on the proxy ring (Context::proxy,
+// device/impl/proxy_ring.hpp), which a CPU thread of the process drains into the transport
+// (docs/proxy.md). Host-initiated operations of GPU PEs reach other hosts through the CUDA
 // backend, which stages device memory through pinned host memory into this branch.
 #pragma once
 
@@ -18,6 +19,7 @@
 #include "symmetra/data_type.hpp"
 #include "symmetra/device/context.hpp"
 #include "symmetra/device/impl/check.hpp"
+#include "symmetra/device/impl/proxy_ring.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 #include "symmetra/types.hpp"
 
@@ -80,14 +82,97 @@ inline std::uint64_t remote_offset(const Context& ctx, const void* p) {
 namespace detail {
 
 #if SYMMETRA_DEVICE_PASS
-// Ends the kernel: PE `pe` is on another host (unreachable while is_remote is false in device
-// code; kept so that every remote_* form compiles for both targets).
+// The transport's name for this PE's symmetric `p`: on the GPU every symmetric address is in
+// the device heap, whose offsets start at kDeviceHeapOffset.
+SYMMETRA_INLINE std::uint64_t device_offset(const Context& ctx, const void* p) {
+  return kDeviceHeapOffset +
+         static_cast<std::uint64_t>(static_cast<const std::byte*>(p) - ctx.heap_base);
+}
+
+// Ends the kernel: what reaches PE `pe` has no remote form in device code (the LL packets of
+// collectives across hosts, which check_team_local stops before they get here).
 __device__ __noinline__ inline void no_remote(const Context& ctx, const char* op, int pe) {
-  printf(
-      "[pe %d] %s: PE %d is on another host: GPU-initiated operations to it need the proxy "
-      "ring, which this build does not have\n",
-      ctx.my_pe, op, pe);
+  printf("[pe %d] %s: PE %d is on another host: this operation has no GPU-initiated form to it\n",
+         ctx.my_pe, op, pe);
   __trap();
+}
+
+// Ends the kernel: a wait on the proxy failed (docs/proxy.md, "Producers").
+__device__ __noinline__ inline void proxy_failed(const Context& ctx, const char* op, ProxyWait w,
+                                                 std::uint64_t end, std::uint64_t done) {
+  if (w == ProxyWait::kStopped)
+    printf(
+        "[pe %d] %s: the proxy thread has stopped (the runtime was finalized, or its transport "
+        "failed: the proxy printed why)\n",
+        ctx.my_pe, op);
+  else
+    printf(
+        "[pe %d] %s: the proxy thread took no request for %llu s: it has done the ring up to "
+        "position %llu, and this request ends at %llu (a stalled proxy; SYMMETRA_TIMEOUT_S sets "
+        "the bound)\n",
+        ctx.my_pe, op, static_cast<unsigned long long>(ctx.timeout_ns / 1000000000ull),
+        static_cast<unsigned long long>(done), static_cast<unsigned long long>(end));
+  __trap();
+}
+
+// Posts `r` on the ring from this one thread; with `wait`, returns once the proxy has done it.
+// result_field >= 0: the request fetches (it waits), and that field gets the address of the
+// request's result word (ProxyRing::results), whose value is returned. Out of line: one copy
+// per kernel, and the local branch's callers keep their registers.
+__device__ __noinline__ inline std::uint64_t proxy_call(const Context& ctx, const char* op,
+                                                        ProxyRequest r, bool wait,
+                                                        int result_field) {
+  const ProxyRing& ring = ctx.proxy;
+  std::uint64_t pos = 0, done = 0;
+  ProxyWait w = proxy_reserve(ring, r.n, ctx.timeout_ns, &pos, &done);
+  if (w != ProxyWait::kOk) proxy_failed(ctx, op, w, pos + r.n, done);
+  const std::uint64_t slots = 1ull << ring.log2_slots;
+  std::uint64_t* result = &ring.results[pos & (slots - 1)];
+  if (result_field >= 0) r.e[result_field] = address_bits(result);
+  proxy_write(ring, pos, r.e, r.n);
+  if (!wait && result_field < 0) return 0;
+  w = proxy_wait_done(ring, pos + r.n, ctx.timeout_ns, &done);
+  if (w != ProxyWait::kOk) proxy_failed(ctx, op, w, pos + r.n, done);
+  if (result_field < 0) return 0;
+  const std::uint64_t v = atomic_load(result, kAcquire);
+  // The word is this request's until a request a whole lap later starts at its slot; none has
+  // been reserved yet, so none has written it (docs/proxy.md, "Producers").
+  if (atomic_load(ring.tail, kAcquire) > pos + slots) {
+    printf(
+        "[pe %d] %s: the proxy ring went a whole lap before this thread read its result (a GPU "
+        "thread stalled for %llu entries): raise SYMMETRA_PROXY_RING\n",
+        ctx.my_pe, op, static_cast<unsigned long long>(slots));
+    __trap();
+  }
+  return v;
+}
+
+// One thread's remote operations through the ring. A put of a word's size or less carries its
+// bytes in the request, so it reads no memory of the producer's and does not wait; a get of up to
+// 8 bytes lands in the request's result word, so its destination may be any memory this thread
+// writes (g's local variable). Larger sources and destinations are global memory (device or
+// pinned host), which the proxy stages (docs/proxy.md, "Staging").
+__device__ inline void device_put(const Context& ctx, const char* op, void* dest, const void* src,
+                                  std::size_t bytes, int pe) {
+  if (bytes <= 8 && (bytes & (bytes - 1)) == 0) {
+    std::uint64_t v = 0;
+    memcpy(&v, src, bytes);
+    (void)proxy_call(
+        ctx, op, proxy_put_inline(pe, device_offset(ctx, dest), v, static_cast<unsigned>(bytes)),
+        false, -1);
+    return;
+  }
+  (void)proxy_call(ctx, op, proxy_put(pe, device_offset(ctx, dest), src, bytes, true), true, -1);
+}
+__device__ inline void device_get(const Context& ctx, const char* op, void* dest, const void* src,
+                                  std::size_t bytes, int pe) {
+  if (bytes <= 8) {
+    const std::uint64_t v =
+        proxy_call(ctx, op, proxy_get(pe, nullptr, device_offset(ctx, src), bytes, true), true, 1);
+    memcpy(dest, &v, bytes);
+    return;
+  }
+  (void)proxy_call(ctx, op, proxy_get(pe, dest, device_offset(ctx, src), bytes, true), true, -1);
 }
 #else
 // The remote ops of `ctx`, for an operation on PE `pe` that is not reachable.
@@ -126,14 +211,18 @@ SYMMETRA_COLD inline std::uint64_t remote_amo_bits(const Context& ctx, const cha
 #undef SYMMETRA_COLD
 #endif
 
-// Whether an operation on PE `pe` takes the remote branch. In device code never, for now: the
-// Runtime refuses GPU PEs on other hosts until the proxy ring exists, and a branch here, even
-// untaken, made the H200's 8-byte block get 20% slower (0.46 us to 0.56, bench/gpu_perf.cu's
-// get_lat); the ring's branch must be measured against it (docs/transports.md).
+// Whether an operation on PE `pe` takes the remote branch. In device code only in kernels
+// compiled with SYMMETRA_DEVICE_REMOTE=1, and there only where the job has a proxy ring (PEs on
+// other hosts). Without it the branch is not compiled at all: the mere presence of the remote
+// branch made the H200's 8-byte thread get 16% slower (0.31 us to 0.36, bench/gpu_perf.cu's
+// get_lat, measured side by side), in jobs that never leave the host (docs/proxy.md, "The
+// branch's cost").
 SYMMETRA_INLINE bool is_remote(const Context& ctx, int pe) {
-#if SYMMETRA_DEVICE_PASS
+#if SYMMETRA_DEVICE_PASS && !SYMMETRA_DEVICE_REMOTE
   (void)ctx, (void)pe;
   return false;
+#elif SYMMETRA_DEVICE_PASS
+  return ctx.proxy.slots != nullptr && !ctx.reachable(pe);
 #else
   return !ctx.reachable(pe);
 #endif
@@ -152,8 +241,7 @@ template <class Group>
 SYMMETRA_INLINE void remote_put(Group g, const Context& ctx, const char* op, void* dest,
                                 const void* src, std::size_t bytes, int pe) {
 #if SYMMETRA_DEVICE_PASS
-  (void)g, (void)dest, (void)src, (void)bytes;
-  no_remote(ctx, op, pe);
+  on_thread0(g, [&] { device_put(ctx, op, dest, src, bytes, pe); });
 #else
   on_thread0(g, [&] { remote_put_bytes(ctx, op, dest, src, bytes, pe); });
 #endif
@@ -163,8 +251,7 @@ template <class Group>
 SYMMETRA_INLINE void remote_get(Group g, const Context& ctx, const char* op, void* dest,
                                 const void* src, std::size_t bytes, int pe) {
 #if SYMMETRA_DEVICE_PASS
-  (void)g, (void)dest, (void)src, (void)bytes;
-  no_remote(ctx, op, pe);
+  on_thread0(g, [&] { device_get(ctx, op, dest, src, bytes, pe); });
 #else
   on_thread0(g, [&] { remote_get_bytes(ctx, op, dest, src, bytes, pe); });
 #endif
@@ -174,8 +261,8 @@ template <class Group>
 SYMMETRA_INLINE void remote_get_nbi(Group g, const Context& ctx, const char* op, void* dest,
                                     const void* src, std::size_t bytes, int pe) {
 #if SYMMETRA_DEVICE_PASS
-  (void)g, (void)dest, (void)src, (void)bytes;
-  no_remote(ctx, op, pe);
+  // Complete on return, which a get_nbi may be.
+  on_thread0(g, [&] { device_get(ctx, op, dest, src, bytes, pe); });
 #else
   on_thread0(g, [&] { remote_get_nbi_bytes(ctx, op, dest, src, bytes, pe); });
 #endif
@@ -186,8 +273,14 @@ SYMMETRA_INLINE void remote_put_signal(Group g, const Context& ctx, void* dest, 
                                        std::size_t bytes, std::uint64_t* sig, std::uint64_t value,
                                        SignalOp sop, int pe) {
 #if SYMMETRA_DEVICE_PASS
-  (void)g, (void)dest, (void)src, (void)bytes, (void)sig, (void)value, (void)sop;
-  no_remote(ctx, "put_signal", pe);
+  // Waited for: the source may be reused on return.
+  on_thread0(g, [&] {
+    (void)proxy_call(
+        ctx, "put_signal",
+        proxy_put_signal(pe, device_offset(ctx, dest), src, bytes, device_offset(ctx, sig), value,
+                         static_cast<unsigned>(sop), true),
+        true, -1);
+  });
 #else
   on_thread0(g, [&] { remote_put_signal_bytes(ctx, dest, src, bytes, sig, value, sop, pe); });
 #endif
@@ -197,18 +290,39 @@ SYMMETRA_INLINE void remote_put_signal(Group g, const Context& ctx, void* dest, 
 template <class T>
 SYMMETRA_INLINE T remote_amo(const Context& ctx, const char* op, AmoOp a, T* dest, T value, T cond,
                              int pe) {
-#if SYMMETRA_DEVICE_PASS
-  (void)a, (void)dest, (void)value, (void)cond;
-  no_remote(ctx, op, pe);
-  return T{};
-#else
   std::uint64_t v = 0, c = 0;
-  std::memcpy(&v, &value, sizeof(T));
-  std::memcpy(&c, &cond, sizeof(T));
+  memcpy(&v, &value, sizeof(T));
+  memcpy(&c, &cond, sizeof(T));
+#if SYMMETRA_DEVICE_PASS
+  // Any non-null result address asks for the old value; proxy_call puts the real one in.
+  constexpr auto kType = static_cast<unsigned>(kDataTypeOf<T>);
+  const std::uint64_t old =
+      proxy_call(ctx, op,
+                 proxy_amo(pe, device_offset(ctx, dest), static_cast<unsigned>(a), kType, v, c,
+                           ctx.proxy.results),
+                 true, 6);
+  T r;
+  memcpy(&r, &old, sizeof(T));
+  return r;
+#else
   const std::uint64_t old = remote_amo_bits(ctx, op, a, data_type_of<T>(), dest, v, c, pe);
   T r;
   std::memcpy(&r, &old, sizeof(T));
   return r;
+#endif
+}
+
+// `a` (kSet or kFetchAdd) on PE pe's word `dest` where nothing needs the old value: on the GPU
+// the request is posted and not waited for (complete by the next quiet); on the host, an atomic.
+SYMMETRA_INLINE void remote_update(const Context& ctx, const char* op, AmoOp a, std::uint64_t* dest,
+                                   std::uint64_t value, int pe) {
+#if SYMMETRA_DEVICE_PASS
+  (void)proxy_call(ctx, op,
+                   proxy_amo(pe, device_offset(ctx, dest), static_cast<unsigned>(a),
+                             static_cast<unsigned>(DataType::kUint64), value, 0, nullptr),
+                   false, -1);
+#else
+  (void)remote_amo<std::uint64_t>(ctx, op, a, dest, value, 0, pe);
 #endif
 }
 
@@ -219,7 +333,7 @@ SYMMETRA_INLINE void set_word(const Context& ctx, std::uint64_t* w, std::uint64_
     atomic_store(ctx.peer(w, pe), value, kRelease);
     notify(ctx, pe, w, sizeof(*w));
   } else {
-    (void)remote_amo<std::uint64_t>(ctx, "sync", AmoOp::kSet, w, value, 0, pe);
+    remote_update(ctx, "sync", AmoOp::kSet, w, value, pe);
   }
 }
 
@@ -230,7 +344,7 @@ SYMMETRA_INLINE void add_word(const Context& ctx, std::uint64_t* w, std::uint64_
     AtomicRef<std::uint64_t>(*ctx.peer(w, pe)).fetch_add(value, order);
     notify(ctx, pe, w, sizeof(*w));
   } else {
-    (void)remote_amo<std::uint64_t>(ctx, "signal", AmoOp::kFetchAdd, w, value, 0, pe);
+    remote_update(ctx, "signal", AmoOp::kFetchAdd, w, value, pe);
   }
 }
 

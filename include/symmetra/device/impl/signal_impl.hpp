@@ -19,11 +19,13 @@ SYMMETRA_INLINE void group_signal(Group g, const Context& ctx, std::uint64_t* si
   g.sync();
   if (detail::is_remote(ctx, pe)) {  // after the group's puts: the transport orders them (fence)
     if (g.thread_rank() == 0) {
-#if !SYMMETRA_DEVICE_PASS
+#if SYMMETRA_DEVICE_PASS
+      (void)proxy_call(ctx, "signal", proxy_fence(), false, -1);
+#else
       host_remote(ctx, "signal", pe).fence(ctx);
 #endif
-      (void)remote_amo<std::uint64_t>(
-          ctx, "signal", op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig, value, 0, pe);
+      remote_update(ctx, "signal", op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig,
+                    value, pe);
     }
     return;
   }

@@ -12,7 +12,10 @@ namespace symmetra::device {
 // Both paths at once: load/store to reachable PEs (the fence), the transport to the others.
 SYMMETRA_INLINE void fence(const Context& ctx) {
   detail::fence_seq_cst();
-#if SYMMETRA_DEVICE_PASS
+#if SYMMETRA_DEVICE_PASS && SYMMETRA_DEVICE_REMOTE
+  if (ctx.proxy.slots != nullptr)
+    (void)detail::proxy_call(ctx, "fence", detail::proxy_fence(), false, -1);
+#elif SYMMETRA_DEVICE_PASS
   (void)ctx;
 #else
   if (ctx.remote != nullptr) ctx.remote->fence(ctx);
@@ -20,7 +23,12 @@ SYMMETRA_INLINE void fence(const Context& ctx) {
 }
 SYMMETRA_INLINE void quiet(const Context& ctx) {
   detail::fence_seq_cst();
-#if SYMMETRA_DEVICE_PASS
+#if SYMMETRA_DEVICE_PASS && SYMMETRA_DEVICE_REMOTE
+  // Every earlier request of this PE's ring complete at its target: a round trip to the proxy,
+  // only where the job has PEs on other hosts.
+  if (ctx.proxy.slots != nullptr)
+    (void)detail::proxy_call(ctx, "quiet", detail::proxy_quiet(), true, -1);
+#elif SYMMETRA_DEVICE_PASS
   (void)ctx;
 #else
   if (detail::nbi_targets.n != 0)
