@@ -31,18 +31,6 @@ __global__ void get_kernel(sd::Context ctx, unsigned char* dst, const unsigned c
   sd::getmem(Group{}, ctx, dst, src, bytes, from);
 }
 
-__global__ void fill_kernel(unsigned char* p, size_t bytes, std::uint64_t seed, int pe,
-                            std::uint64_t round) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes; i += gridDim.x * blockDim.x)
-    p[i] = static_cast<unsigned char>(gpattern(seed, pe, round, i));
-}
-
-__global__ void count_mismatch(const unsigned char* p, size_t bytes, std::uint64_t seed, int pe,
-                               std::uint64_t round, unsigned long long* bad) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes; i += gridDim.x * blockDim.x)
-    if (p[i] != static_cast<unsigned char>(gpattern(seed, pe, round, i))) atomicAdd(bad, 1ull);
-}
-
 // put and get with each group kind over sizes that exercise the vector and the tail paths.
 TEST_P(DeviceApiTest, PutGetEveryGroupAndSize) {
   run_pes(GetParam(), [](Runtime& rt) {

@@ -171,4 +171,18 @@ class DeviceArray {
   T* p_ = nullptr;
 };
 
+// Bytes [0, bytes) of `p` as PE `pe` sends them in `round` (gpattern's low byte), and the count
+// of those that differ, added to *bad: the byte-pattern checks of the device API tests.
+inline __global__ void fill_kernel(unsigned char* p, size_t bytes, std::uint64_t seed, int pe,
+                                   std::uint64_t round) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes; i += gridDim.x * blockDim.x)
+    p[i] = static_cast<unsigned char>(gpattern(seed, pe, round, i));
+}
+
+inline __global__ void count_mismatch(const unsigned char* p, size_t bytes, std::uint64_t seed,
+                                      int pe, std::uint64_t round, unsigned long long* bad) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes; i += gridDim.x * blockDim.x)
+    if (p[i] != static_cast<unsigned char>(gpattern(seed, pe, round, i))) atomicAdd(bad, 1ull);
+}
+
 }  // namespace symmetra::testing
