@@ -72,9 +72,10 @@ class Backend {
   virtual std::uint64_t* device_words(std::size_t n, std::string* why) = 0;
   // Whether `p` is device memory: a kernel's address that the transport cannot read or write.
   virtual bool is_device_memory(const void* p) const = 0;
-  // `bytes` between device and host memory for the proxy thread, on a stream of its own: complete
-  // on return, and never behind the PE's own work (a kernel of the PE may wait for it).
-  virtual void proxy_copy(void* dst, const void* src, std::size_t bytes) = 0;
+  // `bytes` between device and host memory for the proxy thread (into device memory where
+  // `to_device`, else out of it), on a stream of its own: complete on return, and never behind
+  // the PE's own work (a kernel of the PE may wait for it).
+  virtual void proxy_copy(void* dst, const void* src, std::size_t bytes, bool to_device) = 0;
 
   // --- Host-initiated data path (arguments checked by the caller's rules; complete on return,
   //     as the host forms promise) ---

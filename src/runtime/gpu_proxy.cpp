@@ -13,8 +13,12 @@ class GpuProxy::Staging final : public ProxyStaging {
   Staging(Backend& b, std::byte* bounce, std::size_t bytes)
       : b_(b), bounce_(bounce), bytes_(bytes) {}
   bool staged(const void* p, std::size_t) const override { return b_.is_device_memory(p); }
-  void to_host(void* dst, const void* src, std::size_t n) override { b_.proxy_copy(dst, src, n); }
-  void to_staged(void* dst, const void* src, std::size_t n) override { b_.proxy_copy(dst, src, n); }
+  void to_host(void* dst, const void* src, std::size_t n) override {
+    b_.proxy_copy(dst, src, n, false);
+  }
+  void to_staged(void* dst, const void* src, std::size_t n) override {
+    b_.proxy_copy(dst, src, n, true);
+  }
   std::byte* bounce() override { return bounce_; }
   std::size_t bounce_bytes() const override { return bytes_; }
 

@@ -40,7 +40,7 @@ class CpuBackend final : public Backend {
     return nullptr;
   }
   bool is_device_memory(const void*) const override { return false; }
-  void proxy_copy(void* dst, const void* src, std::size_t bytes) override {
+  void proxy_copy(void* dst, const void* src, std::size_t bytes, bool) override {
     std::memcpy(dst, src, bytes);
   }
 

@@ -43,7 +43,7 @@ class CudaBackend final : public Backend {
   void* pinned_host_memory(std::size_t bytes, bool mapped, std::string* why) override;
   std::uint64_t* device_words(std::size_t n, std::string* why) override;
   bool is_device_memory(const void* p) const override;
-  void proxy_copy(void* dst, const void* src, std::size_t bytes) override;
+  void proxy_copy(void* dst, const void* src, std::size_t bytes, bool to_device) override;
 
   void put(const device::Context& ctl, const char* op, void* dest, const void* src,
            std::size_t bytes, int pe) override;

@@ -145,14 +145,21 @@ bool CudaBackend::is_device_memory(const void* p) const {
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
-void CudaBackend::proxy_copy(void* dst, const void* src, std::size_t bytes) {
+void CudaBackend::proxy_copy(void* dst, const void* src, std::size_t bytes, bool to_device) {
   Impl& im = *impl_;
   const device::Context& ctl = *im.control;
   check_cuda(ctl, "proxy", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   if (im.proxy_stream == nullptr)  // the proxy thread's alone: made at its first copy
     check_cuda(ctl, "proxy", cudaStreamCreateWithFlags(&im.proxy_stream, cudaStreamNonBlocking),
                "cudaStreamCreateWithFlags");
-  copy_waited(ctl, "proxy", dst, src, bytes, im.proxy_stream);
+  // The direction spelled out, not inferred: the one GPU run of the proxy's staged get crashed
+  // with the driver storing into the device destination from the CPU (docs/proxy.md).
+  check_cuda(
+      ctl, "proxy",
+      cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                      im.proxy_stream),
+      "cudaMemcpyAsync");
+  check_cuda(ctl, "proxy", cudaStreamSynchronize(im.proxy_stream), "cudaStreamSynchronize");
 }
 
 }  // namespace symmetra::detail
