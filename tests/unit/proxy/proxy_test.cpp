@@ -475,6 +475,31 @@ TEST(ProxyRing, AFullRingMakesProducersWait) {
   for (std::uint64_t i = 0; i < 5; ++i) EXPECT_EQ(calls[i].offset, i);
 }
 
+// Entries that become visible out of order, as a GPU's stores over PCIe can: two requests
+// reserved in order, the second written first, then the first's head entry alone, then its
+// other entries back to front. The proxy takes nothing until the first is whole, then both, in
+// ring order.
+TEST(ProxyRing, EntriesWrittenOutOfOrderAreTakenInRingOrder) {
+  Channel ch(6);
+  const device::ProxyRing& r = ch.memory.ring();
+  std::uint64_t a = 0, b = 0, done = 0;
+  const dd::ProxyRequest ra = dd::proxy_put_inline(1, 10, 0xa, 8);
+  const dd::ProxyRequest rb = dd::proxy_put_inline(1, 11, 0xb, 8);
+  ASSERT_EQ(dd::proxy_reserve(r, ra.n, 1000000000ull, &a, &done), ProxyWait::kOk);
+  ASSERT_EQ(dd::proxy_reserve(r, rb.n, 1000000000ull, &b, &done), ProxyWait::kOk);
+  ASSERT_EQ(b, a + ra.n);
+  dd::proxy_write(r, b, rb.e, rb.n);
+  dd::proxy_write(r, a, ra.e, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(ch.transport.calls().empty()) << "the proxy took a request before it was whole";
+  for (unsigned i = ra.n; i-- > 1;) dd::proxy_write(r, a + i, ra.e + i, 1);
+  ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+  const auto calls = ch.transport.calls();
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].offset, 10u);
+  EXPECT_EQ(calls[1].offset, 11u);
+}
+
 // quiet is acknowledged after every request before it reached the transport, and after the
 // transport's own quiet returned: never early, though the proxy writes `done` in batches.
 TEST(ProxyRing, QuietWaitsForEverythingBeforeIt) {
