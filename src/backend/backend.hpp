@@ -64,8 +64,8 @@ class Backend {
 
   // --- The proxy of this PE's kernels (docs/proxy.md); the CPU backend has none ---
   // `bytes` of zeroed pinned host memory, which kernels load and store at the same address where
-  // `mapped` (the ring), else which only the copy engine reaches (the bounce buffer: an H2D copy
-  // from mapped memory into device memory crashed the H200's driver), and `n` zeroed words of
+  // `mapped` (the ring), else which only the copy engine reaches (the bounce buffers: the one
+  // GPU run with a mapped one crashed in an H2D copy out of it), and `n` zeroed words of
   // device memory; the backend owns them until it ends. Null without a GPU (or where the driver
   // refuses), with the reason in `*why`.
   virtual void* pinned_host_memory(std::size_t bytes, bool mapped, std::string* why) = 0;

@@ -115,12 +115,8 @@ CudaBackend::~CudaBackend() {
   cudaStreamSynchronize(impl_->stream);
   cudaStreamDestroy(impl_->stream);
   cudaStreamDestroy(impl_->access_stream);
-  if (impl_->bounce != nullptr) {
-    cudaHostUnregister(impl_->bounce);
-    std::free(impl_->bounce);
-  }
   if (impl_->proxy_stream != nullptr) cudaStreamDestroy(impl_->proxy_stream);
-  for (void* p : impl_->mapped) {
+  for (void* p : impl_->pinned) {
     cudaHostUnregister(p);
     std::free(p);
   }

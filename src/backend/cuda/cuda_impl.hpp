@@ -41,11 +41,10 @@ struct CudaBackend::Impl {
   std::uint64_t* d_access_result = nullptr;
   HeapAccess access{};
   std::mutex bounce_mu;
-  std::byte* bounce = nullptr;
-  std::size_t bounce_bytes = 0;
-  // The proxy of this PE's kernels (remote_ops.cu): its mapped host memory (registered), its
-  // device words, and the proxy thread's stream for staging copies.
-  std::vector<void*> mapped;
+  std::byte* bounce = nullptr;  // one of `pinned`
+  // What pinned_host_memory and device_words made (the bounce buffer, the proxy ring of this
+  // PE's kernels), freed when the backend ends; the proxy thread's stream for staging copies.
+  std::vector<void*> pinned;
   std::vector<void*> device_words;
   cudaStream_t proxy_stream = nullptr;
 };

@@ -22,15 +22,14 @@ constexpr std::size_t kBounceBytes = 4u << 20;
 
 // The bounce buffer, made at the first remote operation: pinned (registered) host memory, so
 // that the copy engine moves it at full speed and UCX reads it as ordinary memory.
-std::byte* bounce_of(CudaBackend::Impl& im, const device::Context& ctl, const char* op) {
+std::byte* bounce_of(CudaBackend& b, CudaBackend::Impl& im, const device::Context& ctl,
+                     const char* op) {
   if (im.bounce != nullptr) return im.bounce;
-  auto* b = static_cast<std::byte*>(std::aligned_alloc(4096, kBounceBytes));
-  if (b == nullptr) device::detail::host_fatal(ctl, op, "out of host memory for a bounce buffer");
-  check_cuda(ctl, op, cudaHostRegister(b, kBounceBytes, cudaHostRegisterPortable),
-             "cudaHostRegister");
-  im.bounce = b;
-  im.bounce_bytes = kBounceBytes;
-  return b;
+  std::string why;
+  im.bounce = static_cast<std::byte*>(b.pinned_host_memory(kBounceBytes, false, &why));
+  if (im.bounce == nullptr)
+    device::detail::host_fatalf(ctl, op, "a pinned bounce buffer: %s", why.c_str());
+  return im.bounce;
 }
 
 }  // namespace
@@ -39,7 +38,7 @@ void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* d
                              const void* src, std::size_t bytes, int pe) {
   Impl& im = *impl_;
   const std::lock_guard<std::mutex> lock(im.bounce_mu);
-  std::byte* bounce = bounce_of(im, ctl, op);
+  std::byte* bounce = bounce_of(*this, im, ctl, op);
   for (std::size_t done = 0; done < bytes; done += kBounceBytes) {
     const std::size_t n = std::min(kBounceBytes, bytes - done);
     copy_waited(ctl, op, bounce, static_cast<const std::byte*>(src) + done, n, im.stream);
@@ -52,7 +51,7 @@ void CudaBackend::remote_get(const device::Context& ctl, const char* op, void* d
                              const void* src, std::size_t bytes, int pe) {
   Impl& im = *impl_;
   const std::lock_guard<std::mutex> lock(im.bounce_mu);
-  std::byte* bounce = bounce_of(im, ctl, op);
+  std::byte* bounce = bounce_of(*this, im, ctl, op);
   for (std::size_t done = 0; done < bytes; done += kBounceBytes) {
     const std::size_t n = std::min(kBounceBytes, bytes - done);
     ctl.remote->get(ctl, bounce, static_cast<const std::byte*>(src) + done, n, pe);
@@ -88,9 +87,9 @@ std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataT
                  ctl.my_pe);
 }
 
-// The proxy's memory (docs/proxy.md, "GPU producers"). Host memory is allocated and registered
-// rather than cudaHostAlloc'd: unregistering waits for nothing, where cudaFreeHost may wait for
-// the whole device, which other PEs' kernels keep busy.
+// Pinned host memory: the bounce buffers and the proxy ring (docs/proxy.md, "GPU producers"),
+// allocated and registered, and unregistered when the backend ends (cudaHostUnregister may wait
+// for the whole device, so never while PEs' kernels run: after finalize's barrier).
 void* CudaBackend::pinned_host_memory(std::size_t bytes, bool mapped, std::string* why) {
   Impl& im = *impl_;
   const std::size_t rounded = (bytes + 4095) / 4096 * 4096;
@@ -100,11 +99,10 @@ void* CudaBackend::pinned_host_memory(std::size_t bytes, bool mapped, std::strin
     return nullptr;
   }
   std::memset(p, 0, rounded);
-  void* dev = nullptr;
+  void* dev = p;
   cudaError_t rc = cudaHostRegister(
       p, rounded,
       mapped ? cudaHostRegisterMapped | cudaHostRegisterPortable : cudaHostRegisterPortable);
-  dev = p;
   if (rc == cudaSuccess && mapped) rc = cudaHostGetDevicePointer(&dev, p, 0);
   if (rc != cudaSuccess || dev != p) {
     *why = rc != cudaSuccess
@@ -115,7 +113,7 @@ void* CudaBackend::pinned_host_memory(std::size_t bytes, bool mapped, std::strin
     std::free(p);
     return nullptr;
   }
-  im.mapped.push_back(p);
+  im.pinned.push_back(p);
   return p;
 }
 
