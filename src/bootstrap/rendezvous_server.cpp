@@ -136,11 +136,16 @@ void RendezvousServer::abort_all(const std::string& why, int lost, bool left) {
   h.rank = lost;
   h.fd_count = left ? kAbortLeft : kAbortLost;
   h.len = why.size();
+  // Every PE gets the message before any sees a hang-up: a PE stops on its hang-up and its
+  // process may end, and where that process hosts this server, the PEs not yet told would see
+  // only the server's loss and blame its host PE instead of `lost`.
   for (int fd : clients_) {
     if (fd < 0) continue;
     (void)send_all(fd, &h, sizeof(h));
     (void)send_all(fd, why.data(), why.size());
-    shutdown(fd, SHUT_WR);  // the PEs' watches see the hang-up (Bootstrap::watch)
+  }
+  for (int fd : clients_) {
+    if (fd >= 0) shutdown(fd, SHUT_WR);  // the PEs' watches see the hang-up (Bootstrap::watch)
   }
 }
 
@@ -237,15 +242,18 @@ Status RendezvousServer::serve() {
       if (h.op == WireOp::kLeave) {
         // A PE ending without finalize says so before it marks the heaps, so that it, and not
         // the first PE to stop because of it, is the one the job ends for (symrun's status).
+        // The others are told before it is answered: its answer lets it mark the heaps, and a
+        // PE stopped by a mark may end its process (this server's, too) before they are told.
         const std::string why = "PE " + std::to_string(r) + " left the job without finalize";
         int none = -1;
         first_lost_.compare_exchange_strong(none, r);
-        WireHeader ack;
-        ack.op = WireOp::kLeave;
-        (void)send_all(clients_[r], &ack, sizeof(ack));
-        close(clients_[r]);
+        const int leaver = clients_[r];
         clients_[r] = -1;
         abort_all(why, r, true);
+        WireHeader ack;
+        ack.op = WireOp::kLeave;
+        (void)send_all(leaver, &ack, sizeof(ack));
+        close(leaver);
         return Status::fail(why);
       }
       if (h.op == WireOp::kBye) {
