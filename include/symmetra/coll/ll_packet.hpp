@@ -12,9 +12,6 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-#if !SYMMETRA_DEVICE_PASS
-#include <vector>
-#endif
 
 #include "symmetra/coll/reduce_op.hpp"
 #include "symmetra/core/atomic.hpp"
@@ -125,30 +122,22 @@ SYMMETRA_INLINE void ll_wait_lines(const device::Context& ctx, const char* op, c
     if (!ll_try_load(lines + i, flag, &v)) (void)ll_wait(ctx, op, lines + i, flag, from);
 }
 
-// Writes lines dst[0, units) of PE `pe`, which is not reachable, with payloads pick(u): built
-// here in batches, then one transport put per batch (each 8-byte cell arrives whole,
-// device/impl/remote.hpp). Threads: every thread of `g`; thread 0 reads every unit, so the
-// group syncs first.
+// Writes lines dst[0, units) of PE `pe`, which is not reachable, with payloads pick(u): built in
+// `outbox` (this PE's own memory: a region of its workspace that no peer writes), then one
+// transport put (each 8-byte cell arrives whole, device/impl/remote.hpp). On the GPU that put is
+// a request on the proxy ring, which returns once the proxy has read the outbox; so does the
+// host's transport put. A message of its own per region, not per line: a transport's message
+// costs a round of its progress (a 1 MiB all-reduce across hosts took 4x as long in 4 KiB puts,
+// docs/perf_remote.md). Threads: every thread of `g`; each writes its own units, and the group
+// syncs before one thread posts the put.
 template <class Group, class Pick>
 SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const char* op, LLLine* dst,
-                                   std::size_t units, Pick&& pick, std::uint32_t flag, int pe) {
-#if SYMMETRA_DEVICE_PASS
-  (void)g, (void)dst, (void)units, (void)pick, (void)flag;
-  device::detail::no_remote(ctx, op, pe);
-#else
-  device::detail::on_thread0(g, [&] {
-    // Up to 256 KiB of lines per put: a transport's message costs a round of its progress, so
-    // a 1 MiB all-reduce across hosts took 4x as long in 4 KiB puts (docs/perf_remote.md).
-    constexpr std::size_t kBatch = 16384;
-    static thread_local std::vector<LLLine> buf;
-    if (buf.size() < kBatch) buf.resize(kBatch);
-    for (std::size_t u0 = 0; u0 < units; u0 += kBatch) {
-      const std::size_t n = units - u0 < kBatch ? units - u0 : kBatch;
-      for (std::size_t i = 0; i < n; ++i) ll_store(&buf[i], pick(u0 + i), flag);
-      device::detail::remote_put_bytes(ctx, op, dst + u0, buf.data(), n * sizeof(LLLine), pe);
-    }
-  });
-#endif
+                                   LLLine* outbox, std::size_t units, Pick&& pick,
+                                   std::uint32_t flag, int pe) {
+  const std::size_t tr = static_cast<std::size_t>(g.thread_rank()),
+                    gs = static_cast<std::size_t>(g.size());
+  for (std::size_t u = tr; u < units; u += gs) ll_store(outbox + u, pick(u), flag);
+  device::detail::remote_put(g, ctx, op, dst, outbox, units * sizeof(LLLine), pe);
 }
 
 // Elements of T in one 8-byte payload.
