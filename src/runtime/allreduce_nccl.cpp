@@ -82,10 +82,11 @@ void Runtime::ensure_nccl(int team) {
   // Collective over the team, once: every member learns the same answer.
   const device::TeamDesc t = s_->teams[team];
   auto lib = detail::nccl_library();
-  // One word per member: bit 63 "loads NCCL", then its host (bits 32-62) and GPU (bits 0-31).
+  // One word per member: bit 63 "loads NCCL", then its machine (bits 32-62) and GPU (bits
+  // 0-31). The machine, not the host: forced hosts of one machine share its GPUs.
   constexpr std::uint64_t kLoads = std::uint64_t{1} << 63;
   const std::uint64_t mine = (lib.ok() ? kLoads : 0) |
-                             (static_cast<std::uint64_t>(s_->host_of[my_pe()]) << 32) |
+                             (static_cast<std::uint64_t>(s_->machine_of[my_pe()]) << 32) |
                              static_cast<std::uint32_t>(device());
   const auto words = team_allgather(team, mine);
   std::string why;

@@ -176,6 +176,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     // Forced hosts of different machines are different hosts, whatever their names.
     s_->host_of[p] = index_in(s_->host_names, topo == machine ? topo : topo + "@" + machine);
   }
+  s_->machine_of = machine_of;
   if (machines.size() == 1)  // forced hosts of one machine: their own names tell them apart
     for (std::string& h : s_->host_names) h = h.substr(0, h.rfind('@' + machines[0]));
   const bool gpu = resolve_backend(options.backend, pe) == Backend::kCuda;

@@ -53,6 +53,7 @@ struct Runtime::State {
   std::uint64_t heap_limit = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
   std::vector<std::int32_t> pe_index;   // ctx_.pe_index points here
   std::vector<int> host_of;             // world PE -> topology host index
+  std::vector<int> machine_of;          // world PE -> machine (forced hosts of one share it)
   std::vector<std::string> host_names;  // topology host index -> its name
   std::vector<const char*> pe_host;     // world PE -> its host's name (RemoteOps::pe_host)
   std::array<device::TeamDesc, device::kMaxTeams> teams{};  // ctx_.teams points here
