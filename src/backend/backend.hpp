@@ -106,6 +106,8 @@ class Backend {
   // bounded: poll in a kernel that times out, instead of a stream memory wait that cannot.
   virtual void signal_wait_on_stream(const device::Context& ctl, std::uint64_t* sig, Cmp cmp,
                                      std::uint64_t value, bool bounded, Stream s) = 0;
+  // Every earlier operation of the stream complete at its target once the stream passes it.
+  virtual void quiet_on_stream(const device::Context& ctl, Stream s) = 0;
   virtual void barrier_all_on_stream(const device::Context& ctl, Stream s) = 0;
   virtual void launch_graph(const device::Context& ctl, void* graph_exec, Stream s) = 0;
   // Runs `call` (resolved: algorithm chosen, arguments checked) on `channels` channels. s null:

@@ -38,15 +38,17 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   coll::Call c = call;
   const char* op = op_name(c.kind, stream != nullptr);
   c.team = checked(Team(this, c.team), op);
-  // Before anything collective (NCCL's setup) starts. A team on one host has all its members
-  // in one run (TeamDesc::local, local_run): one compare per call; the loop only names the PE.
-  if (const device::TeamDesc& t = s_->teams[c.team]; gpu_ && t.local != t.size) {
+  // GPU PEs reach members on other hosts through the proxy ring, from the kernels that have
+  // the remote branch compiled in (CudaBackend::collective picks them); a PE without a ring
+  // cannot, and says so before anything collective (NCCL's setup) starts. A team on one host has
+  // all its members in one run (TeamDesc::local): one compare per call.
+  if (const device::TeamDesc& t = s_->teams[c.team];
+      gpu_ && t.local != t.size && ctx_.proxy.slots == nullptr) {
     for (int r = 0; r < t.size; ++r)
       if (const int pe = t.start + r * t.stride; !ctx_.reachable(pe))
         fail(std::string(op) + ": the team has PE " + std::to_string(pe) + " on host '" +
              s_->host_names[s_->host_of[pe]] +
-             "': collectives of GPU PEs across hosts run through the proxy ring, which they "
-             "do not use yet (docs/proxy.md); use a team of this host's PEs");
+             "', and this PE has no proxy ring to reach it (docs/proxy.md)");
   }
   const bool host = !gpu_ && !stream;  // the host form on the CPU backend
   const std::size_t elem = data_type_size(c.type);

@@ -148,6 +148,7 @@ void allreduce_every_algorithm(Runtime& rt, std::uint64_t salt) {
     for (AllreduceAlgo algo : algos)
       for (std::size_t n : sizes)
         for (bool in_place : {false, true}) {
+          if (!coll::runs_on(algo, rt.team_desc(t.handle()))) continue;  // spans hosts
           if (in_place && (algo == AllreduceAlgo::kOneShot || algo == AllreduceAlgo::kTwoShot ||
                            algo == AllreduceAlgo::kRing))
             continue;
@@ -231,18 +232,22 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
     unsigned long long* progress = ProgressBoard::get().pe(me);
     rt.barrier_all();
     const std::uint64_t seed = run_seed();
-    const AllreduceAlgo algos[] = {
-        AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
-        AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kRing,    AllreduceAlgo::kAuto};
-    for (int call = 0; call < 10000; ++call) {
+    std::vector<AllreduceAlgo> algos;  // those that run on the world team (it may span hosts)
+    for (AllreduceAlgo a :
+         {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
+          AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kRing, AllreduceAlgo::kAuto})
+      if (coll::runs_on(a, rt.team_desc(device::kTeamWorld))) algos.push_back(a);
+    const int calls = rounds(10000), replays = rounds(1000);
+    for (int call = 0; call < calls; ++call) {
       fill<<<4, 256, 0, s>>>(src, kN, seed, me, round, progress);
       progress_mark<<<1, 1, 0, s>>>(progress + 1);
-      rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s, algos[call % 6]);
+      rt.allreduce_on_stream(rt.team_world(), dst, src, kN, ReduceOp::kSum, s,
+                             algos[static_cast<std::size_t>(call) % algos.size()]);
       check<<<1, 256, 0, s>>>(dst, kN, seed, m, round, bad, progress);
       ProgressBoard::get().host_call(me);
     }
     CK(cudaStreamSynchronize(s));
-    EXPECT_EQ(bad.read(), 0u) << "wrong elements over 10,000 stream-ordered calls";
+    EXPECT_EQ(bad.read(), 0u) << "wrong elements over " << calls << " stream-ordered calls";
 
     // The graph ends with the collective and the check follows it, and rt.launch_graph launches
     // the PEs' graphs together: what PEs sharing a GPU need (runtime.hpp, launch_graph).
@@ -254,13 +259,13 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
                            AllreduceAlgo::kLLTwoShot);
     CK(cudaStreamEndCapture(s, &graph));
     CK(cudaGraphInstantiate(&exec, graph, 0));
-    for (int r = 0; r < 1000; ++r) {
+    for (int r = 0; r < replays; ++r) {
       rt.launch_graph(exec, s);
       check<<<1, 256, 0, s>>>(dst, kN, seed, m, round, bad, progress);
     }
     CK(cudaStreamSynchronize(s));
-    EXPECT_EQ(bad.read(), 0u) << "wrong elements over 1,000 graph replays";
-    EXPECT_EQ(round.read(), 11000u);
+    EXPECT_EQ(bad.read(), 0u) << "wrong elements over " << replays << " graph replays";
+    EXPECT_EQ(round.read(), static_cast<std::uint64_t>(calls + replays));
     CK(cudaGraphExecDestroy(exec));
     CK(cudaGraphDestroy(graph));
     rt.barrier_all();
@@ -334,7 +339,8 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
         bad.zero();
         rt.barrier(w);
         const int mode = std::array{0, 1, 1, 1, 1, 2, 3, 4, 5, 6}[kind];
-        for (int call = 0; call < 1000; ++call) {
+        const int calls = rounds(1000);
+        for (int call = 0; call < calls; ++call) {
           fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round,
                                      progress);
           progress_mark<<<1, 1, 0, s>>>(progress + 1);
@@ -380,7 +386,7 @@ TEST_P(CollHostGpuTest, StreamFormsOfEveryCollectiveBackToBack) {
         CK(cudaStreamSynchronize(s));
         EXPECT_EQ(bad.read(), 0u) << names[kind] << " on "
                                   << (which == 0 ? "the world" : "all but PE 0")
-                                  << ": wrong elements over 1,000 calls";
+                                  << ": wrong elements over " << calls << " calls";
       }
       if (which == 1) rt.destroy(w);
       rt.barrier_all();
@@ -411,7 +417,7 @@ TEST_P(CollHostGpuTest, StreamFormsWithoutCredits) {
     unsigned long long* progress = ProgressBoard::get().pe(me);
     const Team w = rt.team_world();
     rt.barrier_all();
-    for (int call = 0; call < 600; ++call) {
+    for (int call = 0; call < rounds(600); ++call) {
       const int kind = call % 3;
       std::uint32_t* d = dst[call % 2];
       fill_u32<<<4, 256, 0, s>>>(src, kN * static_cast<std::size_t>(m), seed, me, round, progress);
@@ -424,7 +430,7 @@ TEST_P(CollHostGpuTest, StreamFormsWithoutCredits) {
       if (call % 2 == 1) rt.sync_on_stream(w, s);
     }
     CK(cudaStreamSynchronize(s));
-    EXPECT_EQ(bad.read(), 0u) << "wrong elements over 600 calls without credits";
+    EXPECT_EQ(bad.read(), 0u) << "wrong elements over " << rounds(600) << " calls without credits";
     rt.barrier_all();
   });
 }
@@ -443,6 +449,7 @@ TEST_P(CollHostGpuTest, Allreduce64MiB) {
                                      std::end(coll::kDeviceAllreduceAlgos));
     algos.push_back(AllreduceAlgo::kAuto);
     for (AllreduceAlgo algo : algos) {
+      if (!coll::runs_on(algo, rt.team_desc(device::kTeamWorld))) continue;  // spans hosts
       clear_device(dst, kN * sizeof(float));
       rt.barrier_all();
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);

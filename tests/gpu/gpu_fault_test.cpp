@@ -84,12 +84,12 @@ TEST(GpuFaults, StreamMemoryWaitHoldsUntilTheSignal) {
 }
 
 // A kernel compiled without the remote branch stops with a message when it operates on a PE of
-// another host, and a barrier over a team that spans the hosts does too (kernels' syncs reach
-// this host only).
+// another host, and a barrier over a team that spans the hosts does too (a kernel's syncs reach
+// other hosts only with that branch).
 TEST(GpuFaults, KernelOperationOnAnotherHostSaysSo) {
   const std::pair<const char*, const char*> cases[] = {
       {"put", "kernels reach other hosts only when compiled with SYMMETRA_DEVICE_REMOTE=1"},
-      {"barrier", "syncs and collectives inside kernels reach only this host's PEs"}};
+      {"barrier", "syncs and collectives inside kernels reach them only when compiled with"}};
   for (const auto& [op, message] : cases) {
     const auto r = run_command("SYMMETRA_TIMEOUT_S=30 " + prog() + " remote_kernel " + op);
     EXPECT_TRUE(r.has(message)) << op << "\n" << r.output;

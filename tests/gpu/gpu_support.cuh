@@ -117,6 +117,14 @@ struct PeStream {
 // first launch): a peer's kernel that waits for this PE's next kernel never ends, and neither
 // does the call (bench/probes/blocking_calls.cu measured the list; docs/gpu_backend.md). Tests
 // clear, allocate and free private device memory through these stream-ordered helpers instead.
+// How many rounds a long loop of calls runs: `n`, or a twentieth of it (at least 10) where the
+// PEs are on forced hosts (SYMMETRA_HOSTS > 1, tools/gpu-check --remote), whose every call
+// crosses TCP through the proxy ring.
+inline int rounds(int n) {
+  const char* h = std::getenv("SYMMETRA_HOSTS");
+  return h != nullptr && std::atoi(h) > 1 ? (n / 20 > 10 ? n / 20 : 10) : n;
+}
+
 inline void cuda_or_die(cudaError_t rc, const char* what) {
   if (rc == cudaSuccess) return;
   std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(rc));

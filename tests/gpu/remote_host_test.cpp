@@ -3,8 +3,9 @@
 // origin staging device memory through its bounce buffer and the target's CPU storing into its
 // GPU through the CUDA backend (docs/proxy.md, "GPU memory over UCX"). What the API suites
 // (gpu_{rma,amo,signal,wait}_test under SYMMETRA_HOSTS=2) do not reach: puts and gets larger
-// than the bounce buffer, device memory on both sides, a heap grown after init, and the forms
-// that have no remote path yet saying so.
+// than the bounce buffer, device memory on both sides, a heap grown after init, and the
+// collectives across hosts (coll_host_test under SYMMETRA_HOSTS=2 runs the rest of them).
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -99,27 +100,59 @@ TEST_P(GpuRemoteTest, GrownHeapIsReachedAcrossHosts) {
   });
 }
 
-// Collectives of GPU PEs across hosts need the proxy ring: the call says so, and a team of this
-// host's PEs still works.
-TEST_P(GpuRemoteTest, CollectivesAcrossHostsSaySoAndHostTeamsWork) {
+// Collectives of GPU PEs across hosts run through the proxy ring (the kernels with the remote
+// branch, coll_remote.cu): the world all-reduce by its default (the hierarchy: NVLink inside a
+// host, LL packets across) and the LL two-shot, host and stream forms, on fresh random values;
+// an algorithm that loads other members' memory is refused with the reason; a team of this
+// host's PEs still runs its own kernels.
+TEST_P(GpuRemoteTest, CollectivesAcrossHostsRunThroughTheRing) {
   run_pes(GetParam(), [](Runtime& rt) {
     expect_two_hosts(rt);
-    auto* x = rt.allocate_array<float>(64);
-    auto* y = rt.allocate_array<float>(64);
-    fill(rt, x, 64, 1.5f);
+    const std::uint64_t seed = run_seed();
+    const int me = rt.my_pe();
+    constexpr std::size_t kN = 100003;  // several LL chunks, and a short last unit
+    auto* x = rt.allocate_array<std::uint32_t>(kN);
+    auto* y = rt.allocate_array<std::uint32_t>(kN);
+    std::vector<std::uint32_t> mine(kN);
+    auto expect_sum = [&](const Team& t, const char* what) {
+      const std::vector<std::uint32_t> got = ld(rt, y, kN);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < kN; ++i) {
+        std::uint32_t want = 0;
+        for (int r = 0; r < t.n_pes(); ++r) want += word(seed, t.world_pe(r), i);
+        bad += got[i] != want;
+      }
+      EXPECT_EQ(bad, 0u) << what << " on PE " << me;
+    };
+    for (std::size_t i = 0; i < kN; ++i) mine[i] = word(seed, me, i);
+    st(rt, x, mine);
+    rt.barrier_all();
+    rt.allreduce(rt.team_world(), y, x, kN, coll::ReduceOp::kSum);
+    expect_sum(rt.team_world(), "host form, default algorithm");
+    fill(rt, y, kN, 0xEEEEEEEEu);
+    rt.barrier_all();
+    rt.allreduce(rt.team_world(), y, x, kN, coll::ReduceOp::kSum, coll::AllreduceAlgo::kLLTwoShot);
+    expect_sum(rt.team_world(), "host form, LL two-shot");
+    fill(rt, y, kN, 0xEEEEEEEEu);
+    rt.barrier_all();
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    const Stream stream = reinterpret_cast<Stream>(s);
+    rt.allreduce_on_stream(rt.team_world(), y, x, kN, coll::ReduceOp::kSum, stream);
+    rt.barrier_all_on_stream(stream);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    expect_sum(rt.team_world(), "stream form");
     try {
-      rt.allreduce(rt.team_world(), y, x, 64, coll::ReduceOp::kSum);
-      ADD_FAILURE() << "an all-reduce across hosts ran";
+      rt.allreduce(rt.team_world(), y, x, kN, coll::ReduceOp::kSum, coll::AllreduceAlgo::kOneShot);
+      ADD_FAILURE() << "a one-shot all-reduce across hosts ran";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("across hosts run through the proxy ring"),
-                std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find("the team spans hosts"), std::string::npos) << e.what();
     }
     const Team host = rt.team_shared();
-    rt.allreduce(host, y, x, 64, coll::ReduceOp::kSum);
-    const std::vector<float> got = ld(rt, y, 64);
-    for (float v : got) ASSERT_EQ(v, 1.5f * static_cast<float>(host.n_pes()));
+    rt.allreduce(host, y, x, kN, coll::ReduceOp::kSum, coll::AllreduceAlgo::kOneShot);
+    expect_sum(host, "the host's team, one-shot");
     rt.barrier_all();
+    ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
     rt.free(y);
     rt.free(x);
   });

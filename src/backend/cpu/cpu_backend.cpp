@@ -118,6 +118,9 @@ void CpuBackend::signal_wait_on_stream(const device::Context& ctl, std::uint64_t
                                        std::uint64_t, bool, Stream) {
   needs_cuda(ctl, "signal_wait_until_on_stream");
 }
+void CpuBackend::quiet_on_stream(const device::Context& ctl, Stream) {
+  needs_cuda(ctl, "quiet_on_stream");
+}
 void CpuBackend::barrier_all_on_stream(const device::Context& ctl, Stream) {
   needs_cuda(ctl, "barrier_all_on_stream");
 }

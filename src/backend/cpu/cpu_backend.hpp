@@ -65,6 +65,7 @@ class CpuBackend final : public Backend {
                         Stream) override;
   void signal_wait_on_stream(const device::Context& ctl, std::uint64_t*, Cmp, std::uint64_t, bool,
                              Stream) override;
+  void quiet_on_stream(const device::Context& ctl, Stream) override;
   void barrier_all_on_stream(const device::Context& ctl, Stream) override;
   void launch_graph(const device::Context& ctl, void*, Stream) override;
   void collective(const device::Context& ctl, const coll::Call& call, int, Stream) override;

@@ -170,6 +170,11 @@ Status CudaBackend::refresh(const device::Context& control) {
   dctx_.remote = nullptr;
   if (std::find(pe_index_.begin(), pe_index_.end(), -1) != pe_index_.end())
     dctx_.flags |= device::Context::kCheckArgs;
+  if (control.proxy.slots != nullptr && !im.remote_kernels) {  // the ring came: its kernels
+    SYMMETRA_TRY(preload_remote_coll_kernels());
+    SYMMETRA_TRY(preload_remote_stream_kernels());
+    im.remote_kernels = true;
+  }
   dctx_.pe_index = im.d_pe_index;
   dctx_.teams = im.d_teams;
   dctx_.host_header = im.host_header_device;

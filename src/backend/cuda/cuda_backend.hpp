@@ -66,6 +66,7 @@ class CudaBackend final : public Backend {
                         SignalOp op, int pe, Stream s) override;
   void signal_wait_on_stream(const device::Context& ctl, std::uint64_t* sig, Cmp cmp,
                              std::uint64_t value, bool bounded, Stream s) override;
+  void quiet_on_stream(const device::Context& ctl, Stream s) override;
   void barrier_all_on_stream(const device::Context& ctl, Stream s) override;
   void launch_graph(const device::Context& ctl, void* graph_exec, Stream s) override;
   void collective(const device::Context& ctl, const coll::Call& call, int channels,

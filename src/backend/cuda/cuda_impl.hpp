@@ -12,6 +12,7 @@
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_heap.hpp"
 #include "backend/cuda/driver.hpp"
+#include "symmetra/coll/call.hpp"
 
 namespace symmetra::detail {
 
@@ -47,6 +48,7 @@ struct CudaBackend::Impl {
   std::vector<void*> pinned;
   std::vector<void*> device_words;
   cudaStream_t proxy_stream = nullptr;
+  bool remote_kernels = false;  // preload_remote_*_kernels ran
 };
 
 // `bytes` from src to dst (either side host or device memory) by the copy engine on `s`, waited
@@ -67,6 +69,30 @@ std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, c
 Status preload_host_kernels();    // host_ops.cu
 Status preload_stream_kernels();  // stream_ops.cu
 Status preload_coll_kernels();    // coll_ops.cu
+// With a proxy ring (PEs on other hosts), the kernels that reach other hosts through it.
+Status preload_remote_coll_kernels();    // coll_remote.cu
+Status preload_remote_stream_kernels();  // stream_remote.cu
+
+// The stream forms' kernels for PEs on other hosts, which post to the proxy ring
+// (stream_remote.cu says what each completes); the launch's error. barrier_all's kernel takes
+// the device context and is launched with the co-located PEs' (launch_collective).
+cudaError_t remote_put_on_stream(const device::Context& dctx, void* dest, const void* src,
+                                 std::size_t bytes, int pe, cudaStream_t s);
+cudaError_t remote_get_on_stream(const device::Context& dctx, void* dest, const void* src,
+                                 std::size_t bytes, int pe, cudaStream_t s);
+cudaError_t remote_signal_on_stream(const device::Context& dctx, std::uint64_t* sig,
+                                    std::uint64_t value, SignalOp op, int pe, cudaStream_t s);
+cudaError_t remote_quiet_on_stream(const device::Context& dctx, cudaStream_t s);
+const void* remote_barrier_all_kernel_fn();
+
+// A collective's kernel (coll_kernels.cuh), with kCollThreads threads per block: enough to keep
+// a copy's loads in flight, few enough that a block's __syncthreads stays cheap (the
+// latency-bound sizes dominate use).
+using CollKernel = void (*)(device::Context, coll::Call);
+inline constexpr int kCollThreads = 512;
+// The copy compiled with the remote branch, for teams with members on other hosts
+// (coll_remote.cu).
+CollKernel remote_coll_kernel(coll::Kind kind, DataType type);
 
 inline cudaStream_t cu(Stream s) {
   return reinterpret_cast<cudaStream_t>(s);

@@ -1,6 +1,7 @@
 // The stream-ordered API (runtime.hpp, "Stream-ordered forms"): copies by the copy engine,
 // signals by stream memory operations where the hardware has them, one-thread kernels where it
-// does not. Every call only enqueues work; all of it is capturable in a CUDA graph.
+// does not; to PEs of other hosts, kernels that post to the proxy ring (stream_remote.cu).
+// Every call only enqueues work; all of it is capturable in a CUDA graph.
 #include "backend/cuda/cuda_impl.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
@@ -30,14 +31,17 @@ __global__ void barrier_all_kernel(device::Context ctx) {
   device::barrier_all(device::ThreadGroup{}, ctx);
 }
 
-// The stream forms will reach PEs of other hosts through the proxy ring, from a kernel: not
-// built yet.
-void check_reachable(const device::Context& ctx, const char* op, int pe) {
-  if (ctx.reachable(pe)) return;
-  device::detail::host_fatalf(ctx, op,
-                              "PE %d is on another host: the stream forms do not reach other "
-                              "hosts yet (docs/proxy.md); use the host form, or a kernel",
-                              pe);
+// Whether PE `pe` is on another host, where the stream forms post to the proxy ring
+// (stream_remote.cu); a PE without a ring cannot reach it and ends the job saying so.
+bool on_other_host(const device::Context& hctx, const device::Context& dctx, const char* op,
+                   int pe) {
+  if (hctx.reachable(pe)) return false;
+  if (dctx.proxy.slots == nullptr)
+    device::detail::host_fatalf(hctx, op,
+                                "PE %d is on another host and this PE has no proxy ring to reach "
+                                "it (docs/proxy.md)",
+                                pe);
+  return true;
 }
 
 }  // namespace
@@ -53,7 +57,9 @@ Status preload_stream_kernels() {  // cuda_impl.hpp says why
 void CudaBackend::put_on_stream(const device::Context& ctl, const char* op, void* dest,
                                 const void* src, std::size_t bytes, int pe, Stream stream) {
   device::detail::check_access(hctx_, op, dest, bytes, pe);
-  check_reachable(hctx_, op, pe);
+  if (on_other_host(hctx_, dctx_, op, pe))
+    return check_cuda(ctl, op, remote_put_on_stream(dctx_, dest, src, bytes, pe, cu(stream)),
+                      "remote_put_kernel launch");
   check_cuda(ctl, op,
              cudaMemcpyAsync(hctx_.peer(dest, pe), src, bytes, cudaMemcpyDefault, cu(stream)),
              "cudaMemcpyAsync");
@@ -62,7 +68,9 @@ void CudaBackend::put_on_stream(const device::Context& ctl, const char* op, void
 void CudaBackend::get_on_stream(const device::Context& ctl, const char* op, void* dest,
                                 const void* src, std::size_t bytes, int pe, Stream stream) {
   device::detail::check_access(hctx_, op, src, bytes, pe);
-  check_reachable(hctx_, op, pe);
+  if (on_other_host(hctx_, dctx_, op, pe))
+    return check_cuda(ctl, op, remote_get_on_stream(dctx_, dest, src, bytes, pe, cu(stream)),
+                      "remote_get_kernel launch");
   check_cuda(ctl, op,
              cudaMemcpyAsync(dest, hctx_.peer(src, pe), bytes, cudaMemcpyDefault, cu(stream)),
              "cudaMemcpyAsync");
@@ -72,7 +80,10 @@ void CudaBackend::signal_on_stream(const device::Context& ctl, std::uint64_t* si
                                    std::uint64_t value, SignalOp op, int pe, Stream stream) {
   const device::Context& v = hctx_;
   device::detail::check_access(v, "signal_op_on_stream", sig, sizeof(*sig), pe);
-  check_reachable(v, "signal_op_on_stream", pe);
+  if (on_other_host(v, dctx_, "signal_op_on_stream", pe))
+    return check_cuda(ctl, "signal_op_on_stream",
+                      remote_signal_on_stream(dctx_, sig, value, op, pe, cu(stream)),
+                      "remote_signal_kernel launch");
   if (op == SignalOp::kSet) {
     // The default write carries a memory barrier: earlier stream work is visible first.
     static const Driver* drv = cuda_driver().value();  // loaded by CudaBackend::create
@@ -127,15 +138,25 @@ void CudaBackend::signal_wait_on_stream(const device::Context& ctl, std::uint64_
   check_cuda(ctl, "signal_wait_until_on_stream", cudaGetLastError(), "signal_wait_kernel launch");
 }
 
+void CudaBackend::quiet_on_stream(const device::Context& ctl, Stream stream) {
+  // Copies and stream memory operations complete in stream order, and kernels that stored into
+  // peers are complete when the stream moves past them; what went through the proxy ring is
+  // complete at its target once a quiet request on it is acknowledged.
+  if (dctx_.proxy.slots != nullptr)
+    check_cuda(ctl, "quiet_on_stream", remote_quiet_on_stream(dctx_, cu(stream)),
+               "remote_quiet_kernel launch");
+}
+
 void CudaBackend::barrier_all_on_stream(const device::Context& ctl, Stream stream) {
-  if (!(hctx_.flags & device::Context::kIdentityIndex))  // some PE may be on another host
-    for (int pe = 0; pe < hctx_.n_pes; ++pe) check_reachable(hctx_, "barrier_all_on_stream", pe);
+  // Across hosts: the kernel with the remote branch, whose quiet and announcements go through
+  // the proxy ring.
+  const void* fn = dctx_.proxy.slots != nullptr ? remote_barrier_all_kernel_fn()
+                                                : reinterpret_cast<const void*>(barrier_all_kernel);
   const Status st = launch_collective(
       device::kTeamWorld,
-      [dctx = dctx_, s = cu(stream)]() mutable {
+      [fn, dctx = dctx_, s = cu(stream)]() mutable {
         void* args[] = {&dctx};
-        return static_cast<int>(cudaLaunchKernel(reinterpret_cast<const void*>(barrier_all_kernel),
-                                                 dim3(1), dim3(1), args, 0, s));
+        return static_cast<int>(cudaLaunchKernel(fn, dim3(1), dim3(1), args, 0, s));
       },
       "barrier_all_on_stream");
   if (!st.ok())

@@ -141,6 +141,7 @@ TEST(CpuBackend, StreamFormsSayTheyNeedCuda) {
                 std::string::npos)
           << e.what();
     }
+    EXPECT_THROW(pe.backend->quiet_on_stream(pe.ctx, nullptr), Error);
     coll::Call call;
     call.kind = coll::Kind::kAllreduce;
     EXPECT_THROW(pe.backend->collective(pe.ctx, call, 1, nullptr), Error);

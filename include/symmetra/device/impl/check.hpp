@@ -52,15 +52,22 @@ SYMMETRA_INLINE void check_pe(const Context& ctx, const char* op, int pe) {
 #endif
 }
 
-// A kernel's collective or sync over team descriptor `t`: every member must be on this host
-// (checks on; the CUDA backend turns them on where the job spans hosts, since kernels' syncs and
-// collectives do not reach other hosts yet). Host code reaches them through the remote branch.
+// A kernel's collective or sync over team descriptor `t` (checks on; the CUDA backend turns
+// them on where the job spans hosts). Members on other hosts are reached through the proxy ring,
+// by kernels compiled with SYMMETRA_DEVICE_REMOTE=1 (the library's own stream forms and
+// collectives are); other kernels stop with a message instead of computing an address in an
+// unmapped slot. Host code reaches them through the remote branch.
 SYMMETRA_INLINE void check_team_local(const Context& ctx, const char* op, const TeamDesc& t) {
-#if SYMMETRA_DEVICE_PASS
+#if SYMMETRA_DEVICE_PASS && SYMMETRA_DEVICE_REMOTE
+  if (t.local != t.size && ctx.proxy.slots == nullptr)
+    SYMMETRA_FATAL(ctx, op,
+                   "the team has PEs on other hosts and this PE has no proxy ring to reach them");
+#elif SYMMETRA_DEVICE_PASS
   if (t.local != t.size)
     SYMMETRA_FATAL(ctx, op,
                    "the team has PEs on other hosts: syncs and collectives inside kernels reach "
-                   "only this host's PEs (docs/proxy.md); the host and stream forms cross hosts");
+                   "them only when compiled with SYMMETRA_DEVICE_REMOTE=1 (docs/proxy.md); the "
+                   "host and stream forms cross hosts");
 #else
   (void)ctx, (void)op, (void)t;
 #endif

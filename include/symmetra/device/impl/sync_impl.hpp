@@ -84,6 +84,13 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
     const int slot = t.slot;
     wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq,
                [ctx, from, slot, round, seq] {
+                 if (is_remote(ctx, from)) {  // its count is not mapped here
+                   printf(
+                       "[pe %d] sync: team slot %d round %d waits for PE %d (another host)'s "
+                       "sync %llu\n",
+                       ctx.my_pe, slot, round, from, static_cast<unsigned long long>(seq));
+                   return;
+                 }
                  const std::uint64_t theirs =
                      atomic_load(&peer_header(ctx, from)->team_seq[slot], kRelaxed);
                  printf(
