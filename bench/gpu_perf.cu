@@ -2,6 +2,8 @@
 // each measured side by side with a raw baseline written here (ratios in one run).
 //
 //   symmetra-gpu-perf [--quick]
+//   symmetra-gpu-perf --remote [--quick]   (GPU-initiated operations across forced hosts, through
+//                                           the proxy ring: gpu_remote_perf.cu)
 //
 // Rows: put_signal ping-pong vs a raw flag ping-pong kernel; block put bandwidth vs cudaMemcpy
 // device-to-device (64 MiB - 1 GiB); on-stream signal ping-pong vs raw cuStreamWriteValue64 /
@@ -29,6 +31,9 @@
 #include "symmetra/launch.hpp"
 
 namespace sd = symmetra::device;
+
+// The rows of PEs on two forced hosts (gpu_remote_perf.cu): `symmetra-gpu-perf --remote`.
+int gpu_remote_perf(bool quick);
 using symmetra::bench::Report;
 using symmetra::bench::Row;
 
@@ -394,7 +399,12 @@ __global__ void block_put(sd::Context ctx, char* dst, const char* src, std::size
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) g_quick |= std::strcmp(argv[i], "--quick") == 0;
+  bool remote = false;
+  for (int i = 1; i < argc; ++i) {
+    g_quick |= std::strcmp(argv[i], "--quick") == 0;
+    remote |= std::strcmp(argv[i], "--remote") == 0;
+  }
+  if (remote) return gpu_remote_perf(g_quick);
   const std::size_t max_bw = g_quick ? (256u << 20) : (1u << 30);
   setenv("SYMMETRA_SYMMETRIC_SIZE", std::to_string(max_bw + (64u << 20)).c_str(), 0);
   setenv("SYMMETRA_MAX_SYMMETRIC_SIZE", std::to_string(2 * max_bw + (64u << 20)).c_str(), 0);
