@@ -7,6 +7,10 @@
 //                                   SYMMETRA_TIMEOUT_S (what a trap costs with N PEs per context).
 //   gpu_fault_prog remote_kernel OP 2 PEs as threads on two forced hosts: PE 0's kernel does OP
 //                                   (put, or barrier) with PE 1, which is on the other host.
+//   gpu_fault_prog dead_proxy       2 PEs as processes (Slurm-like) on two forced hosts: PE 0's
+//                                   kernel fetch_adds on PE 1's word through the proxy ring, and
+//                                   PE 1 is killed; the proxy's transport fails, and the kernel
+//                                   must stop saying so, not wait out SYMMETRA_TIMEOUT_S.
 //   gpu_fault_prog stream_wait      1 PE: signal_wait_until_on_stream for a signal that never
 //                                   comes (bounded with SYMMETRA_STREAM_WAIT=kernel); with =value,
 //                                   the host sets the signal after 1.5 s to release the stream.
@@ -26,6 +30,10 @@
 #include "symmetra/launch.hpp"
 
 namespace sd = symmetra::device;
+
+// gpu_fault_remote.cu: a kernel with the remote branch compiled in.
+cudaError_t launch_remote_fetch_add_loop(const sd::Context& ctx, long* word, int pe, long rounds,
+                                         long* sink, cudaStream_t s);
 
 __global__ void wait_forever(sd::Context ctx, long* word) {
   sd::wait_until(ctx, word, symmetra::Cmp::kGe, 1L);
@@ -105,6 +113,25 @@ int main(int argc, char** argv) {
       raise(SIGKILL);
     }
     std::_Exit(wait_in_kernel(*rt, word));
+  }
+  if (c == "dead_proxy") {
+    setenv("SYMMETRA_HOSTS", "2", 1);
+    auto rt = symmetra::Runtime::init(cuda);
+    auto* word = rt->allocate_array<long>(2);
+    rt->barrier_all();
+    if (rt->my_pe() == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      raise(SIGKILL);
+    }
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    const auto t0 = std::chrono::steady_clock::now();
+    cudaError_t rc =
+        launch_remote_fetch_add_loop(rt->device_context(), word, 1, 1L << 40, word + 1, s);
+    if (rc == cudaSuccess) rc = cudaStreamSynchronize(s);
+    std::printf("pe 0: the kernel ended after %.3f s: %s\n", since(t0), cudaGetErrorString(rc));
+    std::fflush(stdout);
+    std::_Exit(rc == cudaSuccess ? 0 : 1);
   }
   if (c == "remote_kernel") {  // PE 1 only waits at the host barrier, which PE 0 never reaches
     setenv("SYMMETRA_HOSTS", "2", 1);

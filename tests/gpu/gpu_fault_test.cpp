@@ -83,6 +83,31 @@ TEST(GpuFaults, StreamMemoryWaitHoldsUntilTheSignal) {
   EXPECT_TRUE(r.has("the stream went on after")) << r.output;
 }
 
+// A kernel waiting on the proxy ring when the proxy's transport fails (the PE it fetch_adds on is
+// killed): the proxy marks its ring failed, and the kernel stops saying so at once, not at
+// SYMMETRA_TIMEOUT_S (60 s here).
+TEST(GpuFaults, KernelOnTheRingStopsWhenTheProxyDies) {
+  const std::string job = "gd" + std::to_string(getpid());
+  const auto runs = spawn(
+      2,
+      [&](int r) {
+        return std::map<std::string, std::string>{{"SLURM_PROCID", std::to_string(r)},
+                                                  {"SLURM_NTASKS", "2"},
+                                                  {"SLURM_JOB_ID", job},
+                                                  {"SLURM_STEP_ID", "0"},
+                                                  {"SLURM_LOCALID", std::to_string(r)},
+                                                  {"SYMMETRA_TIMEOUT_S", "60"}};
+      },
+      {prog(), "dead_proxy"}, 90);
+  EXPECT_EQ(runs[1].status, 128 + SIGKILL) << runs[1].output;
+  EXPECT_TRUE(runs[0].has("[pe 0] atomic_fetch_add: the proxy thread has stopped"))
+      << runs[0].output;
+  EXPECT_TRUE(runs[0].has("pe 0: the kernel ended after ") &&
+              !runs[0].has("the kernel ended after 0.000 s: no error"))
+      << runs[0].output;
+  EXPECT_LT(seconds_after(runs[0].output, "the kernel ended after "), 20.0) << runs[0].output;
+}
+
 // A kernel compiled without the remote branch stops with a message when it operates on a PE of
 // another host, and a barrier over a team that spans the hosts does too (a kernel's syncs reach
 // other hosts only with that branch).
