@@ -339,7 +339,7 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     for (int p = 0; p < n; ++p) here += !remote[p];
     SYMMETRA_LOG(kInfo, bs.rank(),
                  "joined a job of %d PEs (%s) on %zu host(s), %d on this one ('%s'); %s backend; "
-                 "heap %llu bytes, growing to %llu; %s%s",
+                 "heap %llu bytes, growing to %llu; %s%s%s",
                  n, bs.threads() ? "threads" : "processes", s_->host_names.size(), here, me.topo,
                  gpu ? "cuda" : "cpu", static_cast<unsigned long long>(data_size()),
                  static_cast<unsigned long long>(s_->heap_limit),
@@ -347,6 +347,12 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
                                " transport")
                                   .c_str()
                             : "no remote PEs",
+                 !(gpu && any_remote) ? ""
+                 : s_->transport->device_memory_capable()
+                     ? "; device memory staged through pinned host memory (this UCX could move "
+                       "it itself: not used yet)"
+                     : "; device memory staged through pinned host memory (this UCX has no CUDA "
+                       "support)",
                  statics.bytes > 0 ? "; static data symmetric" : "");
   }
   bs.watch([h = device::detail::my_header(ctx_), n](int lost, bool left) {

@@ -37,6 +37,10 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual const char* name() const = 0;
+  // Whether the network library could move device memory itself (UCX built with CUDA). Symmetra
+  // does not use that yet: GPU heaps are staged through pinned host memory either way
+  // (docs/proxy.md, "GPU memory over UCX"); the join's log line says which UCX this is.
+  virtual bool device_memory_capable() const { return false; }
 
   // --- Setup (collective) ---
   // Registers [offset, offset + bytes) of this PE's heap slot, which this process maps at

@@ -119,6 +119,10 @@ Status UcxTransport::start(const TransportParams& params) {
   st = ucp_init(&p, config, &context_);
   ucp_config_release(config);
   if (st != UCS_OK) return ucx_fail("ucp_init", st);
+  ucp_context_attr_t attr{};
+  attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+  if (ucp_context_query(context_, &attr) == UCS_OK)
+    cuda_memory_ = (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   // The PE's threads and the progress thread take turns, under mu_ (SINGLE would promise that

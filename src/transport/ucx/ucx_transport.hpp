@@ -67,6 +67,7 @@ class UcxTransport final : public Transport {
   void quiet(const device::Context& ctl) override;
   void progress() override;
   bool deliveries_ring() const override { return tcp_only_; }
+  bool device_memory_capable() const override { return cuda_memory_; }
 
  private:
   // One registered range of a PE's slot: [offset, offset + bytes) at `base` in that PE's
@@ -240,6 +241,7 @@ class UcxTransport final : public Transport {
   bool tcp_only_ = false;      // UCX_TLS is tcp alone: every delivery passes the progress thread
   std::uint64_t poll_ns_ = 0;  // TransportParams::poll_ns
   bool served_ = false;        // TransportParams::served
+  bool cuda_memory_ = false;   // this UCX lists CUDA among its memory types
   std::uint64_t next_id_ = 1;  // mu_
   std::vector<Awaited*> awaited_;   // mu_
   std::list<Owed> owed_;            // mu_; a list: UCX holds pointers into its elements' data
