@@ -27,6 +27,7 @@
 
 #include "cuda_check.cuh"
 #include "perf_report.hpp"
+#include "stream_timer.cuh"
 #include "symmetra/device.hpp"
 #include "symmetra/launch.hpp"
 
@@ -34,35 +35,13 @@ namespace sd = symmetra::device;
 
 // The rows of PEs on two forced hosts (gpu_remote_perf.cu): `symmetra-gpu-perf --remote`.
 int gpu_remote_perf(bool quick);
+using symmetra::bench::median_ms;
 using symmetra::bench::Report;
 using symmetra::bench::Row;
 
 namespace {
 
 bool g_quick = false;
-
-// Median of `runs` timings of `body` (ms), each bracketed by events on `s`.
-float time_ms(cudaStream_t s, int runs, const std::function<void()>& body) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  body();  // warm-up
-  CK(cudaStreamSynchronize(s));
-  std::vector<float> ms;
-  for (int r = 0; r < runs; ++r) {
-    CK(cudaEventRecord(a, s));
-    body();
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ms[ms.size() / 2];
-}
 
 void add(Report& r, const char* op, std::size_t bytes, const char* form, const char* backend,
          double us, double gbps) {
@@ -530,22 +509,22 @@ int main(int argc, char** argv) {
             int sms = 0;
             CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
             for (std::size_t bytes = 64u << 20; bytes <= max_bw; bytes *= 4) {
-              const float sym = time_ms(
+              const float sym = median_ms(
                   s, runs, [&] { block_put<<<sms * 4, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
-              const float wave = time_ms(
+              const float wave = median_ms(
                   s, runs, [&] { block_put<<<sms * 2, 1024, 0, s>>>(ctx, dst, src, bytes, 1); });
               add(report, "block_put_bw", bytes, "device", "symmetra_1wave", wave * 1e3,
                   bytes / (wave * 1e6));
               int4* pd = reinterpret_cast<int4*>(rt.ptr(dst, 1));
               const int4* ps = reinterpret_cast<const int4*>(src);
               const std::size_t vecs = bytes / 16;
-              const float u4 = time_ms(
+              const float u4 = median_ms(
                   s, runs, [&] { raw_copy<4, false><<<sms * 4, 1024, 0, s>>>(pd, ps, vecs); });
-              const float u8 = time_ms(
+              const float u8 = median_ms(
                   s, runs, [&] { raw_copy<8, false><<<sms * 2, 1024, 0, s>>>(pd, ps, vecs); });
-              const float cs = time_ms(
+              const float cs = median_ms(
                   s, runs, [&] { raw_copy<4, true><<<sms * 4, 1024, 0, s>>>(pd, ps, vecs); });
-              const float c8 = time_ms(
+              const float c8 = median_ms(
                   s, runs, [&] { raw_copy<8, true><<<sms * 2, 512, 0, s>>>(pd, ps, vecs); });
               add(report, "block_put_bw", bytes, "device", "raw_unroll4", u4 * 1e3,
                   bytes / (u4 * 1e6));
@@ -556,20 +535,20 @@ int main(int argc, char** argv) {
               add(report, "block_put_bw", bytes, "device", "raw_unroll8_stcs_512", c8 * 1e3,
                   bytes / (c8 * 1e6));
               for (int per_sm : {2, 4}) {
-                const float g = time_ms(
+                const float g = median_ms(
                     s, runs, [&] { raw_gridstride<<<sms * per_sm, 1024, 0, s>>>(pd, ps, vecs); });
                 add(report, "block_put_bw", bytes, "device",
                     per_sm == 2 ? "raw_gridstride_x2" : "raw_gridstride_x4", g * 1e3,
                     bytes / (g * 1e6));
                 if (per_sm == 2) {  // 64 KiB pieces on 4 blocks per SM are the "symmetra" row below
-                  const float i64 = time_ms(s, runs, [&] {
+                  const float i64 = median_ms(s, runs, [&] {
                     block_put_interleaved<64 << 10>
                         <<<sms * 2, 1024, 0, s>>>(ctx, dst, src, bytes, 1);
                   });
                   add(report, "block_put_bw", bytes, "device", "symmetra_interleaved64k_x2",
                       i64 * 1e3, bytes / (i64 * 1e6));
                 }
-                const float i1m = time_ms(s, runs, [&] {
+                const float i1m = median_ms(s, runs, [&] {
                   block_put_interleaved<1 << 20>
                       <<<sms * per_sm, 1024, 0, s>>>(ctx, dst, src, bytes, 1);
                 });
@@ -606,7 +585,7 @@ int main(int argc, char** argv) {
                                 bytes / 16);
                     continue;
                   }
-                  const float t = time_ms(s, runs, [&] {
+                  const float t = median_ms(s, runs, [&] {
                     fn<<<sms * per_sm, 32, shm, s>>>(rt.ptr(dst, 1), src, bytes);
                   });
                   add(report, "block_put_bw", bytes, "device", name.c_str(), t * 1e3,
@@ -614,14 +593,14 @@ int main(int argc, char** argv) {
                 }
               }
               char* peer = rt.ptr(dst, 1);
-              const float copy = time_ms(s, runs, [&] {
+              const float copy = median_ms(s, runs, [&] {
                 CK(cudaMemcpyAsync(peer, src, bytes, cudaMemcpyDeviceToDevice, s));
               });
               // "symmetra": block puts of 64 KiB pieces dealt round-robin to 4 blocks per SM, the
               // way docs/perf_gpu.md#block-put recommends for grid-wide transfers (the grid sweeps
               // one window of addresses); "symmetra_block_slices": each block puts one contiguous
               // slice.
-              const float il = time_ms(s, runs, [&] {
+              const float il = median_ms(s, runs, [&] {
                 block_put_interleaved<64 << 10><<<sms * 4, 1024, 0, s>>>(ctx, dst, src, bytes, 1);
               });
               add(report, "block_put_bw", bytes, "device", "symmetra", il * 1e3,
@@ -691,11 +670,11 @@ int main(int argc, char** argv) {
             for (int target : {1, 0}) {
               const char* backend = target == 1 ? "symmetra_peer" : "symmetra_self";
               const int iters = g_quick ? 200 : 1000;
-              const float pm = time_ms(s, runs, [&] {
+              const float pm = median_ms(s, runs, [&] {
                 p_loop<<<1, 1, 0, s>>>(ctx, reinterpret_cast<std::uint64_t*>(dst), target, iters);
               });
               add(report, "p_lat", 8, "thread", backend, pm * 1e3 / iters, 0);
-              const float gm = time_ms(s, runs, [&] {
+              const float gm = median_ms(s, runs, [&] {
                 g_loop<<<1, 1, 0, s>>>(ctx, reinterpret_cast<const std::uint64_t*>(dst), target,
                                        iters, reinterpret_cast<std::uint64_t*>(src));
               });
@@ -703,13 +682,13 @@ int main(int argc, char** argv) {
               for (std::size_t bytes = 8; bytes <= max; bytes *= (g_quick ? 16 : 4)) {
                 const int it =
                     static_cast<int>(std::clamp<std::size_t>((64u << 20) / bytes, 20, iters));
-                const float t1 = time_ms(s, runs, [&] {
+                const float t1 = median_ms(s, runs, [&] {
                   put_loop<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, dst, src, bytes, target, it, true);
                 });
-                const float t2 = time_ms(s, runs, [&] {
+                const float t2 = median_ms(s, runs, [&] {
                   put_loop<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, dst, src, bytes, target, it, true);
                 });
-                const float t3 = time_ms(s, runs, [&] {
+                const float t3 = median_ms(s, runs, [&] {
                   put_loop<sd::BlockGroup>
                       <<<1, 1024, 0, s>>>(ctx, dst, src, bytes, target, it, true);
                 });
@@ -719,13 +698,13 @@ int main(int argc, char** argv) {
                     bytes / (t2 * 1e6 / it));
                 add(report, "put_lat", bytes, "block", backend, t3 * 1e3 / it,
                     bytes / (t3 * 1e6 / it));
-                const float u1 = time_ms(s, runs, [&] {
+                const float u1 = median_ms(s, runs, [&] {
                   get_loop<sd::ThreadGroup><<<1, 1, 0, s>>>(ctx, src, dst, bytes, target, it);
                 });
-                const float u2 = time_ms(s, runs, [&] {
+                const float u2 = median_ms(s, runs, [&] {
                   get_loop<sd::WarpGroup><<<1, 32, 0, s>>>(ctx, src, dst, bytes, target, it);
                 });
-                const float u3 = time_ms(s, runs, [&] {
+                const float u3 = median_ms(s, runs, [&] {
                   get_loop<sd::BlockGroup><<<1, 1024, 0, s>>>(ctx, src, dst, bytes, target, it);
                 });
                 add(report, "get_lat", bytes, "thread", backend, u1 * 1e3 / it,

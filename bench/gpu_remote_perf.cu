@@ -31,38 +31,17 @@
 
 #include "cuda_check.cuh"
 #include "perf_report.hpp"
+#include "stream_timer.cuh"
 #include "symmetra/coll.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/launch.hpp"
 
 namespace sd = symmetra::device;
+using symmetra::bench::median_ms;
 using symmetra::bench::Report;
 using symmetra::bench::Row;
 
 namespace {
-
-// Median of `runs` timings of `body` (ms) between events on `s`, after one warm-up.
-float median_ms(cudaStream_t s, int runs, const std::function<void()>& body) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  body();
-  CK(cudaStreamSynchronize(s));
-  std::vector<float> ms;
-  for (int r = 0; r < runs; ++r) {
-    CK(cudaEventRecord(a, s));
-    body();
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ms[ms.size() / 2];
-}
 
 void add(Report& r, const char* op, std::size_t bytes, int pes, const char* form,
          const char* backend, double us) {

@@ -1,6 +1,6 @@
-// Timing of back-to-back enqueues on a CUDA stream, shared by the collective benchmarks
-// (gpu_coll_perf, and the NCCL and NVSHMEM comparisons built outside the library's targets), so
-// that every column of a side-by-side table is measured the same way.
+// Timing on a CUDA stream, shared by the GPU benchmarks (gpu_perf, gpu_coll_perf, and the NCCL
+// and NVSHMEM comparisons built outside the library's targets), so that every column of a
+// side-by-side table is measured the same way.
 // Threads: one timer per stream, used by the thread that owns the stream.
 #pragma once
 
@@ -16,6 +16,30 @@
 #include "perf_report.hpp"
 
 namespace symmetra::bench {
+
+// The median of `runs` timings (ms) of `body`, each between two events on `s`, after one
+// warm-up run: for kernels that loop over their own iterations.
+inline float median_ms(cudaStream_t s, int runs, const std::function<void()>& body) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  body();
+  CK(cudaStreamSynchronize(s));
+  std::vector<float> ms;
+  for (int r = 0; r < runs; ++r) {
+    CK(cudaEventRecord(a, s));
+    body();
+    CK(cudaEventRecord(b, s));
+    CK(cudaEventSynchronize(b));
+    float t = 0;
+    CK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms[ms.size() / 2];
+}
 
 class StreamTimer {
  public:

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -28,6 +29,15 @@ const std::string& prog() {
   return path;
 }
 
+// PE r of a 2-PE job as a Slurm step starts it (one process each).
+std::map<std::string, std::string> slurm_env(int r, const std::string& job) {
+  return {{"SLURM_PROCID", std::to_string(r)},
+          {"SLURM_NTASKS", "2"},
+          {"SLURM_JOB_ID", job},
+          {"SLURM_STEP_ID", "0"},
+          {"SLURM_LOCALID", std::to_string(r)}};
+}
+
 // "... ended after 0.123 s ..." as a number.
 double seconds_after(const std::string& out, const std::string& key) {
   const auto at = out.find(key);
@@ -48,15 +58,7 @@ TEST(GpuFaults, KernelWaitStopsWhenAPeerThreadFails) {
 TEST(GpuFaults, KernelWaitStopsWhenAPeerProcessIsKilled) {
   const std::string job = "gk" + std::to_string(getpid());
   const auto runs = spawn(
-      2,
-      [&](int r) {
-        return std::map<std::string, std::string>{{"SLURM_PROCID", std::to_string(r)},
-                                                  {"SLURM_NTASKS", "2"},
-                                                  {"SLURM_JOB_ID", job},
-                                                  {"SLURM_STEP_ID", "0"},
-                                                  {"SLURM_LOCALID", std::to_string(r)}};
-      },
-      {prog(), "peer_killed"}, 60);
+      2, [&](int r) { return slurm_env(r, job); }, {prog(), "peer_killed"}, 60);
   EXPECT_TRUE(runs[1].has("[pe 1] wait_until: stopping: PE 0 is gone")) << runs[1].output;
   EXPECT_LT(seconds_after(runs[1].output, "the kernel ended after "), 1.5) << runs[1].output;
 }
@@ -91,12 +93,9 @@ TEST(GpuFaults, KernelOnTheRingStopsWhenTheProxyDies) {
   const auto runs = spawn(
       2,
       [&](int r) {
-        return std::map<std::string, std::string>{{"SLURM_PROCID", std::to_string(r)},
-                                                  {"SLURM_NTASKS", "2"},
-                                                  {"SLURM_JOB_ID", job},
-                                                  {"SLURM_STEP_ID", "0"},
-                                                  {"SLURM_LOCALID", std::to_string(r)},
-                                                  {"SYMMETRA_TIMEOUT_S", "60"}};
+        auto env = slurm_env(r, job);
+        env["SYMMETRA_TIMEOUT_S"] = "60";
+        return env;
       },
       {prog(), "dead_proxy"}, 90);
   EXPECT_EQ(runs[1].status, 128 + SIGKILL) << runs[1].output;
