@@ -98,8 +98,9 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
       return first + static_cast<std::size_t>(j) * slice + u * E;
     };
     // Sends this thread's units of `pick(u)` into region x of PE `pe`, then tells a parked CPU.
-    // Across hosts the same lines go through the transport, built first in this PE's own
-    // region kRsIn + l, which no member writes (member j's slice l arrives in region kRsIn + j).
+    // Across hosts the same lines go through the transport; a GPU builds them first in this PE's
+    // own region kRsIn + l, which no member writes in this call (member j's slice l arrives in
+    // region kRsIn + j).
     auto send = [&](int pe, int x, auto&& pick) {
       if (device::detail::is_remote(ctx, pe))
         return detail::ll_put_remote(g, ctx, kOp, region(x), region(kRsIn + l), units, pick, flag,

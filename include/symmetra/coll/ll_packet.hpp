@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#if !SYMMETRA_DEVICE_PASS
+#include <vector>
+#endif
 
 #include "symmetra/coll/reduce_op.hpp"
 #include "symmetra/core/atomic.hpp"
@@ -122,22 +125,43 @@ SYMMETRA_INLINE void ll_wait_lines(const device::Context& ctx, const char* op, c
     if (!ll_try_load(lines + i, flag, &v)) (void)ll_wait(ctx, op, lines + i, flag, from);
 }
 
-// Writes lines dst[0, units) of PE `pe`, which is not reachable, with payloads pick(u): built in
-// `outbox` (this PE's own memory: a region of its workspace that no peer writes), then one
-// transport put (each 8-byte cell arrives whole, device/impl/remote.hpp). On the GPU that put is
-// a request on the proxy ring, which returns once the proxy has read the outbox; so does the
-// host's transport put. A message of its own per region, not per line: a transport's message
-// costs a round of its progress (a 1 MiB all-reduce across hosts took 4x as long in 4 KiB puts,
-// docs/perf_remote.md). Threads: every thread of `g`; each writes its own units, and the group
-// syncs before one thread posts the put.
+// Writes lines dst[0, units) of PE `pe`, which is not reachable, with payloads pick(u): built
+// first, then sent as one transport put (each 8-byte cell arrives whole,
+// device/impl/remote.hpp), one message per region and not per line: a transport's message costs
+// a round of its progress (a 1 MiB all-reduce across hosts took 4x as long in 4 KiB puts,
+// docs/perf_remote.md). Where the lines are built:
+// - on the GPU, in `outbox`, this PE's own memory: a region of its workspace that no peer writes
+//   in this call. The put is a request on the proxy ring that returns once the proxy has read
+//   the outbox, so the group may reuse it at once.
+// - on the host, in a buffer of the thread's own. The outbox would do there too, but a peer one
+//   call ahead whose algorithm lays out the workspace differently may already write those bytes
+//   in its next call, ordered after this put only through the relaxed LL flags: sound on the
+//   hardware, a data race in C++'s model (and ThreadSanitizer's), since the transport reads its
+//   source with plain loads.
+// Threads: every thread of `g`; each builds its own units, and the group syncs before one
+// thread puts.
 template <class Group, class Pick>
 SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const char* op, LLLine* dst,
                                    LLLine* outbox, std::size_t units, Pick&& pick,
                                    std::uint32_t flag, int pe) {
+#if SYMMETRA_DEVICE_PASS
   const std::size_t tr = static_cast<std::size_t>(g.thread_rank()),
                     gs = static_cast<std::size_t>(g.size());
   for (std::size_t u = tr; u < units; u += gs) ll_store(outbox + u, pick(u), flag);
   device::detail::remote_put(g, ctx, op, dst, outbox, units * sizeof(LLLine), pe);
+#else
+  (void)outbox;
+  device::detail::on_thread0(g, [&] {
+    constexpr std::size_t kBatch = 16384;  // 256 KiB of lines per put
+    static thread_local std::vector<LLLine> buf;
+    if (buf.size() < kBatch) buf.resize(kBatch);
+    for (std::size_t u0 = 0; u0 < units; u0 += kBatch) {
+      const std::size_t n = units - u0 < kBatch ? units - u0 : kBatch;
+      for (std::size_t i = 0; i < n; ++i) ll_store(&buf[i], pick(u0 + i), flag);
+      device::detail::remote_put_bytes(ctx, op, dst + u0, buf.data(), n * sizeof(LLLine), pe);
+    }
+  });
+#endif
 }
 
 // Elements of T in one 8-byte payload.
