@@ -68,8 +68,8 @@ SYMMETRA_INLINE void reduce_scatter_ll(Group g, const device::Context& ctx, int 
     for (int i = 1; i < m; ++i) {
       const int j = (r + i) % m, pe = t.world(j);
       auto pick = [&](std::size_t u) { return detail::load_unit(block(j) + u * E, valid(u)); };
-      if (device::detail::is_remote(ctx,
-                                    pe)) {  // (a GPU builds them in region r: nobody sends there)
+      // Across hosts: a GPU builds the lines in its own region r, which nobody sends to.
+      if (device::detail::is_remote(ctx, pe)) {
         detail::ll_put_remote(g, ctx, kOp, region(r), region(r), units, pick, flag, pe);
         continue;
       }

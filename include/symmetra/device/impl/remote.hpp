@@ -89,14 +89,6 @@ SYMMETRA_INLINE std::uint64_t device_offset(const Context& ctx, const void* p) {
          static_cast<std::uint64_t>(static_cast<const std::byte*>(p) - ctx.heap_base);
 }
 
-// Ends the kernel: what reaches PE `pe` has no remote form in device code (the LL packets of
-// collectives across hosts, which check_team_local stops before they get here).
-__device__ __noinline__ inline void no_remote(const Context& ctx, const char* op, int pe) {
-  printf("[pe %d] %s: PE %d is on another host: this operation has no GPU-initiated form to it\n",
-         ctx.my_pe, op, pe);
-  __trap();
-}
-
 // Ends the kernel: a wait on the proxy failed (docs/proxy.md, "Producers").
 __device__ __noinline__ inline void proxy_failed(int my_pe, std::uint64_t timeout_ns,
                                                  const char* op, ProxyWait w, std::uint64_t end,
@@ -117,43 +109,34 @@ __device__ __noinline__ inline void proxy_failed(int my_pe, std::uint64_t timeou
 }
 
 // proxy_call's body, out of line: one copy per kernel, and the local branch's callers keep
-// their registers. Every argument is a scalar, the ring's and the request's fields included: a
-// kernel's parameters have no address, so a Context passed by reference to a function that is
-// not inlined made every kernel containing the call copy all of its Context to the stack, and
-// structs passed by value went there too (ptxas: a stack frame of 344 bytes, then 176, against
-// 48 without the branch), a cost the local branch paid as well.
-__device__ __noinline__ inline std::uint64_t proxy_call_out(
-    std::uint64_t* slots, std::uint64_t* tail, std::uint64_t* done_word, std::uint32_t* state,
-    std::uint64_t* results, std::uint32_t log2_slots, int my_pe, std::uint64_t timeout_ns,
-    const char* op, std::uint64_t e0, std::uint64_t e1, std::uint64_t e2, std::uint64_t e3,
-    std::uint64_t e4, std::uint64_t e5, std::uint64_t e6, unsigned n, bool wait, int result_field) {
-  ProxyRing ring;
-  ring.slots = slots;
-  ring.tail = tail;
-  ring.done = done_word;
-  ring.state = state;
-  ring.results = results;
-  ring.log2_slots = log2_slots;
-  std::uint64_t e[kProxyMaxEntries] = {e0, e1, e2, e3, e4, e5, e6};
+// their registers. It takes the ring and the Context's two words it needs by value, never the
+// Context: a kernel's parameters have no address, so a Context passed by reference to a function
+// that is not inlined made every kernel containing the call copy all of its Context to the stack
+// (ptxas: a stack frame of 344 bytes, 176 since, against 48 without the branch), a cost the
+// local branch paid as well.
+__device__ __noinline__ inline std::uint64_t proxy_call_out(ProxyRing ring, int my_pe,
+                                                            std::uint64_t timeout_ns,
+                                                            const char* op, ProxyRequest r,
+                                                            bool wait, int result_field) {
   std::uint64_t pos = 0, done = 0;
-  ProxyWait w = proxy_reserve(ring, n, timeout_ns, &pos, &done);
-  if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + n, done);
-  const std::uint64_t nslots = 1ull << log2_slots;
-  std::uint64_t* result = &results[pos & (nslots - 1)];
-  if (result_field >= 0) e[result_field] = address_bits(result);
-  proxy_write(ring, pos, e, n);
+  ProxyWait w = proxy_reserve(ring, r.n, timeout_ns, &pos, &done);
+  if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + r.n, done);
+  const std::uint64_t slots = 1ull << ring.log2_slots;
+  std::uint64_t* result = &ring.results[pos & (slots - 1)];
+  if (result_field >= 0) r.e[result_field] = address_bits(result);
+  proxy_write(ring, pos, r.e, r.n);
   if (!wait && result_field < 0) return 0;
-  w = proxy_wait_done(ring, pos + n, timeout_ns, &done);
-  if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + n, done);
+  w = proxy_wait_done(ring, pos + r.n, timeout_ns, &done);
+  if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + r.n, done);
   if (result_field < 0) return 0;
   const std::uint64_t v = atomic_load(result, kAcquire);
   // The word is this request's until a request a whole lap later starts at its slot; none has
   // been reserved yet, so none has written it (docs/proxy.md, "Producers").
-  if (atomic_load(tail, kAcquire) > pos + nslots) {
+  if (atomic_load(ring.tail, kAcquire) > pos + slots) {
     printf(
         "[pe %d] %s: the proxy ring went a whole lap before this thread read its result (a GPU "
         "thread stalled for %llu entries): raise SYMMETRA_PROXY_RING\n",
-        my_pe, op, static_cast<unsigned long long>(nslots));
+        my_pe, op, static_cast<unsigned long long>(slots));
     __trap();
   }
   return v;
@@ -162,12 +145,9 @@ __device__ __noinline__ inline std::uint64_t proxy_call_out(
 // Posts `r` on the ring from this one thread; with `wait`, returns once the proxy has done it.
 // result_field >= 0: the request fetches (it waits), and that field gets the address of the
 // request's result word (ProxyRing::results), whose value is returned.
-SYMMETRA_INLINE std::uint64_t proxy_call(const Context& ctx, const char* op, const ProxyRequest& r,
+SYMMETRA_INLINE std::uint64_t proxy_call(const Context& ctx, const char* op, ProxyRequest r,
                                          bool wait, int result_field) {
-  const ProxyRing& g = ctx.proxy;
-  return proxy_call_out(g.slots, g.tail, g.done, g.state, g.results, g.log2_slots, ctx.my_pe,
-                        ctx.timeout_ns, op, r.e[0], r.e[1], r.e[2], r.e[3], r.e[4], r.e[5], r.e[6],
-                        r.n, wait, result_field);
+  return proxy_call_out(ctx.proxy, ctx.my_pe, ctx.timeout_ns, op, r, wait, result_field);
 }
 
 // One thread's remote operations through the ring. A put of a word's size or less carries its
