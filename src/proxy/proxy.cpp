@@ -26,11 +26,12 @@ HostProxyMemory::HostProxyMemory(std::uint32_t log2_slots) {
   const std::size_t slots = std::size_t{1} << log2_slots;
   // The three control words each on a cache line of their own: producers hammer tail, the
   // proxy writes done, and neither should evict the other's line.
-  words_ = std::make_unique<std::uint64_t[]>(slots + 24);
+  words_ = std::make_unique<std::uint64_t[]>(3 * slots + 24);
   ring_.slots = words_.get();
   ring_.tail = words_.get() + slots;
   ring_.done = words_.get() + slots + 8;
   ring_.state = reinterpret_cast<std::uint32_t*>(words_.get() + slots + 16);
+  ring_.results = words_.get() + slots + 24;  // two per slot (proxy_take_result)
   ring_.log2_slots = log2_slots;
 }
 
@@ -135,10 +136,16 @@ int Proxy::threads_running() {
   return ProxyThread::get().running();
 }
 
+// `done` stops at the oldest request whose producer has not taken its result yet (held_): its
+// slot, and so its result words, must not be reserved again before (proxy_take_result).
 void Proxy::publish() {
-  if (published_ == head_) return;
-  published_ = head_;
-  dd::atomic_store(ring_.done, head_, dd::kRelease);
+  while (!held_.empty() && dd::atomic_load(dd::proxy_result_word(ring_, held_.front()) + 1,
+                                           dd::kAcquire) == dd::proxy_taken_tag(held_.front()))
+    held_.pop_front();
+  const std::uint64_t to = held_.empty() ? head_ : held_.front();
+  if (published_ == to) return;
+  published_ = to;
+  dd::atomic_store(ring_.done, to, dd::kRelease);
   done_writes_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -165,6 +172,16 @@ bool Proxy::take_one() {
   for (unsigned i = 1; i < n; ++i)
     if (!entry(head_ + i, &e[i])) return false;
   issue(e);
+  // A fetch into the ring's own result words: tag them (after the value, which issue() stored)
+  // and hold `done` before the request until its producer takes them.
+  const std::uint64_t result = op == device::ProxyOp::kGet   ? e[1]
+                               : op == device::ProxyOp::kAmo ? e[6]
+                                                             : 0;
+  if (ring_.results != nullptr && result != 0 &&
+      result == reinterpret_cast<std::uint64_t>(dd::proxy_result_word(ring_, head_))) {
+    dd::atomic_store(dd::proxy_result_word(ring_, head_) + 1, head_ + 1, dd::kRelease);
+    held_.push_back(head_);
+  }
   head_ += n;
   requests_.fetch_add(1, std::memory_order_relaxed);
   // In batches: at once where the producer waits on it, else every quarter ring (so that

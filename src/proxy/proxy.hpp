@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -106,8 +107,9 @@ class Proxy {
   Transport* transport_;
   const device::Context* ctl_;
   ProxyStaging* staging_;
-  std::uint64_t head_ = 0;       // the proxy thread's own: the next position to take
-  std::uint64_t published_ = 0;  // the last value written to ring_.done
+  std::uint64_t head_ = 0;          // the proxy thread's own: the next position to take
+  std::uint64_t published_ = 0;     // the last value written to ring_.done
+  std::deque<std::uint64_t> held_;  // fetches whose producer has not taken the result (publish)
   std::atomic<bool> stop_{false};
   std::atomic<bool> stalled_{false};
   std::atomic<std::uint64_t> requests_{0};

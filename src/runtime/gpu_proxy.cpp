@@ -39,9 +39,9 @@ constexpr std::size_t kLine = 64;  // the control words each on a cache line of 
 GpuProxy::GpuProxy(Backend& backend, Transport* transport, const device::Context* ctl,
                    std::uint32_t log2_slots) {
   const std::size_t slots = std::size_t{1} << log2_slots;
-  // slots | done | state | results, in one mapping; tail in device memory, where the GPU's
-  // atomics run (the proxy never reads it: entries carry their own flags).
-  const std::size_t bytes = 2 * slots * sizeof(std::uint64_t) + 2 * kLine;
+  // slots | done | state | results (two words per slot), in one mapping; tail in device memory,
+  // where the GPU's atomics run (the proxy never reads it: entries carry their own flags).
+  const std::size_t bytes = 3 * slots * sizeof(std::uint64_t) + 2 * kLine;
   std::string why;
   auto* base = static_cast<std::byte*>(backend.pinned_host_memory(bytes, true, &why));
   std::uint64_t* tail = base != nullptr ? backend.device_words(1, &why) : nullptr;

@@ -44,9 +44,9 @@ struct ProxyRing {
   std::uint64_t* tail = nullptr;   // the next position to reserve (producers' fetch_add)
   std::uint64_t* done = nullptr;   // written by the proxy: requests before it are done
   std::uint32_t* state = nullptr;  // written by the proxy: ProxyState
-  // One word per slot, where the proxy leaves what a GPU producer fetches (an atomic's old
-  // value, a get of up to 8 bytes), at the index of the request's first entry: a GPU thread's
-  // own variables are not memory the proxy can write. Null for host producers.
+  // Two words per slot, where the proxy leaves what a GPU producer fetches (an atomic's old
+  // value, a get of up to 8 bytes), at the index of the request's first entry: the value, then
+  // a tag (proxy_take_result). A GPU thread's own variables are not memory the proxy can write.
   std::uint64_t* results = nullptr;
   std::uint32_t log2_slots = 0;
 };

@@ -475,6 +475,47 @@ TEST(ProxyRing, AFullRingMakesProducersWait) {
   for (std::uint64_t i = 0; i < 5; ++i) EXPECT_EQ(calls[i].offset, i);
 }
 
+// Fetches whose results land in the ring's result words (as a GPU thread's do) on a ring of 16
+// entries, from 8 threads, each of which stalls up to 300 us before it takes its result, while
+// the others keep the ring turning: every result is the one its request asked for, since the
+// proxy holds `done` before a fetch until its result is taken (proxy_take_result). Without the
+// hold, a request a lap later overwrites a stalled thread's result words, and its take times out.
+TEST(ProxyRing, FetchedResultsSurviveProducersThatStall) {
+  Channel ch(4);
+  const device::ProxyRing& ring = ch.memory.ring();
+  constexpr int kThreads = 8, kFetches = 150;
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> producers;
+  for (int t = 0; t < kThreads; ++t) {
+    producers.emplace_back([&, t] {
+      std::mt19937_64 rng(std::random_device{}() + static_cast<unsigned>(t));
+      for (int i = 0; i < kFetches; ++i) {
+        const std::uint64_t offset = 8 * static_cast<std::uint64_t>(t * kFetches + i);
+        const std::uint64_t v = rng();
+        dd::ProxyRequest r = dd::proxy_amo(1, offset, static_cast<unsigned>(AmoOp::kFetchAdd),
+                                           static_cast<unsigned>(DataType::kUint64), v, 0, nullptr);
+        std::uint64_t pos = 0, done = 0, got = 0;
+        if (dd::proxy_reserve(ring, r.n, 2'000'000'000ull, &pos, &done) != ProxyWait::kOk) {
+          ++failed;
+          return;
+        }
+        r.e[6] = reinterpret_cast<std::uint64_t>(dd::proxy_result_word(ring, pos));
+        dd::proxy_write(ring, pos, r.e, r.n);
+        if (rng() % 4 == 0) std::this_thread::sleep_for(std::chrono::microseconds(rng() % 300));
+        if (dd::proxy_take_result(ring, pos, 2'000'000'000ull, &got, &done) != ProxyWait::kOk) {
+          ++failed;
+          return;
+        }
+        if (got != RecordingTransport::amo_result(1, offset, v)) ++wrong;
+      }
+    });
+  }
+  for (auto& p : producers) p.join();
+  EXPECT_EQ(failed.load(), 0) << "a producer's result never came (overwritten a lap later?)";
+  EXPECT_EQ(wrong.load(), 0) << "a producer took another request's result";
+  EXPECT_EQ(ch.transport.calls().size(), static_cast<std::size_t>(kThreads * kFetches));
+}
+
 // Entries that become visible out of order, as a GPU's stores over PCIe can: two requests
 // reserved in order, the second written first, then the first's head entry alone, then its
 // other entries back to front. The proxy takes nothing until the first is whole, then both, in

@@ -15,6 +15,10 @@
 // writes `done` in batches, and at once for a request that asks for it (kAck). A producer that
 // needs its request done waits for `done` to pass the request's end.
 //
+// A request that fetches (an atomic's old value, a small get) has the proxy leave the value in
+// the ring's result words of its first slot (proxy_take_result); `done` passes such a request
+// only once its producer has taken the value, so no later request reuses the slot before.
+//
 // Threads: any number of producers (host threads or GPU threads) per ring; one proxy.
 // Ordering: requests are issued in ring order; a fence request orders through the transport.
 #pragma once
@@ -205,16 +209,16 @@ SYMMETRA_INLINE void proxy_backoff(unsigned& round) {
   ++round;
 }
 
-// Waits until `done` reaches `pos`, the proxy stops, or timeout_ns passes. `done_seen` gets the
-// last value read (for the message of a failed wait).
-SYMMETRA_INLINE ProxyWait proxy_wait_done(const ProxyRing& r, std::uint64_t pos,
-                                          std::uint64_t timeout_ns, std::uint64_t* done_seen) {
+// The bounded wait of every producer: until `ready(done)` holds (kOk), the proxy stops, or
+// timeout_ns passes. `done_seen` gets the last `done` read (for the message of a failed wait).
+template <class Ready>
+SYMMETRA_INLINE ProxyWait proxy_wait_until(const ProxyRing& r, std::uint64_t timeout_ns,
+                                           std::uint64_t* done_seen, Ready&& ready) {
   std::uint64_t start = 0;
   bool timing = false;
   for (unsigned round = 0;;) {
-    const std::uint64_t d = atomic_load(r.done, kAcquire);
-    *done_seen = d;
-    if (d >= pos) return ProxyWait::kOk;
+    *done_seen = atomic_load(r.done, kAcquire);
+    if (ready(*done_seen)) return ProxyWait::kOk;
     if (atomic_load(r.state, kAcquire) != kProxyRunning) return ProxyWait::kStopped;
     if ((round & 15) == 15) {  // the clock is a system call's worth on some hosts
       const std::uint64_t now = proxy_now_ns();
@@ -227,6 +231,12 @@ SYMMETRA_INLINE ProxyWait proxy_wait_done(const ProxyRing& r, std::uint64_t pos,
     }
     proxy_backoff(round);
   }
+}
+
+// Waits until `done` reaches `pos`, the proxy stops, or timeout_ns passes.
+SYMMETRA_INLINE ProxyWait proxy_wait_done(const ProxyRing& r, std::uint64_t pos,
+                                          std::uint64_t timeout_ns, std::uint64_t* done_seen) {
+  return proxy_wait_until(r, timeout_ns, done_seen, [pos](std::uint64_t d) { return d >= pos; });
 }
 
 // Reserves `n` entries at the ring's tail and waits (bounded) until the proxy has freed their
@@ -253,6 +263,34 @@ SYMMETRA_INLINE void proxy_write(const ProxyRing& r, std::uint64_t pos, const st
     atomic_store(&r.slots[p & mask], (e[i] & kProxyPayload) | proxy_flag(p, r.log2_slots),
                  kRelease);
   }
+}
+
+// The result words of the request at `pos` (ProxyRing::results): its value, then its tag. The
+// proxy stores the value, then the tag pos + 1 (release); the producer takes the value and
+// stores the tag (pos + 1) | kProxyFlag, which hands the slot back.
+SYMMETRA_INLINE std::uint64_t* proxy_result_word(const ProxyRing& r, std::uint64_t pos) {
+  return &r.results[2 * (pos & ((1ull << r.log2_slots) - 1))];
+}
+SYMMETRA_INLINE constexpr std::uint64_t proxy_taken_tag(std::uint64_t pos) {
+  return (pos + 1) | kProxyFlag;
+}
+
+// Waits (bounded) for the result of the request at `pos`, takes it into `*value` and hands the
+// slot back. Until then the proxy holds `done` before the request, however long this producer
+// stalls: the result cannot be overwritten by a request a lap later. `done_seen` as
+// proxy_wait_done's.
+SYMMETRA_INLINE ProxyWait proxy_take_result(const ProxyRing& r, std::uint64_t pos,
+                                            std::uint64_t timeout_ns, std::uint64_t* value,
+                                            std::uint64_t* done_seen) {
+  std::uint64_t* word = proxy_result_word(r, pos);
+  const ProxyWait w = proxy_wait_until(r, timeout_ns, done_seen, [word, pos](std::uint64_t) {
+    return atomic_load(&word[1], kAcquire) == pos + 1;
+  });
+  if (w != ProxyWait::kOk) return w;
+  *value = atomic_load(&word[0], kRelaxed);
+  // Release: the value is read before the proxy may let the slot go.
+  atomic_store(&word[1], proxy_taken_tag(pos), kRelease);
+  return ProxyWait::kOk;
 }
 
 // Posts the `n` entries of `e` as one request: proxy_reserve, then proxy_write. `*end` gets the

@@ -121,25 +121,18 @@ __device__ __noinline__ inline std::uint64_t proxy_call_out(ProxyRing ring, int 
   std::uint64_t pos = 0, done = 0;
   ProxyWait w = proxy_reserve(ring, r.n, timeout_ns, &pos, &done);
   if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + r.n, done);
-  const std::uint64_t slots = 1ull << ring.log2_slots;
-  std::uint64_t* result = &ring.results[pos & (slots - 1)];
-  if (result_field >= 0) r.e[result_field] = address_bits(result);
+  if (result_field >= 0) r.e[result_field] = address_bits(proxy_result_word(ring, pos));
   proxy_write(ring, pos, r.e, r.n);
-  if (!wait && result_field < 0) return 0;
+  if (result_field >= 0) {  // the slot stays this request's until its result is taken
+    std::uint64_t v = 0;
+    w = proxy_take_result(ring, pos, timeout_ns, &v, &done);
+    if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + r.n, done);
+    return v;
+  }
+  if (!wait) return 0;
   w = proxy_wait_done(ring, pos + r.n, timeout_ns, &done);
   if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + r.n, done);
-  if (result_field < 0) return 0;
-  const std::uint64_t v = atomic_load(result, kAcquire);
-  // The word is this request's until a request a whole lap later starts at its slot; none has
-  // been reserved yet, so none has written it (docs/proxy.md, "Producers").
-  if (atomic_load(ring.tail, kAcquire) > pos + slots) {
-    printf(
-        "[pe %d] %s: the proxy ring went a whole lap before this thread read its result (a GPU "
-        "thread stalled for %llu entries): raise SYMMETRA_PROXY_RING\n",
-        my_pe, op, static_cast<unsigned long long>(slots));
-    __trap();
-  }
-  return v;
+  return 0;
 }
 
 // Posts `r` on the ring from this one thread; with `wait`, returns once the proxy has done it.
