@@ -117,6 +117,7 @@ Result<Config> config_from_env() {
                        "use microseconds from 0 to 1000000", &c.progress_poll_us));
   if (const char* v = env("SYMMETRA_PROXY")) c.proxy = std::string(v) == "1";
   if (const char* v = env("SYMMETRA_UCX_SERVED")) c.ucx_served = std::string(v) == "1";
+  if (const char* v = env("SYMMETRA_UCX_CUDA")) c.ucx_cuda = std::string(v) == "0" ? 0 : 1;
   if (const char* v = env("SYMMETRA_PROXY_RING")) {
     auto entries = parse_size(v);
     if (!entries.ok() || entries.value() < 16 || entries.value() > (1ull << 30) ||

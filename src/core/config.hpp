@@ -50,6 +50,11 @@ struct Config {
   // registered memory: the path for memory UCX cannot register (a GPU heap without a
   // CUDA-enabled UCX), and on host memory a way to test it (docs/transports.md#ucx).
   bool ucx_served = false;
+  // SYMMETRA_UCX_CUDA: whether UCX moves GPU heaps itself where it has CUDA support (1), or they
+  // are staged through pinned host memory and served by the target's CPU (0). Unset (-1): UCX
+  // moves them unless it runs over TCP alone, where its own CUDA path measured 11x slower than
+  // staging (docs/proxy.md, "GPU memory over UCX").
+  int ucx_cuda = -1;
   // GPU collectives split into channels, one block each (coll/channel.hpp):
   // SYMMETRA_CHANNEL_BYTES of data per channel, at most SYMMETRA_MAX_CHANNELS (1-32) channels.
   std::uint64_t channel_bytes = 32ull << 10;

@@ -261,7 +261,7 @@ void Proxy::issue(const std::uint64_t* e) {
                                                    static_cast<DataType>(dd::head_type(e[0])),
                                                    two_halves(e[2], e[3]), two_halves(e[4], e[5]));
       // The producer reads it after it acquires `done`, which publish() releases.
-      if (e[6] != 0 && staged(e[6], sizeof old))
+      if (e[6] != 0 && staging_ != nullptr && staging_->device(reinterpret_cast<void*>(e[6])))
         staging_->to_staged(reinterpret_cast<void*>(e[6]), &old, sizeof old);
       else if (e[6] != 0)
         dd::atomic_store(reinterpret_cast<std::uint64_t*>(e[6]), old, dd::kRelaxed);

@@ -50,6 +50,8 @@ class ProxyStaging {
   virtual ~ProxyStaging() = default;
   // Whether [p, p + bytes) must be staged (is not memory the transport reads and writes).
   virtual bool staged(const void* p, std::size_t bytes) const = 0;
+  // Whether the CPU cannot store to p (device memory): an atomic's result goes by to_staged.
+  virtual bool device(const void* p) const = 0;
   virtual void to_host(void* dst, const void* src, std::size_t bytes) = 0;    // src staged
   virtual void to_staged(void* dst, const void* src, std::size_t bytes) = 0;  // dst staged
   // Host memory the transport reads and writes (pinned for a GPU), and its size: one chunk.

@@ -103,6 +103,7 @@ device::RemoteOps proxy_remote_ops(Proxy* proxy) {
           .quiet = quiet,
           .progress = progress,
           .deliveries_ring = proxy->transport()->deliveries_ring(),
+          .moves_device_memory = false,  // a CPU producer's: host memory
           .transport = proxy,
           .device_heap = nullptr,
           .device_heap_bytes = 0,

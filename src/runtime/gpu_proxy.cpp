@@ -2,17 +2,22 @@
 
 #include <string>
 
+#include "symmetra/device/impl/remote.hpp"
 #include "symmetra/error.hpp"
 
 namespace symmetra::detail {
 
 // Device memory through the backend's copies: a kernel's put source, get destination or large
-// result is device memory, which the transport (served mode, or UCX without CUDA) cannot touch.
+// result is device memory, which the transport cannot touch unless it moves device memory
+// itself, and then only in the device heap it registered (RemoteOps::moves_device_memory).
 class GpuProxy::Staging final : public ProxyStaging {
  public:
-  Staging(Backend& b, std::byte* bounce, std::size_t bytes)
-      : b_(b), bounce_(bounce), bytes_(bytes) {}
-  bool staged(const void* p, std::size_t) const override { return b_.is_device_memory(p); }
+  Staging(Backend& b, const device::RemoteOps& remote, std::byte* bounce, std::size_t bytes)
+      : b_(b), remote_(remote), bounce_(bounce), bytes_(bytes) {}
+  bool staged(const void* p, std::size_t n) const override {
+    return b_.is_device_memory(p) && !device::moved_as_is(remote_, p, n);
+  }
+  bool device(const void* p) const override { return b_.is_device_memory(p); }
   void to_host(void* dst, const void* src, std::size_t n) override {
     b_.proxy_copy(dst, src, n, false);
   }
@@ -24,6 +29,7 @@ class GpuProxy::Staging final : public ProxyStaging {
 
  private:
   Backend& b_;
+  const device::RemoteOps& remote_;  // the runtime's, which outlives the proxy
   std::byte* bounce_;
   std::size_t bytes_;
 };
@@ -59,7 +65,7 @@ GpuProxy::GpuProxy(Backend& backend, Transport* transport, const device::Context
       reinterpret_cast<std::uint64_t*>(base + slots * sizeof(std::uint64_t) + 2 * kLine);
   ring_.tail = tail;
   ring_.log2_slots = log2_slots;
-  staging_ = std::make_unique<Staging>(backend, bounce, kBounceBytes);
+  staging_ = std::make_unique<Staging>(backend, *ctl->remote, bounce, kBounceBytes);
   proxy_ = std::make_unique<Proxy>(ring_, transport, ctl, staging_.get());
 }
 

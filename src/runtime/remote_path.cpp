@@ -52,6 +52,7 @@ device::RemoteOps remote_ops(Transport* transport) {
           .quiet = quiet,
           .progress = progress,
           .deliveries_ring = transport->deliveries_ring(),
+          .moves_device_memory = transport->moves_device_memory(),
           .transport = transport,
           .device_heap = nullptr,
           .device_heap_bytes = 0,

@@ -233,8 +233,13 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
     tp.heap = s_->heap.get();
     tp.remote = remote;
     tp.forced_hosts = machines.size() == 1;
-    // A GPU heap is served by the target's CPU (HeapAccess): UCX never touches device memory.
+    // A GPU heap is served by the target's CPU (HeapAccess), unless UCX moves device memory
+    // itself (TransportParams::device_memory), which its atomics still need.
     tp.served = s_->config->ucx_served || gpu;
+    tp.device_memory = !gpu                        ? detail::DeviceMemory::kStage
+                       : s_->config->ucx_cuda == 0 ? detail::DeviceMemory::kStage
+                       : s_->config->ucx_cuda == 1 ? detail::DeviceMemory::kDirect
+                                                   : detail::DeviceMemory::kAuto;
     tp.poll_ns =
         static_cast<std::uint64_t>(s_->config->progress_poll_us >= 0 ? s_->config->progress_poll_us
                                    : oversubscribed                  ? 0
@@ -348,9 +353,11 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
                                   .c_str()
                             : "no remote PEs",
                  !(gpu && any_remote) ? ""
+                 : s_->transport->moves_device_memory()
+                     ? "; device memory moved by UCX itself (UCX with CUDA)"
                  : s_->transport->device_memory_capable()
-                     ? "; device memory staged through pinned host memory (this UCX could move "
-                       "it itself: not used yet)"
+                     ? "; device memory staged through pinned host memory (UCX has CUDA "
+                       "support: SYMMETRA_UCX_CUDA=1 lets it move it)"
                      : "; device memory staged through pinned host memory (this UCX has no CUDA "
                        "support)",
                  statics.bytes > 0 ? "; static data symmetric" : "");

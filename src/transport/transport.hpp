@@ -37,10 +37,15 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual const char* name() const = 0;
-  // Whether the network library could move device memory itself (UCX built with CUDA). Symmetra
-  // does not use that yet: GPU heaps are staged through pinned host memory either way
-  // (docs/proxy.md, "GPU memory over UCX"); the join's log line says which UCX this is.
+  // Whether the network library could move device memory itself (UCX built with CUDA): for the
+  // join's log line (docs/proxy.md, "GPU memory over UCX").
   virtual bool device_memory_capable() const { return false; }
+  // Whether it does: register_memory maps a GPU heap's ranges with the network library, and
+  // put, get, get_nbi and put_signal take a local buffer in a device range this PE registered
+  // as it is, and reach a peer's device ranges without its CPU copying them. Local buffers
+  // elsewhere must be host memory. False: the backend stages device memory through pinned host
+  // memory, and the target's CPU serves its device heap (HeapAccess).
+  virtual bool moves_device_memory() const { return false; }
 
   // --- Setup (collective) ---
   // Registers [offset, offset + bytes) of this PE's heap slot, which this process maps at
@@ -83,6 +88,8 @@ class Transport {
   virtual bool deliveries_ring() const = 0;
 };
 
+enum class DeviceMemory { kStage, kAuto, kDirect };
+
 // What a transport connects with: the job's bootstrap, this PE's host heap (the loopback
 // delivers through its mapping), and which PEs it must reach.
 struct TransportParams {
@@ -99,6 +106,10 @@ struct TransportParams {
   // Gets and atomics as messages the target serves (Config::ucx_served, or memory registered
   // with a HeapAccess to come), not RMA: a transport that has only that way ignores it.
   bool served = false;
+  // Whether a network library that can move device memory does so for memory registered with
+  // a HeapAccess (GPU heaps; Transport::moves_device_memory): never, where it judges it faster
+  // (UCX: not over TCP alone), or always.
+  DeviceMemory device_memory = DeviceMemory::kStage;
 };
 
 enum class TransportKind { kLoopback, kUcx };

@@ -1,8 +1,10 @@
 // The CUDA backend's side of PEs on other hosts (docs/proxy.md, "GPU memory over UCX"): the
-// host-initiated operations to them, staged through pinned host memory into the runtime's
-// remote branch, and the HeapAccess through which the transport serves their operations on this
-// PE's device heap. Both move bytes with the copy engine and run atomics in a one-thread kernel,
-// so UCX never touches device memory: they work where UCX has no CUDA support.
+// host-initiated operations to them, into the runtime's remote branch, and the HeapAccess
+// through which the transport serves their operations on this PE's device heap. Where the
+// transport moves device memory itself (UCX with CUDA), the device heap goes to it as it is;
+// elsewhere, and for device memory outside the heap, the bytes are staged through pinned host
+// memory. HeapAccess moves bytes with the copy engine and runs atomics in a one-thread kernel,
+// so that UCX need never touch device memory: it works where UCX has no CUDA support.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -32,10 +34,31 @@ std::byte* bounce_of(CudaBackend& b, CudaBackend::Impl& im, const device::Contex
   return im.bounce;
 }
 
+// What the driver says `p` is, for messages: "device 0", "host (registered)", "host".
+std::string memory_kind(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "unknown to CUDA";
+  }
+  switch (a.type) {
+    case cudaMemoryTypeDevice:
+      return "device " + std::to_string(a.device);
+    case cudaMemoryTypeManaged:
+      return "managed";
+    case cudaMemoryTypeHost:
+      return "host, registered";
+    default:
+      return "host";
+  }
+}
+
 }  // namespace
 
 void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* dest,
                              const void* src, std::size_t bytes, int pe) {
+  if (device::moved_as_is(*ctl.remote, src, bytes))
+    return ctl.remote->put(ctl, dest, src, bytes, pe);
   Impl& im = *impl_;
   const std::lock_guard<std::mutex> lock(im.bounce_mu);
   std::byte* bounce = bounce_of(*this, im, ctl, op);
@@ -49,6 +72,8 @@ void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* d
 
 void CudaBackend::remote_get(const device::Context& ctl, const char* op, void* dest,
                              const void* src, std::size_t bytes, int pe) {
+  if (device::moved_as_is(*ctl.remote, dest, bytes))
+    return ctl.remote->get(ctl, dest, src, bytes, pe);
   Impl& im = *impl_;
   const std::lock_guard<std::mutex> lock(im.bounce_mu);
   std::byte* bounce = bounce_of(*this, im, ctl, op);
@@ -152,11 +177,16 @@ void CudaBackend::proxy_copy(void* dst, const void* src, std::size_t bytes, bool
                "cudaStreamCreateWithFlags");
   // The direction spelled out, not inferred: the one GPU run of the proxy's staged get crashed
   // with the driver storing into the device destination from the CPU (docs/proxy.md).
-  check_cuda(
-      ctl, "proxy",
+  const cudaError_t rc =
       cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
-                      im.proxy_stream),
-      "cudaMemcpyAsync");
+                      im.proxy_stream);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    device::detail::host_fatalf(
+        ctl, "proxy", "staging %zu bytes %s, from %p (%s) to %p (%s): cudaMemcpyAsync: %s", bytes,
+        to_device ? "to the device" : "from the device", src, memory_kind(src).c_str(), dst,
+        memory_kind(dst).c_str(), cudaGetErrorString(rc));
+  }
   check_cuda(ctl, "proxy", cudaStreamSynchronize(im.proxy_stream), "cudaStreamSynchronize");
 }
 

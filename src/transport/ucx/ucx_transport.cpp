@@ -55,6 +55,7 @@ Status allgather_blobs(Bootstrap& bs, const void* mine, std::size_t bytes,
 // What register_memory exchanges besides the packed rkey.
 struct RangeKey {
   std::uint64_t offset, bytes, base;
+  std::uint64_t device;  // 1: device memory registered with UCX (UcxTransport::direct_)
 };
 
 ucp_atomic_op_t ucx_op(AmoOp op, std::uint64_t* value) {
@@ -105,12 +106,15 @@ Status UcxTransport::start(const TransportParams& params) {
   // transports, keep UCX off shared memory, which it would otherwise find between them.
   const char* tls = std::getenv("UCX_TLS");
   poll_ns_ = params.poll_ns;
+  // UCX moving device memory itself (SYMMETRA_UCX_CUDA=1) needs its cuda_copy, which is not a
+  // network: the network stays TCP.
+  const bool cuda_copy = params.device_memory == DeviceMemory::kDirect;
   if (params.forced_hosts && tls == nullptr) {
-    st = ucp_config_modify(config, "TLS", "tcp");
+    tls = cuda_copy ? "tcp,cuda_copy" : "tcp";
+    st = ucp_config_modify(config, "TLS", tls);
     if (st != UCS_OK) return ucx_fail("keeping UCX to TCP between forced hosts", st);
-    tls = "tcp";
   }
-  tcp_only_ = tls != nullptr && std::string(tls) == "tcp";
+  tcp_only_ = tls != nullptr && (std::string(tls) == "tcp" || std::string(tls) == "tcp,cuda_copy");
   ucp_params_t p{};
   p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS;
   p.features =
@@ -132,6 +136,11 @@ Status UcxTransport::start(const TransportParams& params) {
   if (st != UCS_OK) return ucx_fail("ucp_worker_create", st);
 
   served_ = params.served;
+  // UCX's own CUDA path over TCP moved 422 MB/s against 4.8 GB/s for host memory (ucx_perftest
+  // put_bw, 4 MiB, H200 machine): staging through pinned memory is faster there.
+  direct_ = served_ && cuda_memory_ &&
+            (params.device_memory == DeviceMemory::kDirect ||
+             (params.device_memory == DeviceMemory::kAuto && !tcp_only_));
   SYMMETRA_TRY(set_handler(kAmPut, &UcxTransport::on_put));
   SYMMETRA_TRY(set_handler(kAmServe, &UcxTransport::on_serve));
   SYMMETRA_TRY(set_handler(kAmReply, &UcxTransport::on_reply));
@@ -248,24 +257,32 @@ Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std
   mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
   mp.address = local;
   mp.length = bytes;
+  if (access != nullptr) {  // device memory, named: UCX's detection may miss cuMemCreate's
+    mp.field_mask |= UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE;
+    mp.memory_type = UCS_MEMORY_TYPE_CUDA;
+  }
   ucp_mem_h mem = nullptr;
   void* packed = nullptr;
   std::size_t packed_len = 0;
-  if (access != nullptr) {  // memory UCX may not register: served, so no key (blob without one)
+  const bool device = access != nullptr && direct_;
+  if (access != nullptr && !direct_) {  // served by this PE's CPU: no key (a blob without one)
     std::lock_guard<std::mutex> lock(mu_);
     mine_.push_back(Mine{local, bytes, access});
   } else {
     std::lock_guard<std::mutex> lock(mu_);
     ucs_status_t st = ucp_mem_map(context_, &mp, &mem);
-    if (st != UCS_OK) return ucx_fail("registering " + std::to_string(bytes) + " bytes", st);
+    if (st != UCS_OK)
+      return ucx_fail("registering " + std::to_string(bytes) + " bytes of " +
+                          (device ? "device" : "host") + " memory",
+                      st);
     mems_.push_back(mem);
-    mine_.push_back(Mine{local, bytes, nullptr});
+    mine_.push_back(Mine{local, bytes, access});
     st = ucp_rkey_pack(context_, mem, &packed, &packed_len);
     if (st != UCS_OK) return ucx_fail("ucp_rkey_pack", st);
   }
   // The key and where the range lies, as one blob: RangeKey, then the packed rkey.
   std::vector<std::byte> blob(sizeof(RangeKey) + packed_len);
-  const RangeKey key{offset, bytes, reinterpret_cast<std::uint64_t>(local)};
+  const RangeKey key{offset, bytes, reinterpret_cast<std::uint64_t>(local), device ? 1u : 0u};
   std::memcpy(blob.data(), &key, sizeof(key));
   if (packed != nullptr) {
     std::memcpy(blob.data() + sizeof(key), packed, packed_len);
@@ -292,6 +309,7 @@ Status UcxTransport::register_memory(std::byte* local, std::uint64_t offset, std
     r.offset = k.offset;
     r.bytes = k.bytes;
     r.base = k.base;
+    r.device = k.device != 0;
     peer.count.store(c + 1, std::memory_order_release);
   }
   return {};
@@ -319,7 +337,7 @@ void UcxTransport::for_pieces(const device::Context& ctl, const char* op, int pe
     const Range& r = peer.ranges[i];
     const std::uint64_t in = at - r.offset;
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, r.bytes - in));
-    fn(Piece{r.base + in, r.rkey, n});
+    fn(Piece{r.base + in, r.rkey, n, r.device});
     at += n;
     left -= n;
   }
@@ -397,8 +415,9 @@ struct UcxTransport::PutHeader {
 void UcxTransport::send_put(const device::Context& ctl, const char* op, int pe, const PutHeader& h,
                             const void* src, std::size_t bytes) {
   ucp_request_param_t rp{};
-  rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
   rp.flags = UCP_AM_SEND_FLAG_EAGER;  // the data in the message, never fetched later (rndv)
+  rp.memory_type = local_memory_type(src, bytes);  // UCX packs device memory itself (direct_)
   wait(ctl, op, pe, ucp_am_send_nbx(peers_[pe].ep, kAmPut, &h, sizeof(h), src, bytes, &rp));
   peers_[pe].unacked = true;
 }
@@ -468,43 +487,81 @@ void UcxTransport::send_puts(const device::Context& ctl, const char* op, int pe,
 void UcxTransport::put(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
                        std::size_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (device_range(pe, offset)) return rma_put(ctl, "put", pe, offset, src, bytes);
   send_puts(ctl, "put", pe, offset, src, bytes, PutHeader{0, 0, 0, 0});
+}
+
+ucs_memory_type_t UcxTransport::local_memory_type(const void* p, std::size_t bytes) const {
+  if (!direct_) return UCS_MEMORY_TYPE_HOST;
+  const Mine* m = owner(static_cast<const std::byte*>(p), bytes);
+  return m != nullptr && m->access != nullptr ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
+}
+
+bool UcxTransport::device_range(int pe, std::uint64_t offset) const {
+  if (!direct_ || pe < 0 || pe >= n_) return false;
+  const Peer& peer = peers_[pe];
+  const int c = peer.count.load(std::memory_order_acquire);
+  for (int i = 0; i < c; ++i) {
+    const Range& r = peer.ranges[i];
+    if (offset >= r.offset && offset - r.offset < r.bytes) return r.device;
+  }
+  return false;  // for_pieces reports it
+}
+
+// UCX's own put, which writes device memory at the target through its cuda_copy (the copy
+// engine: aligned words land whole, as HeapAccess's do). Over TCP it travels as UCX's active
+// messages, and a flush completes it at the target, so quiet needs no read after it.
+void UcxTransport::rma_put(const device::Context& ctl, const char* op, int pe, std::uint64_t offset,
+                           const void* src, std::size_t bytes) {
+  const auto* s = static_cast<const std::byte*>(src);
+  ucp_request_param_t rp{};
+  rp.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+  rp.memory_type = local_memory_type(src, bytes);
+  for_pieces(ctl, op, pe, offset, bytes, [&](const Piece& pc) {
+    wait(ctl, op, pe, ucp_put_nbx(peers_[pe].ep, s, pc.bytes, pc.addr, pc.rkey, &rp));
+    s += pc.bytes;
+  });
+}
+
+void UcxTransport::rma_get(const device::Context& ctl, const char* op, int pe, std::byte* dest,
+                           std::uint64_t offset, std::size_t bytes, bool nbi) {
+  ucp_request_param_t rp{};
+  rp.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+  rp.memory_type = local_memory_type(dest, bytes);
+  for_pieces(ctl, op, pe, offset, bytes, [&](const Piece& pc) {
+    // Bounded: past kMaxPendingGets requests or kMaxPendingGetBytes, the ones in flight complete
+    // first (a deep queue of large gets over TCP gains no bandwidth and holds UCX's buffers).
+    if (nbi && (pending_gets_.size() >= kMaxPendingGets ||
+                (!pending_gets_.empty() && pending_get_bytes_ + pc.bytes > kMaxPendingGetBytes)))
+      complete_pending_gets(ctl, op);
+    void* req = ucp_get_nbx(peers_[pe].ep, dest, pc.bytes, pc.addr, pc.rkey, &rp);
+    if (!nbi || UCS_PTR_IS_ERR(req)) {
+      wait(ctl, op, pe, req);  // an error ends the job, saying why
+    } else if (req != nullptr) {
+      pending_gets_.push_back({req, pe});
+      pending_get_bytes_ += pc.bytes;
+    }
+    dest += pc.bytes;
+  });
+  if (!nbi) dd::fence_seq_cst();  // later loads of the data see what the get read
 }
 
 void UcxTransport::get(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
                        std::size_t bytes) {
   auto* d = static_cast<std::byte*>(dest);
   std::lock_guard<std::mutex> lock(mu_);
-  if (served_) return served_get(ctl, "get", pe, d, offset, bytes, false);
-  for_pieces(ctl, "get", pe, offset, bytes, [&](const Piece& pc) {
-    ucp_request_param_t rp{};
-    wait(ctl, "get", pe, ucp_get_nbx(peers_[pe].ep, d, pc.bytes, pc.addr, pc.rkey, &rp));
-    d += pc.bytes;
-  });
-  dd::fence_seq_cst();  // later loads of the data see what the get read
+  if (served_ && !device_range(pe, offset))
+    return served_get(ctl, "get", pe, d, offset, bytes, false);
+  rma_get(ctl, "get", pe, d, offset, bytes, false);
 }
 
 void UcxTransport::get_nbi(const device::Context& ctl, int pe, void* dest, std::uint64_t offset,
                            std::size_t bytes) {
   auto* d = static_cast<std::byte*>(dest);
   std::lock_guard<std::mutex> lock(mu_);
-  if (served_) return served_get(ctl, "get_nbi", pe, d, offset, bytes, true);
-  for_pieces(ctl, "get_nbi", pe, offset, bytes, [&](const Piece& pc) {
-    // Bounded: past kMaxPendingGets requests or kMaxPendingGetBytes, the ones in flight complete
-    // first (a deep queue of large gets over TCP gains no bandwidth and holds UCX's buffers).
-    if (pending_gets_.size() >= kMaxPendingGets ||
-        (!pending_gets_.empty() && pending_get_bytes_ + pc.bytes > kMaxPendingGetBytes)) {
-      complete_pending_gets(ctl, "get_nbi");
-    }
-    ucp_request_param_t rp{};
-    void* req = ucp_get_nbx(peers_[pe].ep, d, pc.bytes, pc.addr, pc.rkey, &rp);
-    if (UCS_PTR_IS_ERR(req)) wait(ctl, "get_nbi", pe, req);  // ends the job, saying why
-    if (req != nullptr) {
-      pending_gets_.push_back({req, pe});
-      pending_get_bytes_ += pc.bytes;
-    }
-    d += pc.bytes;
-  });
+  if (served_ && !device_range(pe, offset))
+    return served_get(ctl, "get_nbi", pe, d, offset, bytes, true);
+  rma_get(ctl, "get_nbi", pe, d, offset, bytes, true);
 }
 
 bool UcxTransport::complete_pending_gets(const device::Context& ctl, const char* op) {
@@ -539,7 +596,9 @@ std::uint64_t UcxTransport::atomic(const device::Context& ctl, int pe, std::uint
                     static_cast<unsigned long long>(offset), pe, size);
   const bool floating = type == DataType::kFloat || type == DataType::kDouble;
   std::lock_guard<std::mutex> lock(mu_);
-  if (served_) {
+  // Over TCP alone, atomics are served too: UCX 1.16's protocols have none over TCP ("cannot find
+  // remote protocol for: ... amo_fetch", seen on the GPU machine), where 1.13's emulated them.
+  if (served_ || tcp_only_) {
     std::uint64_t addr = 0;
     for_pieces(ctl, "atomic", pe, offset, size, [&](const Piece& pc) { addr = pc.addr; });
     return served_atomic(ctl, pe, addr, op, type, value, cond);

@@ -48,7 +48,9 @@ class UcxTransport final : public Transport {
 
   // Which path runs, for the join's log line.
   const char* name() const override {
-    return served_ ? "ucx (gets and atomics served by the target's CPU)" : "ucx";
+    return direct_   ? "ucx (device memory by UCX's RMA, atomics served by the target's CPU)"
+           : served_ ? "ucx (gets and atomics served by the target's CPU)"
+                     : "ucx";
   }
   Status register_memory(std::byte* local, std::uint64_t offset, std::uint64_t bytes,
                          const HeapAccess* access) override;
@@ -68,6 +70,7 @@ class UcxTransport final : public Transport {
   void progress() override;
   bool deliveries_ring() const override { return tcp_only_; }
   bool device_memory_capable() const override { return cuda_memory_; }
+  bool moves_device_memory() const override { return direct_; }
 
  private:
   // One registered range of a PE's slot: [offset, offset + bytes) at `base` in that PE's
@@ -78,6 +81,7 @@ class UcxTransport final : public Transport {
   struct Range {
     std::uint64_t offset = 0, bytes = 0, base = 0;
     ucp_rkey_h rkey = nullptr;
+    bool device = false;  // device memory, reached by UCX's RMA (direct_)
   };
   struct Peer {
     ucp_ep_h ep = nullptr;  // null: reached by load and store, not through UCX
@@ -90,6 +94,7 @@ class UcxTransport final : public Transport {
     std::uint64_t addr;
     ucp_rkey_h rkey;
     std::size_t bytes;
+    bool device;  // Range::device
   };
 
   // Puts travel as active messages of ours (id kAmPut), at most kMaxMessage bytes each, so that
@@ -103,6 +108,19 @@ class UcxTransport final : public Transport {
     std::uint64_t bytes;
     const HeapAccess* access;  // null: host memory, by loads and stores
   };
+  // Where a local buffer of `bytes` at p lies, for UCX (mu_ held): CUDA in a device range this
+  // PE registered (direct_), else host memory. Named, not detected: UCX's detection misses
+  // memory made with cuMemCreate where its memory hooks are not installed.
+  ucs_memory_type_t local_memory_type(const void* p, std::size_t bytes) const;
+  // Whether PE pe's [offset, ...) lies in a device range reached by UCX's RMA (direct_).
+  bool device_range(int pe, std::uint64_t offset) const;
+  // An RMA put of [offset, offset + bytes) of PE pe from src, complete locally on return
+  // (direct_, device ranges; mu_ held).
+  void rma_put(const device::Context& ctl, const char* op, int pe, std::uint64_t offset,
+               const void* src, std::size_t bytes);
+  // RMA gets into dest: waited for, or (nbi) left to quiet (mu_ held).
+  void rma_get(const device::Context& ctl, const char* op, int pe, std::byte* dest,
+               std::uint64_t offset, std::size_t bytes, bool nbi);
 
   UcxTransport(Bootstrap& bs, device::detail::HeapHeader* my_header, int n);
   void send_put(const device::Context& ctl, const char* op, int pe, const PutHeader& h,
@@ -241,8 +259,12 @@ class UcxTransport final : public Transport {
   bool tcp_only_ = false;      // UCX_TLS is tcp alone: every delivery passes the progress thread
   std::uint64_t poll_ns_ = 0;  // TransportParams::poll_ns
   bool served_ = false;        // TransportParams::served
-  bool cuda_memory_ = false;   // this UCX lists CUDA among its memory types
-  std::uint64_t next_id_ = 1;  // mu_
+  // Served, UCX has CUDA, and SYMMETRA_UCX_CUDA is not 0: GPU heaps are registered with UCX,
+  // puts and gets to them are UCX's RMA (its cuda_copy moves the bytes at both ends), atomics
+  // stay served (UCX over TCP would run them with the target CPU's loads and stores).
+  bool direct_ = false;
+  bool cuda_memory_ = false;        // this UCX lists CUDA among its memory types
+  std::uint64_t next_id_ = 1;       // mu_
   std::vector<Awaited*> awaited_;   // mu_
   std::list<Owed> owed_;            // mu_; a list: UCX holds pointers into its elements' data
   std::list<Awaited> served_gets_;  // mu_; a list: awaited_ and on_reply hold pointers

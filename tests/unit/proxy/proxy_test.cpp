@@ -50,7 +50,11 @@ class TaggedStaging final : public ProxyStaging {
     return b >= shadow && b < shadow + kBytes;
   }
   void* address(std::size_t at) { return shadow + at; }
-  bool staged(const void* p, std::size_t) const override { return tagged(p); }
+  // moved: memory the transport moves itself (UCX with CUDA and the device heap), still out of
+  // the CPU's reach.
+  bool staged(const void* p, std::size_t) const override { return tagged(p) && !moved; }
+  bool device(const void* p) const override { return tagged(p); }
+  bool moved = false;
   void to_host(void* dst, const void* src, std::size_t n) override {
     std::memcpy(dst, &memory.at(offset(src)), n);
   }
@@ -258,16 +262,9 @@ TEST(ProxyRing, EveryRequestKindArrivesWhole) {
   EXPECT_EQ(calls[9].kind, Call::kQuiet);
 }
 
-// Memory the transport cannot touch (a GPU producer's, with UCX that moves host memory only)
-// goes through the bounce buffer, in chunks: a put as puts; a put_signal as puts, a fence, and
-// the last chunk with the signal; a get as gets, each copied on; an atomic's result copied on.
-TEST(ProxyRing, StagedMemoryGoesThroughTheBounceBuffer) {
-  TaggedStaging staging(64);
-  std::mt19937_64 rng(std::random_device{}());
-  for (auto& b : staging.memory) b = static_cast<unsigned char>(rng());
-  const std::vector<unsigned char> before = staging.memory;
-  const std::uint64_t v64 = rng() | 1;
-  Channel ch(6, &staging);
+// A producer's put of 1000 bytes from the staged memory at 0, put_signal of 150 from 1000,
+// get of 200 into 2000, and fetch_add with its result at 3000, each waited for.
+void post_from_staged(Channel& ch, TaggedStaging& staging, std::uint64_t v64) {
   ASSERT_EQ(ch.post(dd::proxy_put(1, 4096, staging.address(0), 1000, true), true), ProxyWait::kOk);
   ASSERT_EQ(ch.post(dd::proxy_put_signal(2, 8192, staging.address(1000), 150, 1u << 20, v64,
                                          static_cast<unsigned>(SignalOp::kSet), true),
@@ -280,6 +277,19 @@ TEST(ProxyRing, StagedMemoryGoesThroughTheBounceBuffer) {
                                   static_cast<unsigned>(DataType::kUint64), v64, 0, result),
                     true),
             ProxyWait::kOk);
+}
+
+// Memory the transport cannot touch (a GPU producer's, with UCX that moves host memory only)
+// goes through the bounce buffer, in chunks: a put as puts; a put_signal as puts, a fence, and
+// the last chunk with the signal; a get as gets, each copied on; an atomic's result copied on.
+TEST(ProxyRing, StagedMemoryGoesThroughTheBounceBuffer) {
+  TaggedStaging staging(64);
+  std::mt19937_64 rng(std::random_device{}());
+  for (auto& b : staging.memory) b = static_cast<unsigned char>(rng());
+  const std::vector<unsigned char> before = staging.memory;
+  const std::uint64_t v64 = rng() | 1;
+  Channel ch(6, &staging);
+  ASSERT_NO_FATAL_FAILURE(post_from_staged(ch, staging, v64));
   EXPECT_EQ(ch.transport.untouchable.load(), 0) << "the transport was handed staged memory";
   const auto calls = ch.transport.calls();
   std::size_t i = 0;
@@ -325,6 +335,34 @@ TEST(ProxyRing, StagedMemoryGoesThroughTheBounceBuffer) {
   for (std::size_t b = 0; b < before.size(); ++b)
     if ((b < 2000 || b >= 2200) && (b < 3000 || b >= 3008))
       ASSERT_EQ(staging.memory[b], before[b]) << b;
+}
+
+// Device memory that the transport moves itself (RemoteOps::moves_device_memory) goes to it as it
+// is, in one call each; an atomic's result there is still out of the CPU's reach and is staged.
+TEST(ProxyRing, DeviceMemoryTheTransportMovesGoesAsIs) {
+  TaggedStaging staging(64);
+  staging.moved = true;
+  std::mt19937_64 rng(std::random_device{}());
+  for (auto& b : staging.memory) b = static_cast<unsigned char>(rng());
+  const std::vector<unsigned char> before = staging.memory;
+  const std::uint64_t v64 = rng() | 1;
+  Channel ch(6, &staging);
+  ASSERT_NO_FATAL_FAILURE(post_from_staged(ch, staging, v64));
+  const auto calls = ch.transport.calls();
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(ch.transport.untouchable.load(), 3) << "the put, put_signal and get, as they are";
+  EXPECT_EQ(calls[0].kind, Call::kPut);
+  EXPECT_EQ(calls[0].bytes, 1000u);
+  EXPECT_EQ(calls[1].kind, Call::kPutSignal);
+  EXPECT_EQ(calls[1].bytes, 150u);
+  EXPECT_EQ(calls[2].kind, Call::kGet);
+  EXPECT_EQ(calls[2].dest, reinterpret_cast<std::uintptr_t>(staging.address(2000)));
+  EXPECT_EQ(calls[3].kind, Call::kAtomic);
+  std::uint64_t old = 0;
+  std::memcpy(&old, &staging.memory[3000], sizeof old);
+  EXPECT_EQ(old, RecordingTransport::amo_result(1, 64, v64)) << "the result was not staged";
+  for (std::size_t b = 0; b < before.size(); ++b)
+    if (b < 3000 || b >= 3008) ASSERT_EQ(staging.memory[b], before[b]) << b;
 }
 
 // Requests of 1, 4 and 7 entries in a random mix on a ring of 16 entries: hundreds of laps, so

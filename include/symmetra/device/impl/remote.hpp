@@ -8,7 +8,8 @@
 // In device code the branch posts a request on the proxy ring (Context::proxy,
 // device/impl/proxy_ring.hpp), which a CPU thread of the process drains into the transport
 // (docs/proxy.md). Host-initiated operations of GPU PEs reach other hosts through the CUDA
-// backend, which stages device memory through pinned host memory into this branch.
+// backend, which hands its device heap to this branch where the transport moves device memory
+// itself, and stages device memory through pinned host memory otherwise.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +58,10 @@ struct RemoteOps {
   // False (RDMA, shared memory): a remote write can land unseen, so waits poll instead of
   // sleeping (host_wait.cpp).
   bool deliveries_ring;
+  // Whether put, get, get_nbi and put_signal take this PE's device heap as their local buffer
+  // as it is (the transport moves device memory itself: UCX with CUDA); false: the CUDA backend
+  // stages device memory through pinned host memory first.
+  bool moves_device_memory;
   void* transport;  // what they forward to
   // Where the data heap is device memory: its slot in this process, [device_heap,
   // device_heap + device_heap_bytes); addresses there travel as kDeviceHeapOffset + their offset
@@ -77,6 +82,16 @@ inline std::uint64_t remote_offset(const Context& ctx, const void* p) {
       static_cast<std::uint64_t>(b - r.device_heap) < r.device_heap_bytes)
     return kDeviceHeapOffset + static_cast<std::uint64_t>(b - r.device_heap);
   return ctx.offset_of(p);
+}
+
+// Whether the transport takes this PE's `p` of `bytes` as it is, device memory included: in its
+// device heap, where the transport moves device memory itself (RemoteOps::moves_device_memory).
+// Host code.
+inline bool moved_as_is(const RemoteOps& r, const void* p, std::size_t bytes) {
+  const auto* b = static_cast<const std::byte*>(p);
+  return r.moves_device_memory && r.device_heap != nullptr && b >= r.device_heap &&
+         bytes <= r.device_heap_bytes &&
+         static_cast<std::uint64_t>(b - r.device_heap) <= r.device_heap_bytes - bytes;
 }
 
 namespace detail {
