@@ -67,6 +67,9 @@ TEST_P(GpuProxyTest, PutGetEveryGroupAndSize) {
     for (int group = 0; group < 3; ++group) {
       for (size_t bytes : {size_t{1}, size_t{8}, size_t{15}, size_t{4099}, kMax}) {
         ++round;
+        if (me == 0)
+          std::fprintf(stderr, "round %llu: group %d, %zu bytes\n",
+                       static_cast<unsigned long long>(round), group, bytes);
         fill_kernel<<<64, 256, 0, s>>>(src, bytes, run_seed(), me, round);
         CK(cudaMemsetAsync(sym, 0xEE, kMax, s));  // poison
         CK(cudaMemsetAsync(got, 0xEE, kMax, s));
@@ -88,6 +91,7 @@ TEST_P(GpuProxyTest, PutGetEveryGroupAndSize) {
         // The PE across holds what this PE put there.
         count_mismatch<<<64, 256, 0, s>>>(got, bytes, run_seed(), me, round, bad);
         CK(cudaGetLastError());
+        CK(cudaStreamSynchronize(s));  // bad.read() copies on a stream of its own
         EXPECT_EQ(bad.read(), 0u) << "group " << group << " bytes " << bytes << " PE " << me;
         unsigned char past[2] = {0, 0};
         if (bytes < kMax) {
@@ -164,6 +168,7 @@ void p_and_g(Runtime& rt) {
   EXPECT_EQ(wrong, 0u) << "p into PE " << me;
   g_kernel<<<2, kThreads / 2, 0, s>>>(ctx, w64, w32, w16, seed, to, bad);
   CK(cudaGetLastError());
+  CK(cudaStreamSynchronize(s));  // bad.read() copies on a stream of its own
   EXPECT_EQ(bad.read(), 0u) << "g by PE " << me;
   rt.barrier_all();
   rt.free(w16);
@@ -286,6 +291,7 @@ TEST_P(GpuProxyTest, PutSignalAndFenceOrderDataBeforeTheFlag) {
       signal_kernel<<<1, 256, 0, s>>>(rt.device_context(), dst, src, bytes, sig, dst2, sig + 1,
                                       run_seed(), round, to, bad);
       CK(cudaGetLastError());
+      CK(cudaStreamSynchronize(s));  // bad.read() copies on a stream of its own
       EXPECT_EQ(bad.read(), 0u) << "round " << round << " PE " << me;
       rt.barrier_all();
     }
