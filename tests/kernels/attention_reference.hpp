@@ -128,8 +128,10 @@ struct Reference {
 };
 
 // Within 1e-5 for fp32 (the bound) and 1e-10 for fp64, relative to max(1, |ref|);
-// fp64 gradients within 1e-6: the backward reads the forward's fp32 LSE, whose rounding (about
-// 6e-8 of values of a few units) every softmax weight inherits.
+// fp64 gradients within 1e-5, as fp32: the backward reads the forward's fp32 LSE, whose rounding
+// (about 6e-8 of values of a few units) every softmax weight inherits, and sums of 40 such
+// weights add it up. Over 7,200 fp64 gradient checks the worst was 6.5e-7, and CI once saw
+// 1.06e-6, past the 1e-6 bound this used to be; fp32's own worst over 6,400 was 1.8e-6.
 // The 16-bit types: each element within atol = rtol = 2.5e-2 for bf16 (the bound for
 // the GPU path) and 5e-3 for fp16, and the whole tensor within a relative norm of 1e-2 and 2e-3
 // (a wrong block moves the norm far more). Their outputs are rounded once from fp32, and the
@@ -139,7 +141,7 @@ template <class T>
 double tolerance(bool gradient) {
   if constexpr (std::is_same_v<T, bfloat16>) return 2.5e-2;
   if constexpr (std::is_same_v<T, half>) return 5e-3;
-  return sizeof(T) == 4 ? 1e-5 : gradient ? 1e-6 : 1e-10;
+  return sizeof(T) == 4 || gradient ? 1e-5 : 1e-10;
 }
 
 // An element as double, for the 16-bit types too (their conversion is to float, explicitly).
