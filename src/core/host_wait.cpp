@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/blocked.hpp"
 #include "core/clock.hpp"
 #include "core/cpu_relax.hpp"
 #include "symmetra/core/atomic.hpp"
@@ -113,6 +114,9 @@ void host_wake_nbi_targets(const Context& ctx, NbiTargets& t) {
 
 void host_fatal(const Context& ctx, const char* op, const char* msg) {
   std::fprintf(stderr, "[pe %d] %s: %s\n", ctx.my_pe, op, msg);
+  // A timeout's cause is often another thread's wait (core/blocked.hpp).
+  const std::string blocked = symmetra::detail::blocked_threads();
+  if (!blocked.empty()) std::fprintf(stderr, "[pe %d] blocked: %s\n", ctx.my_pe, blocked.c_str());
   std::fflush(stderr);
   host_mark_abort(ctx, ctx.my_pe);
   std::abort();

@@ -7,6 +7,7 @@
 #include <exception>
 #include <vector>
 
+#include "core/blocked.hpp"
 #include "core/cpu_relax.hpp"
 #include "core/log.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
@@ -18,6 +19,26 @@ namespace {
 
 std::uint64_t two_halves(std::uint64_t lo, std::uint64_t hi) {
   return (lo & 0xffffffffull) | (hi << 32);
+}
+
+// What the proxy thread is doing while it issues `op`, for reports of blocked threads.
+const char* op_doing(device::ProxyOp op) {
+  switch (op) {
+    case device::ProxyOp::kPut:
+    case device::ProxyOp::kPutInline:
+      return "a ring request's put";
+    case device::ProxyOp::kGet:
+      return "a ring request's get";
+    case device::ProxyOp::kAmo:
+      return "a ring request's atomic";
+    case device::ProxyOp::kPutSignal:
+      return "a ring request's put_signal";
+    case device::ProxyOp::kFence:
+      return "a ring request's fence";
+    case device::ProxyOp::kQuiet:
+      return "a ring request's quiet";
+  }
+  return "a ring request";
 }
 
 }  // namespace
@@ -65,6 +86,7 @@ class ProxyThread {
 
  private:
   void run() {
+    name_this_thread("the proxy thread");
     std::vector<Proxy*> lanes;
     unsigned idle = 0;
     for (;;) {
@@ -171,7 +193,11 @@ bool Proxy::take_one() {
   // stores over PCIe): each carries its own flag.
   for (unsigned i = 1; i < n; ++i)
     if (!entry(head_ + i, &e[i])) return false;
-  issue(e);
+  {
+    const bool to_pe = op != device::ProxyOp::kFence && op != device::ProxyOp::kQuiet;
+    const BlockedIn blocked(op_doing(op), to_pe ? dd::head_pe(e[0]) : -1);
+    issue(e);
+  }
   // A fetch into the ring's own result words: tag them (after the value, which issue() stored)
   // and hold `done` before the request until its producer takes them.
   const std::uint64_t result = op == device::ProxyOp::kGet   ? e[1]

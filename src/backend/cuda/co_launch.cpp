@@ -1,6 +1,7 @@
 // See co_launch.hpp.
 #include "backend/cuda/co_launch.hpp"
 
+#include "core/blocked.hpp"
 #include "core/cpu_relax.hpp"
 
 #include <algorithm>
@@ -52,7 +53,11 @@ int CoLaunch::join(const Key& key, const std::vector<int>& members, int pe, cons
   };
   if (!spin_until([&] { return b->joined.load(std::memory_order_acquire) == n; }, deadline))
     return report("");
-  const int rc = launch();
+  int rc = 0;
+  {
+    const BlockedIn blocked("a collective's kernel launch", pe);
+    rc = launch();
+  }
   b->launched.fetch_add(1, std::memory_order_release);
   if (!spin_until([&] { return b->launched.load(std::memory_order_acquire) == n; }, deadline))
     return report("(all joined; some launch call did not return)");

@@ -8,6 +8,7 @@
 #include "backend/cuda/cuda_backend.hpp"
 #include "backend/cuda/cuda_impl.hpp"
 #include "bootstrap/launcher_env.hpp"
+#include "core/blocked.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 
@@ -217,11 +218,11 @@ Status CudaBackend::launch_collective(int team, const std::function<int()>& laun
     rc = im.co_launch->join(key, im.colocated[team], hctx_.my_pe, launch, hctx_.timeout_ns,
                             &missing);
     if (rc < 0)
-      return Status::fail(
+      return Status::fail(with_blocked_threads(
           std::string(op) + ": PEs " + missing + " share this GPU and the team but did not make " +
           "the same collective call within " + std::to_string(hctx_.timeout_ns / 1000000000ull) +
           " s (SYMMETRA_TIMEOUT_S); co-located PEs launch a collective's kernels together " +
-          "(docs/gpu_backend.md)");
+          "(docs/gpu_backend.md)"));
   }
   if (rc != 0)
     return Status::fail(std::string(op) + ": kernel launch failed: " +

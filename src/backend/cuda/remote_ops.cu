@@ -12,6 +12,7 @@
 #include <string>
 
 #include "backend/cuda/cuda_impl.hpp"
+#include "core/blocked.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 
@@ -98,6 +99,7 @@ const HeapAccess* CudaBackend::heap_access() {
 void CudaBackend::serve_copy(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
   Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
   const device::Context& ctl = *im.control;
+  const BlockedIn blocked("serving a copy to or from the GPU heap", ctl.my_pe);
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   copy_waited(ctl, "serve", dst, src, bytes, im.access_stream);
 }
@@ -107,6 +109,7 @@ std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataT
   auto& b = *static_cast<CudaBackend*>(arg);
   Impl& im = *b.impl_;
   const device::Context& ctl = *im.control;
+  const BlockedIn blocked("serving an atomic on the GPU heap (a one-thread kernel)", ctl.my_pe);
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   return run_amo(ctl, b.dctx_, im.access_stream, im.d_access_result, op, type, word, value, cond,
                  ctl.my_pe);
@@ -171,6 +174,8 @@ bool CudaBackend::is_device_memory(const void* p) const {
 void CudaBackend::proxy_copy(void* dst, const void* src, std::size_t bytes, bool to_device) {
   Impl& im = *impl_;
   const device::Context& ctl = *im.control;
+  const BlockedIn blocked(to_device ? "a staging copy to the GPU" : "a staging copy from the GPU",
+                          ctl.my_pe);
   check_cuda(ctl, "proxy", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   if (im.proxy_stream == nullptr)  // the proxy thread's alone: made at its first copy
     check_cuda(ctl, "proxy", cudaStreamCreateWithFlags(&im.proxy_stream, cudaStreamNonBlocking),

@@ -14,6 +14,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/blocked.hpp"
 #include "core/clock.hpp"
 #include "core/word_copy.hpp"
 #include "heap/symmetric_heap.hpp"
@@ -182,7 +183,10 @@ Status UcxTransport::start(const TransportParams& params) {
     if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0)
       return Status::fail("ucx transport: epoll_ctl: " + std::string(std::strerror(errno)));
   }
-  progress_thread_ = std::thread([this] { progress_loop(); });
+  progress_thread_ = std::thread([this, me = bs_.rank()] {
+    name_this_thread("the UCX progress thread of PE " + std::to_string(me));
+    progress_loop();
+  });
   return {};
 }
 

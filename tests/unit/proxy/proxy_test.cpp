@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/blocked.hpp"
 #include "proxy/proxy.hpp"
 #include "symmetra/device/impl/proxy_ring.hpp"
 #include "transport/transport.hpp"
@@ -83,6 +84,7 @@ class RecordingTransport final : public Transport {
   }
   void put(const device::Context&, int pe, std::uint64_t offset, const void* src,
            std::size_t bytes) override {
+    while (block_puts.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     Call c{Call::kPut};
     c.pe = pe;
     c.offset = offset;
@@ -159,7 +161,8 @@ class RecordingTransport final : public Transport {
     return calls_;
   }
   std::atomic<bool> fail_atomics{false};
-  std::atomic<int> untouchable{0};  // tagged (staged) addresses handed to the transport
+  std::atomic<bool> block_puts{false};  // puts wait while set: a transport stuck in a call
+  std::atomic<int> untouchable{0};      // tagged (staged) addresses handed to the transport
 
  private:
   void record(Call c) {
@@ -646,6 +649,24 @@ TEST(ProxyRing, AFailedProxySaysWhy) {
   EXPECT_EQ(dd::atomic_load(ch.memory.ring().state), device::kProxyFailed);
   EXPECT_NE(ch.proxy->failure().find("PE 1 (host 'h1') is gone"), std::string::npos)
       << ch.proxy->failure();
+}
+
+// A proxy stuck in a transport call is named in the reports of blocked threads that timeouts
+// print (core/blocked.hpp), with the request's op and target.
+TEST(ProxyRing, AProxyStuckInItsTransportIsNamed) {
+  Channel ch(6);
+  ch.transport.block_puts = true;
+  ASSERT_EQ(ch.post(dd::proxy_put_inline(1, 64, 7, 8), false), ProxyWait::kOk);
+  const std::string expected = "the proxy thread has been in a ring request's put (PE 1) for";
+  std::string report;
+  for (int i = 0; i < 2000 && report.find(expected) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    report = blocked_threads(20'000'000);
+  }
+  EXPECT_NE(report.find(expected), std::string::npos) << report;
+  ch.transport.block_puts = false;
+  ASSERT_EQ(ch.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+  EXPECT_EQ(blocked_threads(0).find("the proxy thread"), std::string::npos) << blocked_threads(0);
 }
 
 // A stalled proxy (running, but taking nothing) ends a producer's wait at its bound.
