@@ -329,16 +329,13 @@ void UcxTransport::for_pieces(const device::Context& ctl, const char* op, int pe
   std::uint64_t at = offset;
   std::size_t left = bytes;
   while (left > 0) {
-    int i = 0;
-    while (i < c &&
-           !(at >= peer.ranges[i].offset && at - peer.ranges[i].offset < peer.ranges[i].bytes))
-      ++i;
-    if (i == c)
+    const Range* found = range_of(peer, c, at);
+    if (found == nullptr)
       dd::host_fatalf(ctl, op,
                       "offset %llu + %zu bytes of PE %d is not in memory that PE registered with "
                       "the ucx transport",
                       static_cast<unsigned long long>(offset), bytes, pe);
-    const Range& r = peer.ranges[i];
+    const Range& r = *found;
     const std::uint64_t in = at - r.offset;
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, r.bytes - in));
     fn(Piece{r.base + in, r.rkey, n, r.device});
@@ -501,15 +498,19 @@ ucs_memory_type_t UcxTransport::local_memory_type(const void* p, std::size_t byt
   return m != nullptr && m->access != nullptr ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
 }
 
+const UcxTransport::Range* UcxTransport::range_of(const Peer& peer, int count, std::uint64_t at) {
+  for (int i = 0; i < count; ++i) {
+    const Range& r = peer.ranges[i];
+    if (at >= r.offset && at - r.offset < r.bytes) return &r;
+  }
+  return nullptr;
+}
+
 bool UcxTransport::device_range(int pe, std::uint64_t offset) const {
   if (!direct_ || pe < 0 || pe >= n_) return false;
   const Peer& peer = peers_[pe];
-  const int c = peer.count.load(std::memory_order_acquire);
-  for (int i = 0; i < c; ++i) {
-    const Range& r = peer.ranges[i];
-    if (offset >= r.offset && offset - r.offset < r.bytes) return r.device;
-  }
-  return false;  // for_pieces reports it
+  const Range* r = range_of(peer, peer.count.load(std::memory_order_acquire), offset);
+  return r != nullptr && r->device;  // none: for_pieces reports it
 }
 
 // UCX's own put, which writes device memory at the target through its cuda_copy (the copy

@@ -114,6 +114,8 @@ class UcxTransport final : public Transport {
   ucs_memory_type_t local_memory_type(const void* p, std::size_t bytes) const;
   // Whether PE pe's [offset, ...) lies in a device range reached by UCX's RMA (direct_).
   bool device_range(int pe, std::uint64_t offset) const;
+  // The range of `peer` (of its first `count`) that holds byte `at`, or null.
+  static const Range* range_of(const Peer& peer, int count, std::uint64_t at);
   // An RMA put of [offset, offset + bytes) of PE pe from src, complete locally on return
   // (direct_, device ranges; mu_ held).
   void rma_put(const device::Context& ctl, const char* op, int pe, std::uint64_t offset,

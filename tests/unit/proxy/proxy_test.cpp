@@ -265,9 +265,29 @@ TEST(ProxyRing, EveryRequestKindArrivesWhole) {
   EXPECT_EQ(calls[9].kind, Call::kQuiet);
 }
 
+// Staged memory of random bytes (and a copy of them as they were), a channel that stages
+// through it in chunks of 64 bytes, and a random 64-bit value; `moved`: memory the transport
+// moves itself.
+struct StagedChannel {
+  explicit StagedChannel(bool moved) {
+    staging.moved = moved;
+    std::mt19937_64 rng(std::random_device{}());
+    for (auto& b : staging.memory) b = static_cast<unsigned char>(rng());
+    before = staging.memory;
+    v64 = rng() | 1;
+  }
+  TaggedStaging staging{64};
+  Channel ch{6, &staging};
+  std::vector<unsigned char> before;
+  std::uint64_t v64 = 0;
+};
+
 // A producer's put of 1000 bytes from the staged memory at 0, put_signal of 150 from 1000,
 // get of 200 into 2000, and fetch_add with its result at 3000, each waited for.
-void post_from_staged(Channel& ch, TaggedStaging& staging, std::uint64_t v64) {
+void post_from_staged(StagedChannel& s) {
+  Channel& ch = s.ch;
+  TaggedStaging& staging = s.staging;
+  const std::uint64_t v64 = s.v64;
   ASSERT_EQ(ch.post(dd::proxy_put(1, 4096, staging.address(0), 1000, true), true), ProxyWait::kOk);
   ASSERT_EQ(ch.post(dd::proxy_put_signal(2, 8192, staging.address(1000), 150, 1u << 20, v64,
                                          static_cast<unsigned>(SignalOp::kSet), true),
@@ -286,13 +306,9 @@ void post_from_staged(Channel& ch, TaggedStaging& staging, std::uint64_t v64) {
 // goes through the bounce buffer, in chunks: a put as puts; a put_signal as puts, a fence, and
 // the last chunk with the signal; a get as gets, each copied on; an atomic's result copied on.
 TEST(ProxyRing, StagedMemoryGoesThroughTheBounceBuffer) {
-  TaggedStaging staging(64);
-  std::mt19937_64 rng(std::random_device{}());
-  for (auto& b : staging.memory) b = static_cast<unsigned char>(rng());
-  const std::vector<unsigned char> before = staging.memory;
-  const std::uint64_t v64 = rng() | 1;
-  Channel ch(6, &staging);
-  ASSERT_NO_FATAL_FAILURE(post_from_staged(ch, staging, v64));
+  StagedChannel s(false);
+  ASSERT_NO_FATAL_FAILURE(post_from_staged(s));
+  auto& [staging, ch, before, v64] = s;
   EXPECT_EQ(ch.transport.untouchable.load(), 0) << "the transport was handed staged memory";
   const auto calls = ch.transport.calls();
   std::size_t i = 0;
@@ -343,14 +359,9 @@ TEST(ProxyRing, StagedMemoryGoesThroughTheBounceBuffer) {
 // Device memory that the transport moves itself (RemoteOps::moves_device_memory) goes to it as it
 // is, in one call each; an atomic's result there is still out of the CPU's reach and is staged.
 TEST(ProxyRing, DeviceMemoryTheTransportMovesGoesAsIs) {
-  TaggedStaging staging(64);
-  staging.moved = true;
-  std::mt19937_64 rng(std::random_device{}());
-  for (auto& b : staging.memory) b = static_cast<unsigned char>(rng());
-  const std::vector<unsigned char> before = staging.memory;
-  const std::uint64_t v64 = rng() | 1;
-  Channel ch(6, &staging);
-  ASSERT_NO_FATAL_FAILURE(post_from_staged(ch, staging, v64));
+  StagedChannel s(true);
+  ASSERT_NO_FATAL_FAILURE(post_from_staged(s));
+  auto& [staging, ch, before, v64] = s;
   const auto calls = ch.transport.calls();
   ASSERT_EQ(calls.size(), 4u);
   EXPECT_EQ(ch.transport.untouchable.load(), 3) << "the put, put_signal and get, as they are";
