@@ -18,6 +18,7 @@
 // Symmetra's runtime is used only to exchange worker addresses and rkeys, never while timing.
 #include <ucp/api/ucp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -70,14 +71,21 @@ struct Ucp {
     if ((st = ucp_mem_map(context, &mp, &memh)) != UCS_OK) die("ucp_mem_map", st);
   }
   ~Ucp() {
+    close();
+    ucp_mem_unmap(context, memh);
+    ucp_worker_destroy(worker);
+    ucp_cleanup(context);
+  }
+
+  // Flushes and closes the endpoint; the peer must progress meanwhile (leave_together).
+  void close() {
     if (rkey) ucp_rkey_destroy(rkey);
+    rkey = nullptr;
     if (ep) {
       ucp_request_param_t rp{};
       wait(ucp_ep_close_nbx(ep, &rp));
     }
-    ucp_mem_unmap(context, memh);
-    ucp_worker_destroy(worker);
-    ucp_cleanup(context);
+    ep = nullptr;
   }
 
   // Progresses the worker until `req` (from an *_nbx call) completes.
@@ -152,12 +160,44 @@ struct Ucp {
     wait(ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &value, 1, remote_base + offset, rkey, &rp));
     return old;
   }
+  // Progresses the worker until done(), for at most `seconds`.
+  template <class Done>
+  void progress_until(Done done, const char* what, int seconds = 60) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    for (unsigned i = 0; !done(); ++i) {
+      ucp_worker_progress(worker);
+      if ((i & 1023) == 0 && std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr, "ucx-raw-perf: timed out after %d s waiting for %s\n", seconds, what);
+        std::exit(1);
+      }
+    }
+  }
   // Progresses until the word at `offset` of this PE's buffer reaches `value`.
   void wait_word(std::size_t offset, std::uint64_t value) {
     const auto* w = reinterpret_cast<volatile std::uint64_t*>(buf.data() + offset);
-    while (*w < value) ucp_worker_progress(worker);
+    progress_until([&] { return *w >= value; }, "the peer's put");
   }
 };
+
+// Ends a phase of raw traffic on both sides together. Over TCP, UCX's puts and flushes need the
+// target's progress, and a side that has left (for rt's barrier, say) no longer progresses the
+// raw worker. Telling the other "done" by a raw put left the teller's flush of it waiting on a
+// side that had seen the put and left: rt's barrier then timed out ("[pe 1] sync: ... seen
+// 14"), and before that a flush failed with "Connection reset by remote peer". So each side
+// completes its raw traffic, says so through Symmetra (`flag`, on the other side, counts the
+// phases), and progresses the raw worker until the other has said so too: after that neither
+// needs the other's raw progress. `last`: the endpoint is closed instead of flushed (a close
+// also needs the other's progress).
+void leave_together(symmetra::Runtime& rt, Ucp& ucp, std::uint64_t* flag, std::uint64_t phase,
+                    int seconds, bool last) {
+  if (last)
+    ucp.close();
+  else
+    ucp.flush();
+  rt.atomic_add(flag, std::uint64_t{1}, 1 - rt.my_pe());
+  ucp.progress_until([&] { return rt.test(flag, symmetra::Cmp::kGe, phase); },
+                     "the other side to finish its raw traffic", seconds);
+}
 
 void add(Report& report, const char* op, std::size_t bytes, std::vector<double> us, bool bw) {
   double p50, p99;
@@ -187,10 +227,14 @@ int main(int argc, char** argv) {
   }
   const int me = rt->my_pe();
   // The data region, then words of our own: the done flag, the fetch_add target, the signal.
-  const std::size_t kDone = max_bytes, kWord = max_bytes + 64, kSignal = max_bytes + 128;
+  const std::size_t kWord = max_bytes + 64, kSignal = max_bytes + 128;
   const std::size_t kData = max_bytes + 256;
   Ucp ucp(max_bytes + 4096);
   ucp.connect(*rt, 1 - me);
+  // The phases the other side has finished (leave_together).
+  auto* other_done = static_cast<std::uint64_t*>(rt->allocate(sizeof(std::uint64_t)));
+  *other_done = 0;
+  rt->barrier_all();
   std::vector<char> storage(max_bytes + 4096 + 16);
   char* local = storage.data() + ((16 - reinterpret_cast<std::uintptr_t>(storage.data())) & 4095);
   for (std::size_t i = 0; i < max_bytes; ++i) local[i] = static_cast<char>(i * 7 + 1);
@@ -238,12 +282,9 @@ int main(int argc, char** argv) {
         false);
     add(report, "fetch_add_lat", 8, sample(batches, per, [&] { (void)ucp.fetch_add(1, kWord); }),
         false);
-    ucp.put(&one, 8, kDone);  // the target stops progressing
-    ucp.flush();
-  } else {
-    ucp.wait_word(kDone, 1);
   }
-  rt->barrier_all();
+  // The passive side progresses its worker, which serves the measured side, until that is done.
+  leave_together(*rt, ucp, other_done, 1, 1800, false);
   // put_signal ping-pong: round trips, the first tenth dropped as warm-up.
   const int rounds = batches * (quick ? 200 : 2000) / 4;
   std::vector<double> rtt;
@@ -258,20 +299,13 @@ int main(int argc, char** argv) {
     if (me == 0) ucp.wait_word(kSignal, expect);
     rtt.push_back(symmetra::bench::now_us() - t0);
   }
-  // Neither side may leave for the barrier while the other still needs it: over TCP, UCX's puts
-  // and flushes need the target's progress, and a side in rt's barrier no longer progresses
-  // this worker (the other's flush then failed with "Connection reset by remote peer"). Each
-  // flushes, says so, flushes that, and progresses until the other has said so too.
-  const std::uint64_t two = 2;
-  ucp.flush();
-  ucp.put(&two, 8, kDone);
-  ucp.flush();
-  ucp.wait_word(kDone, 2);
+  leave_together(*rt, ucp, other_done, 2, 60, true);
   if (me == 0) {
     rtt.erase(rtt.begin(), rtt.begin() + rounds / 10);
     add(report, "put_signal_pingpong", 8, rtt, false);
   }
   rt->barrier_all();
+  rt->free(other_done);
   if (me == 0) report.table();
   rt->finalize();
   return 0;
