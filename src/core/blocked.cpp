@@ -68,17 +68,12 @@ const char* intern(const std::string& name) {
 void name_this_thread(const std::string& name) {
   Slot* s = my_slot();
   if (s == nullptr) return;
-  s->name.store(intern(name.substr(0, 63)), std::memory_order_relaxed);
+  s->name.store(intern(name), std::memory_order_relaxed);
 }
 
 BlockedIn::BlockedIn(const char* what, int pe) {
   Slot* s = my_slot();
-  if (s == nullptr) {
-    outer_what_ = nullptr;
-    outer_pe_ = -1;
-    outer_since_ = 0;
-    return;
-  }
+  if (s == nullptr) return;
   outer_what_ = s->what.load(std::memory_order_relaxed);
   outer_pe_ = s->pe.load(std::memory_order_relaxed);
   outer_since_ = s->since.load(std::memory_order_relaxed);

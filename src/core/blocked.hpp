@@ -32,9 +32,10 @@ class BlockedIn {
   BlockedIn& operator=(const BlockedIn&) = delete;
 
  private:
-  const char* outer_what_;
-  int outer_pe_;
-  std::uint64_t outer_since_;
+  // The mark this one hides, restored at its end (none where the thread has no slot).
+  const char* outer_what_ = nullptr;
+  int outer_pe_ = -1;
+  std::uint64_t outer_since_ = 0;
 };
 
 // The marks of this process that have lasted at least `min_ns`, oldest first, as
