@@ -88,12 +88,14 @@ struct Ucp {
     ep = nullptr;
   }
 
-  // Progresses the worker until `req` (from an *_nbx call) completes.
+  // Progresses the worker until `req` (from an *_nbx call) completes, for at most 60 s: a peer
+  // that stopped progressing leaves a flush or close waiting forever.
   void wait(ucs_status_ptr_t req) {
     if (req == nullptr) return;
     if (UCS_PTR_IS_ERR(req)) die("operation", UCS_PTR_STATUS(req));
-    ucs_status_t st;
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) ucp_worker_progress(worker);
+    ucs_status_t st = UCS_INPROGRESS;
+    progress_until([&] { return (st = ucp_request_check_status(req)) != UCS_INPROGRESS; },
+                   "a UCX request to complete");
     ucp_request_free(req);
     if (st != UCS_OK) die("request", st);
   }
