@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -294,7 +293,7 @@ int main(int argc, char** argv) {
   // raises below comes after it. (Checked on the server's thread, a signal the main thread had
   // just taken but not yet acted on went unseen: 1 run in 200 under load printed "left the job
   // before finalize" for a global exit.)
-  std::atomic<bool> ending{false};
+  bool ending = false;  // the main thread's alone: set by take(), read by report_server_error
   std::mutex server_mu;
   std::string server_error;
   std::thread server_thread;
@@ -310,7 +309,7 @@ int main(int argc, char** argv) {
     });
   auto report_server_error = [&] {
     std::lock_guard<std::mutex> lock(server_mu);
-    if (!server_error.empty() && !ending.load())
+    if (!server_error.empty() && !ending)
       std::fprintf(stderr, "symrun: %s\n", server_error.c_str());
     server_error.clear();
   };
@@ -382,7 +381,7 @@ int main(int argc, char** argv) {
   // The first of a global exit, SIGINT or SIGTERM, or a failed PE decides the job's status.
   auto take = [&](int sig, const siginfo_t& info) {
     if (sig == SIGCHLD) return;  // the reaping below handles it
-    ending.store(true);
+    ending = true;
     if (killing) {
       // A second SIGINT or SIGTERM (Ctrl-C again) does not wait out the grace period: SIGKILL
       // now, as mpirun does. A global exit or failed PE after the first changes nothing.

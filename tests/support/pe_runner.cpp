@@ -31,15 +31,19 @@ std::vector<PeConfig> configs(std::initializer_list<int> counts) {
     return {{std::atoi(pes), Mode::kProcesses}};
   std::vector<PeConfig> v;
   for (int n : counts) v.push_back({n, Mode::kThreads});
-  for (int n : counts) {
 #if defined(__SANITIZE_THREAD__)
-    // ThreadSanitizer sees the threads of one process, not the stores other processes make to
-    // the shared heap, so PEs as processes show it only each PE's own helper threads: one
-    // count of 2 or more covers them, and every count repeated the plain run at 10x its time
-    // (docs/testing.md).
-    if (n < 2 || (!v.empty() && v.back().mode == Mode::kProcesses)) continue;
+  // ThreadSanitizer sees the threads of one process, not the stores other processes make to
+  // the shared heap, so PEs as processes show it only each PE's own helper threads: one count
+  // of 2 or more covers them, and every count repeated the plain run at 10x its time
+  // (docs/testing.md).
+  constexpr bool kOneProcessCount = true;
+#else
+  constexpr bool kOneProcessCount = false;
 #endif
+  for (int n : counts) {
+    if (kOneProcessCount && n < 2) continue;
     v.push_back({n, Mode::kProcesses});
+    if (kOneProcessCount) break;
   }
   return v;
 }
