@@ -18,6 +18,7 @@ namespace {
 struct Slot {
   std::atomic<bool> taken{false};
   std::atomic<const char*> what{nullptr};
+  std::atomic<const char*> hint{nullptr};
   std::atomic<int> pe{-1};
   std::atomic<std::uint64_t> since{0};
   std::atomic<const char*> name{"a thread"};
@@ -71,13 +72,15 @@ void name_this_thread(const std::string& name) {
   s->name.store(intern(name), std::memory_order_relaxed);
 }
 
-BlockedIn::BlockedIn(const char* what, int pe) {
+BlockedIn::BlockedIn(const char* what, int pe, const char* hint) {
   Slot* s = my_slot();
   if (s == nullptr) return;
   outer_what_ = s->what.load(std::memory_order_relaxed);
+  outer_hint_ = s->hint.load(std::memory_order_relaxed);
   outer_pe_ = s->pe.load(std::memory_order_relaxed);
   outer_since_ = s->since.load(std::memory_order_relaxed);
   s->pe.store(pe, std::memory_order_relaxed);
+  s->hint.store(hint, std::memory_order_relaxed);
   s->since.store(steady_ns(), std::memory_order_relaxed);
   s->what.store(what, std::memory_order_release);
 }
@@ -86,6 +89,7 @@ BlockedIn::~BlockedIn() {
   Slot* s = my_slot();
   if (s == nullptr) return;
   s->pe.store(outer_pe_, std::memory_order_relaxed);
+  s->hint.store(outer_hint_, std::memory_order_relaxed);
   s->since.store(outer_since_, std::memory_order_relaxed);
   s->what.store(outer_what_, std::memory_order_release);
 }
@@ -94,6 +98,7 @@ std::string blocked_threads(std::uint64_t min_ns) {
   struct Mark {
     std::uint64_t since;
     std::string text;
+    const char* hint;
   };
   std::vector<Mark> marks;
   const std::uint64_t now = steady_ns();
@@ -109,12 +114,17 @@ std::string blocked_threads(std::uint64_t min_ns) {
                   s.name.load(std::memory_order_relaxed), what,
                   pe >= 0 ? (" (PE " + std::to_string(pe) + ")").c_str() : "",
                   static_cast<double>(now - since) / 1e9);
-    marks.push_back({since, line});
+    marks.push_back({since, line, s.hint.load(std::memory_order_relaxed)});
   }
   std::sort(marks.begin(), marks.end(),
             [](const Mark& a, const Mark& b) { return a.since < b.since; });
   std::string out;
-  for (const Mark& m : marks) out += (out.empty() ? "" : "; ") + m.text;
+  std::set<std::string> hints;
+  for (const Mark& m : marks) {
+    out += (out.empty() ? "" : "; ") + m.text;
+    if (m.hint != nullptr) hints.insert(m.hint);
+  }
+  for (const std::string& h : hints) out += ". " + h;
   return out;
 }
 

@@ -23,10 +23,11 @@ namespace symmetra::detail {
 void name_this_thread(const std::string& name);
 
 // Marks the enclosing scope as blocked in `what` (a string literal), on behalf of PE `pe` (-1:
-// none).
+// none). `hint` (a string literal, or null) says what a user can do when this call is the one
+// that blocks; a report gives each distinct hint once, after the marks.
 class BlockedIn {
  public:
-  BlockedIn(const char* what, int pe);
+  BlockedIn(const char* what, int pe, const char* hint = nullptr);
   ~BlockedIn();
   BlockedIn(const BlockedIn&) = delete;
   BlockedIn& operator=(const BlockedIn&) = delete;
@@ -34,12 +35,14 @@ class BlockedIn {
  private:
   // The mark this one hides, restored at its end (none where the thread has no slot).
   const char* outer_what_ = nullptr;
+  const char* outer_hint_ = nullptr;
   int outer_pe_ = -1;
   std::uint64_t outer_since_ = 0;
 };
 
 // The marks of this process that have lasted at least `min_ns`, oldest first, as
-// "the proxy thread has been in a staging copy (PE 3) for 19.8 s; ..."; empty if none.
+// "the proxy thread has been in a staging copy (PE 3) for 19.8 s; ...", then their hints;
+// empty if none.
 std::string blocked_threads(std::uint64_t min_ns = 1000000000ull);
 
 // `message`, followed by " (blocked: <blocked_threads(min_ns)>)" where there are such marks.

@@ -81,6 +81,44 @@ TEST(Blocked, ListsEveryBlockedThreadOldestFirst) {
       << "a minimum of 1 s: the marks above are younger";
 }
 
+// Two marks with one hint and one without: the hint comes once, after the marks; a nested mark
+// without a hint hides its outer mark's, which comes back at its end.
+TEST(Blocked, AHintComesOnceAfterTheMarks) {
+  constexpr const char* kHint = "run with MORE_QUEUES=32";
+  std::atomic<bool> marked{false}, release{false};
+  auto hinted = [&](int pe) {
+    return std::thread([&, pe] {
+      const BlockedIn b("a queued copy", pe, kHint);
+      marked.store(true);
+      while (!release.load()) std::this_thread::sleep_for(1ms);
+    });
+  };
+  std::thread a = hinted(0);
+  while (!marked.load()) std::this_thread::sleep_for(1ms);
+  marked.store(false);
+  std::thread b = hinted(1);
+  while (!marked.load()) std::this_thread::sleep_for(1ms);
+  {
+    const BlockedIn c("a plain call", 2);
+    const std::string r = blocked_threads(0);
+    const auto at = r.find(std::string(". ") + kHint);
+    EXPECT_NE(at, std::string::npos) << r;
+    EXPECT_EQ(r.find(kHint, at + 3), std::string::npos) << "the hint once: " << r;
+    EXPECT_GT(at, r.find("a plain call (PE 2)")) << "after the marks: " << r;
+  }
+  release.store(true);
+  a.join();
+  b.join();
+  {
+    const BlockedIn outer("an outer call", 3, kHint);
+    {
+      const BlockedIn inner("an inner call", 3);
+      EXPECT_EQ(blocked_threads(0).find(kHint), std::string::npos);
+    }
+    EXPECT_NE(blocked_threads(0).find(kHint), std::string::npos);
+  }
+}
+
 // More threads than the table has slots, one after another: each hands its slot back.
 TEST(Blocked, ThreadsThatEndedLeaveNothingBehind) {
   for (int i = 0; i < 1200; ++i) std::thread([] { const BlockedIn b("a short call", 0); }).join();
