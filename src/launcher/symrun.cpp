@@ -247,6 +247,10 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &handled, &pe_mask);
   signal(SIGCHLD, on_child);
   if (o.timeout_s > 0) setenv("SYMMETRA_TIMEOUT_S", std::to_string(o.timeout_s).c_str(), 1);
+  // CUDA's most hardware queues (its default is 8) unless the user chose: a helper thread's copy
+  // into the GPU heap queued behind a kernel that waits for it never runs (docs/gpu_backend.md,
+  // "Hardware queues and helper threads"). CUDA reads it when a PE makes its context, after this.
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   // The job's secret: what a PE proves to join over TCP (docs/security.md). Made up here unless
   // the user gave one; the PEs inherit it. (On symrun's own Unix socket the kernel's word on the
   // peer's uid decides.)

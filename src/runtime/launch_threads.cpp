@@ -15,13 +15,13 @@ namespace {
 // for the first time while a peer's kernel waits for this PE deadlocks
 // (bench/probes/blocking_calls.cu). Load modules eagerly unless the user chose; it takes effect
 // if no CUDA context exists yet. One PE per process keeps lazy loading, which starts large
-// programs faster. Also the most hardware queues (32; CUDA's default is 8): streams of PEs that
-// share a GPU then share a queue less often, and a stream-ordered wait for a peer's signal
-// (signal_wait_until_on_stream) can deadlock only where they do (collectives are launched
-// together and cannot; src/backend/cuda/co_launch.hpp). setenv needs the process still
+// programs faster. Any number of PEs gets the most hardware queues (32; CUDA's default is 8),
+// as under symrun: work on streams that share a queue runs in order, so a helper thread's copy
+// into the GPU heap, or a PE's kernel, queued behind a kernel that waits for it never runs
+// (docs/gpu_backend.md, "Hardware queues and helper threads"). setenv needs the process still
 // single-threaded: before the PE threads.
-void prepare_threaded_cuda_env() {
-  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+void prepare_cuda_env(int n_pes) {
+  if (n_pes > 1) setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
 }
 }  // namespace
@@ -33,7 +33,7 @@ void launch_threads(int n_pes, const std::function<void(Runtime&)>& fn) {
 void launch_threads(int n_pes, const RuntimeOptions& options,
                     const std::function<void(Runtime&)>& fn) {
   if (n_pes < 1) throw Error("launch_threads: need at least one PE, got " + std::to_string(n_pes));
-  if (n_pes > 1) prepare_threaded_cuda_env();
+  prepare_cuda_env(n_pes);
   auto job = std::make_shared<detail::ThreadJob>(n_pes, detail::timeout_ms_from_env());
   std::mutex m;
   std::exception_ptr first;

@@ -13,6 +13,7 @@
 
 #include "backend/cuda/cuda_impl.hpp"
 #include "core/blocked.hpp"
+#include "core/log.hpp"
 #include "symmetra/device.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 
@@ -85,21 +86,49 @@ void CudaBackend::remote_get(const device::Context& ctl, const char* op, void* d
   }
 }
 
+namespace {
+// The hint of every blocked report that names a helper thread's copy or kernel on the GPU.
+constexpr const char* kQueueHint =
+    "A helper thread's copy or kernel runs on a stream of its own, but CUDA feeds a process's "
+    "streams through CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 unless set), in order: "
+    "queued behind a kernel that waits for it, it never runs. Run with "
+    "CUDA_DEVICE_MAX_CONNECTIONS=32, set before CUDA starts (symrun and launch_threads do; "
+    "docs/gpu_backend.md, \"Hardware queues and helper threads\")";
+
+// Once per process, where the job spans hosts (helper threads then copy to and from this GPU
+// heap) and fewer than 32 queues were asked for.
+void warn_few_queues(int pe) {
+  static std::once_flag once;
+  std::call_once(once, [pe] {
+    const char* v = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    if (v != nullptr && std::atoi(v) >= 32) return;
+    SYMMETRA_LOG(kWarn, pe,
+                 "CUDA_DEVICE_MAX_CONNECTIONS is %s: the transport's and the proxy's threads "
+                 "copy to and from the GPU heap on streams that can share a hardware queue with a "
+                 "kernel waiting for them, and then hang (docs/gpu_backend.md, \"Hardware "
+                 "queues and helper threads\"); set it to 32 before CUDA starts",
+                 v != nullptr ? v : "unset (8)");
+  });
+}
+}  // namespace
+
 const HeapAccess* CudaBackend::heap_access() {
+  warn_few_queues(impl_->control->my_pe);
   impl_->access = HeapAccess{this, &serve_copy, &serve_copy, &serve_amo};  // store, load
   return &impl_->access;
 }
 
 // The serving thread may be the transport's own, whose current device is not the PE's; its
 // copies and kernels go on a stream of their own, waited for, so that each access is complete
-// on return and never waits behind the PE's work (a kernel of the PE may be waiting for it).
+// on return and never waits behind the PE's work (a kernel of the PE may be waiting for it)
+// unless the two streams share a hardware queue (kQueueHint).
 // The copy engine writes whole aligned sectors, so each aligned 8-byte word lands whole (LL
 // packets stay valid).
 
 void CudaBackend::serve_copy(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
   Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
   const device::Context& ctl = *im.control;
-  const BlockedIn blocked("serving a copy to or from the GPU heap", ctl.my_pe);
+  const BlockedIn blocked("serving a copy to or from the GPU heap", ctl.my_pe, kQueueHint);
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   copy_waited(ctl, "serve", dst, src, bytes, im.access_stream);
 }
@@ -109,7 +138,8 @@ std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataT
   auto& b = *static_cast<CudaBackend*>(arg);
   Impl& im = *b.impl_;
   const device::Context& ctl = *im.control;
-  const BlockedIn blocked("serving an atomic on the GPU heap (a one-thread kernel)", ctl.my_pe);
+  const BlockedIn blocked("serving an atomic on the GPU heap (a one-thread kernel)", ctl.my_pe,
+                          kQueueHint);
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   return run_amo(ctl, b.dctx_, im.access_stream, im.d_access_result, op, type, word, value, cond,
                  ctl.my_pe);
@@ -175,7 +205,7 @@ void CudaBackend::proxy_copy(void* dst, const void* src, std::size_t bytes, bool
   Impl& im = *impl_;
   const device::Context& ctl = *im.control;
   const BlockedIn blocked(to_device ? "a staging copy to the GPU" : "a staging copy from the GPU",
-                          ctl.my_pe);
+                          ctl.my_pe, kQueueHint);
   check_cuda(ctl, "proxy", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   if (im.proxy_stream == nullptr)  // the proxy thread's alone: made at its first copy
     check_cuda(ctl, "proxy", cudaStreamCreateWithFlags(&im.proxy_stream, cudaStreamNonBlocking),
