@@ -103,10 +103,10 @@ TEST_P(DeviceCoverageTest, StridedNbiAndG) {
   });
 }
 
-// The receiver's kernel runs every wait and test form on flags the other PEs set with p; results
+// The receiver's side runs every wait and test form on flags the other PEs set with p; results
 // go to out[] for the host: [0] wait_until value seen (test), [1] test_all, [2] wait_until_any
 // index, [3] test_any, [4] wait_until_some count, [5..] its indices, then the vector forms.
-__global__ void wait_forms(sd::Context ctx, int* flags, int n, const int* status, const int* values,
+__device__ void wait_forms(sd::Context ctx, int* flags, int n, const int* status, const int* values,
                            long long* out) {
   sd::wait_until(ctx, &flags[0], Cmp::kGe, 1);
   out[0] = sd::test(ctx, &flags[0], Cmp::kGe, 1) ? 1 : 0;
@@ -132,14 +132,21 @@ __global__ void wait_forms(sd::Context ctx, int* flags, int n, const int* status
   out[75] = static_cast<long long>(sd::test_some(ctx, flags, n, idx, status, Cmp::kNe, 0));
 }
 
-__global__ void set_flag(sd::Context ctx, int* flags, int index, int value, int pe) {
-  sd::p(ctx, &flags[index], value, pe);
+// Block 0 waits (wait_forms); block 1 sets flag i to (i % 3) + 1 on every PE for each i with
+// i % n == me. One kernel per PE, launched with the co-located PEs' through launch_graph: a
+// setter on a second stream could sit in a hardware queue behind a waiter (docs/gpu_backend.md,
+// "PEs that share a GPU").
+__global__ void wait_and_set(sd::Context ctx, int* flags, int k, const int* status,
+                             const int* values, long long* out) {
+  if (blockIdx.x == 0) return wait_forms(ctx, flags, k, status, values, out);
+  for (int i = ctx.my_pe; i < k; i += ctx.n_pes)
+    for (int pe = 0; pe < ctx.n_pes; ++pe) sd::p(ctx, &flags[i], i % 3 + 1, pe);
   sd::quiet(ctx);
 }
 
 TEST_P(DeviceCoverageTest, WaitAndTestFamiliesInKernels) {
   run_pes(GetParam(), [](Runtime& rt) {
-    const int me = rt.my_pe(), n = rt.n_pes();
+    const int n = rt.n_pes();
     PeStream s;
     const int k = n + 1;  // flag i is set to (i % 3) + 1 by PE i % n, on every PE
     auto* flags = rt.allocate_array<int>(k);
@@ -153,16 +160,17 @@ TEST_P(DeviceCoverageTest, WaitAndTestFamiliesInKernels) {
     clear_device(flags, k * sizeof(int));
     CK(cudaStreamSynchronize(s));
     rt.barrier_all();
-    // The waiter starts first; the flags arrive while it waits.
-    wait_forms<<<1, 1, 0, s>>>(rt.device_context(), flags, k, status, values, out);
-    PeStream s2;
-    for (int i = 0; i < k; ++i)
-      if (i % n == me)
-        for (int pe = 0; pe < n; ++pe)
-          set_flag<<<1, 1, 0, s2>>>(rt.device_context(), flags, i, i % 3 + 1, pe);
-    CK(cudaGetLastError());
-    CK(cudaStreamSynchronize(s2));
+    // The flags arrive while the waiter waits.
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    wait_and_set<<<2, 1, 0, s>>>(rt.device_context(), flags, k, status, values, out);
+    CK(cudaStreamEndCapture(s, &graph));
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    rt.launch_graph(exec, s);
     CK(cudaStreamSynchronize(s));
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(graph));
     std::vector<long long> h(80);
     CK(cudaMemcpy(h.data(), out, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
     const auto none = static_cast<long long>(sd::kNoIndex);
