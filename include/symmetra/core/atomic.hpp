@@ -61,6 +61,20 @@ SYMMETRA_INLINE void fence_seq_cst() {
 #endif
 }
 
+// Starts a run of stores that publish what this thread wrote before (a request's entries, each
+// read on its own by an acquire); returns the order to store them with. On the GPU: one
+// system-scope release fence, then relaxed stores (in PTX's model a release fence followed by a
+// strong write is a release pattern), where a release store per word costs a fence each. On the
+// host: release stores, free on x86 and visible to ThreadSanitizer, which does not model fences.
+SYMMETRA_INLINE MemoryOrder begin_release_stores() {
+#if SYMMETRA_DEVICE_PASS
+  cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_system);
+  return kRelaxed;
+#else
+  return kRelease;
+#endif
+}
+
 // Loads a word that a wait polls: acquire on the host (free on x86, and visible to TSan);
 // relaxed on the GPU, where an acquire load per poll costs a system-scope fence, and
 // acquire_after_poll() supplies the ordering once the condition holds.
@@ -102,11 +116,13 @@ using symmetra::detail::acquire_load_local;
 using symmetra::detail::atomic_load;
 using symmetra::detail::atomic_store;
 using symmetra::detail::AtomicRef;
+using symmetra::detail::begin_release_stores;
 using symmetra::detail::fence_seq_cst;
 using symmetra::detail::kAcqRel;
 using symmetra::detail::kAcquire;
 using symmetra::detail::kRelaxed;
 using symmetra::detail::kRelease;
 using symmetra::detail::kSeqCst;
+using symmetra::detail::MemoryOrder;
 using symmetra::detail::poll_load;
 }  // namespace symmetra::device::detail

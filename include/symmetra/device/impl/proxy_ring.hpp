@@ -257,11 +257,12 @@ SYMMETRA_INLINE ProxyWait proxy_reserve(const ProxyRing& r, unsigned n, std::uin
 SYMMETRA_INLINE void proxy_write(const ProxyRing& r, std::uint64_t pos, const std::uint64_t* e,
                                  unsigned n) {
   const std::uint64_t mask = (1ull << r.log2_slots) - 1;
+  // Released once for the request: the proxy's acquire of any entry's flag sees what this
+  // thread wrote before (a put's source). The proxy checks every entry's own flag.
+  const MemoryOrder order = begin_release_stores();
   for (unsigned i = 0; i < n; ++i) {
     const std::uint64_t p = pos + i;
-    // Release: the proxy's acquire of the flag sees what this thread wrote before.
-    atomic_store(&r.slots[p & mask], (e[i] & kProxyPayload) | proxy_flag(p, r.log2_slots),
-                 kRelease);
+    atomic_store(&r.slots[p & mask], (e[i] & kProxyPayload) | proxy_flag(p, r.log2_slots), order);
   }
 }
 
