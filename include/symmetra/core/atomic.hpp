@@ -97,6 +97,15 @@ SYMMETRA_INLINE void acquire_after_poll() {
 #endif
 }
 
+// The acquire that ends a wait on words a CPU thread writes in host memory (the proxy's `done`
+// and result words, polled with poll_load): system scope on the GPU, since what the proxy
+// ordered before them may be host memory too; nothing on the host, where poll_load acquires.
+SYMMETRA_INLINE void acquire_after_proxy() {
+#if SYMMETRA_DEVICE_PASS
+  cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_system);
+#endif
+}
+
 // The acquire load that ends a one-word wait; GPU scope for the reason above.
 template <class T>
 SYMMETRA_INLINE T acquire_load_local(const T* p) {
@@ -112,6 +121,7 @@ SYMMETRA_INLINE T acquire_load_local(const T* p) {
 // The device API's machinery spells these unqualified.
 namespace symmetra::device::detail {
 using symmetra::detail::acquire_after_poll;
+using symmetra::detail::acquire_after_proxy;
 using symmetra::detail::acquire_load_local;
 using symmetra::detail::atomic_load;
 using symmetra::detail::atomic_store;

@@ -194,7 +194,11 @@ SYMMETRA_INLINE std::uint64_t proxy_now_ns() {
 // process, so a producer that spins on the host takes a CPU the proxy may need).
 SYMMETRA_INLINE void proxy_backoff(unsigned& round) {
 #if SYMMETRA_DEVICE_PASS
-  __nanosleep(round < 8 ? 32u << round : 8192u);
+  // At most about 1 us between looks: the proxy's answer comes when the transport's does (a
+  // quiet over TCP takes tens of us), and up to 8 us between looks (the cap before) added half
+  // of that to every wait on average, about the device form's excess over the host form on the
+  // H200 (docs/proxy.md, "Performance across hosts"). A look is one read over PCIe.
+  __nanosleep(round < 5 ? 32u << round : 1024u);
 #else
   if (round < 64) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -209,24 +213,36 @@ SYMMETRA_INLINE void proxy_backoff(unsigned& round) {
   ++round;
 }
 
-// The bounded wait of every producer: until `ready(done)` holds (kOk), the proxy stops, or
-// timeout_ns passes. `done_seen` gets the last `done` read (for the message of a failed wait).
+// The bounded wait of every producer: until `ready()` holds (kOk), the proxy stops, or timeout_ns
+// passes. `ready` reads with poll_load (relaxed on the GPU: each look is a read over PCIe, and an
+// acquire per look would order it behind the one before); one acquire fence follows success.
+// The state word and the clock are read every 16th look. `done_seen` gets `done` when the wait
+// fails (for its message).
 template <class Ready>
 SYMMETRA_INLINE ProxyWait proxy_wait_until(const ProxyRing& r, std::uint64_t timeout_ns,
                                            std::uint64_t* done_seen, Ready&& ready) {
   std::uint64_t start = 0;
   bool timing = false;
   for (unsigned round = 0;;) {
-    *done_seen = atomic_load(r.done, kAcquire);
-    if (ready(*done_seen)) return ProxyWait::kOk;
-    if (atomic_load(r.state, kAcquire) != kProxyRunning) return ProxyWait::kStopped;
+    if (ready()) {
+      acquire_after_proxy();
+      return ProxyWait::kOk;
+    }
     if ((round & 15) == 15) {  // the clock is a system call's worth on some hosts
-      const std::uint64_t now = proxy_now_ns();
-      if (!timing) {
-        start = now;
-        timing = true;
-      } else if (now - start > timeout_ns) {
-        return ProxyWait::kTimeout;
+      const ProxyWait w = [&] {
+        if (atomic_load(r.state, kAcquire) != kProxyRunning) return ProxyWait::kStopped;
+        const std::uint64_t now = proxy_now_ns();
+        if (!timing) {
+          start = now;
+          timing = true;
+        } else if (now - start > timeout_ns) {
+          return ProxyWait::kTimeout;
+        }
+        return ProxyWait::kOk;
+      }();
+      if (w != ProxyWait::kOk) {
+        *done_seen = atomic_load(r.done, kAcquire);
+        return w;
       }
     }
     proxy_backoff(round);
@@ -236,7 +252,7 @@ SYMMETRA_INLINE ProxyWait proxy_wait_until(const ProxyRing& r, std::uint64_t tim
 // Waits until `done` reaches `pos`, the proxy stops, or timeout_ns passes.
 SYMMETRA_INLINE ProxyWait proxy_wait_done(const ProxyRing& r, std::uint64_t pos,
                                           std::uint64_t timeout_ns, std::uint64_t* done_seen) {
-  return proxy_wait_until(r, timeout_ns, done_seen, [pos](std::uint64_t d) { return d >= pos; });
+  return proxy_wait_until(r, timeout_ns, done_seen, [&r, pos] { return poll_load(r.done) >= pos; });
 }
 
 // Reserves `n` entries at the ring's tail and waits (bounded) until the proxy has freed their
@@ -284,9 +300,8 @@ SYMMETRA_INLINE ProxyWait proxy_take_result(const ProxyRing& r, std::uint64_t po
                                             std::uint64_t timeout_ns, std::uint64_t* value,
                                             std::uint64_t* done_seen) {
   std::uint64_t* word = proxy_result_word(r, pos);
-  const ProxyWait w = proxy_wait_until(r, timeout_ns, done_seen, [word, pos](std::uint64_t) {
-    return atomic_load(&word[1], kAcquire) == pos + 1;
-  });
+  const ProxyWait w = proxy_wait_until(r, timeout_ns, done_seen,
+                                       [word, pos] { return poll_load(&word[1]) == pos + 1; });
   if (w != ProxyWait::kOk) return w;
   *value = atomic_load(&word[0], kRelaxed);
   // Release: the value is read before the proxy may let the slot go.
