@@ -6,7 +6,7 @@
 //
 // Mark the calls that may block for long on threads that others depend on: the proxy thread's
 // transport calls and staging copies, a progress thread's service of the GPU heap, a
-// collective's launch. A mark costs a clock read and three relaxed stores; it is for paths of
+// collective's launch. A mark costs a clock read and four stores; it is for paths of
 // microseconds, not for the inline data path.
 //
 // Threads: any. A thread's marks nest (the innermost is reported). Names and reports are
