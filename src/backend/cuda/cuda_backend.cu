@@ -63,14 +63,16 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(Bootstrap& bs, const Ba
   im.n_pes = bs.size();
   im.control = p.control;
   SYMMETRA_CUDA(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking));
-  if (p.group == nullptr) {  // one host: no helper thread touches the GPU
+  // The group is this host's PEs; fewer than the job's means other hosts.
+  const bool across_hosts = p.group != nullptr && p.group->size() < bs.size();
+  if (!across_hosts) {  // no helper thread touches the GPU
     SYMMETRA_CUDA(cudaStreamCreateWithFlags(&im.access_stream, cudaStreamNonBlocking));
   } else {
     // A job across hosts: the helper threads' streams (the transport's service of this heap,
     // the proxy's staging), made here, before the program's later streams, at the greatest
     // priority. A copy that a waiting kernel depends on then shares a hardware queue with it
     // less often: on the H200 the remote stream-form test hung in 7 runs of 20 with the proxy's
-    // stream made at its first copy, in 0 of 30 this way (docs/gpu_backend.md, "Hardware queues
+    // stream made at its first copy, in 0 of 20 this way (docs/gpu_backend.md, "Hardware queues
     // and helper threads").
     int least = 0, greatest = 0;
     SYMMETRA_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));

@@ -207,7 +207,7 @@ void CudaBackend::proxy_copy(void* dst, const void* src, std::size_t bytes, bool
   const BlockedIn blocked(to_device ? "a staging copy to the GPU" : "a staging copy from the GPU",
                           ctl.my_pe, kQueueHint);
   check_cuda(ctl, "proxy", cudaSetDevice(im.heap->device()), "cudaSetDevice");
-  if (im.proxy_stream == nullptr)  // the proxy thread's alone: made at its first copy
+  if (im.proxy_stream == nullptr)  // made at setup in a job across hosts; else at first use
     check_cuda(ctl, "proxy", cudaStreamCreateWithFlags(&im.proxy_stream, cudaStreamNonBlocking),
                "cudaStreamCreateWithFlags");
   // The direction spelled out, not inferred: the one GPU run of the proxy's staged get crashed
