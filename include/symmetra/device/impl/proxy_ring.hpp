@@ -229,17 +229,15 @@ SYMMETRA_INLINE ProxyWait proxy_wait_until(const ProxyRing& r, std::uint64_t tim
       return ProxyWait::kOk;
     }
     if ((round & 15) == 15) {  // the clock is a system call's worth on some hosts
-      const ProxyWait w = [&] {
-        if (atomic_load(r.state, kAcquire) != kProxyRunning) return ProxyWait::kStopped;
-        const std::uint64_t now = proxy_now_ns();
-        if (!timing) {
-          start = now;
-          timing = true;
-        } else if (now - start > timeout_ns) {
-          return ProxyWait::kTimeout;
-        }
-        return ProxyWait::kOk;
-      }();
+      ProxyWait w = ProxyWait::kOk;
+      if (atomic_load(r.state, kAcquire) != kProxyRunning) {
+        w = ProxyWait::kStopped;
+      } else if (!timing) {
+        start = proxy_now_ns();
+        timing = true;
+      } else if (proxy_now_ns() - start > timeout_ns) {
+        w = ProxyWait::kTimeout;
+      }
       if (w != ProxyWait::kOk) {
         *done_seen = atomic_load(r.done, kAcquire);
         return w;
