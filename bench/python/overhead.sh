@@ -38,7 +38,7 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 ops = list(dict.fromkeys(r["op"] for r in rows))
 mins = any("us_min" in r for r in rows)  # --stream: each side's fastest block too
 print(f"{'op':18} {'bytes':>5} {'C++ us':>8} {'Python us':>10} {'added us':>9} {'ratio':>6}" +
-      (f" {'added, fastest blocks':>22}" if mins else ""))
+      (f" {'added, fastest blocks':>22} {'added, paired':>14}" if mins else ""))
 for op in ops:
     side = lambda s: [r for r in rows if r["op"] == op and r["side"] == s]
     cpp = statistics.median(r["us"] for r in side("cpp"))
@@ -51,6 +51,10 @@ for op in ops:
         fast = min(r["us_min"] for r in side("python")) - min(r["us_min"] for r in side("cpp"))
         row["added_fastest_us"] = round(fast, 4)
         line += f" {fast:22.3f}"
+        # The median over runs of each run's median paired difference (overhead.py).
+        paired = statistics.median(r["added_paired_us"] for r in side("python"))
+        row["added_paired_us"] = round(paired, 4)
+        line += f" {paired:14.3f}"
     print(line)
     print(json.dumps(row))
 PY
