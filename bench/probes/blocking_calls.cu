@@ -12,22 +12,7 @@
 #include <thread>
 #include <vector>
 
-#define CK(x)                                              \
-  do {                                                     \
-    cudaError_t e_ = (x);                                  \
-    if (e_ != cudaSuccess) {                               \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                        \
-    }                                                      \
-  } while (0)
-#define CU(x)                                     \
-  do {                                            \
-    CUresult r_ = (x);                            \
-    if (r_ != CUDA_SUCCESS) {                     \
-      std::printf("%s: error %d\n", #x, (int)r_); \
-      std::exit(1);                               \
-    }                                             \
-  } while (0)
+#include "check.hpp"
 
 __global__ void spin(volatile int* release, volatile int* started) {  // bounded: about 2 s
   *started = 1;

@@ -16,22 +16,7 @@
 #include <functional>
 #include <vector>
 
-#define CK(x)                                              \
-  do {                                                     \
-    cudaError_t e_ = (x);                                  \
-    if (e_ != cudaSuccess) {                               \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                        \
-    }                                                      \
-  } while (0)
-#define CU(x)                                     \
-  do {                                            \
-    CUresult r_ = (x);                            \
-    if (r_ != CUDA_SUCCESS) {                     \
-      std::printf("%s: error %d\n", #x, (int)r_); \
-      std::exit(1);                               \
-    }                                             \
-  } while (0)
+#include "check.hpp"
 
 // serve_amo's shape: one thread, one word.
 __global__ void add_word(unsigned long long* w, unsigned long long v, unsigned long long* out) {

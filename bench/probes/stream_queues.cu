@@ -19,14 +19,7 @@
 #include <thread>
 #include <vector>
 
-#define CK(x)                                              \
-  do {                                                     \
-    cudaError_t e_ = (x);                                  \
-    if (e_ != cudaSuccess) {                               \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                        \
-    }                                                      \
-  } while (0)
+#include "check.hpp"
 
 __global__ void spin(volatile int* release) {  // bounded: gives up after about 2 s
   const long long t0 = clock64();
