@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "symmetra/device/impl/remote.hpp"
+#include "backend/staging.hpp"
 #include "symmetra/error.hpp"
 
 namespace symmetra::detail {
@@ -15,7 +15,7 @@ class GpuProxy::Staging final : public ProxyStaging {
   Staging(Backend& b, const device::RemoteOps& remote, std::byte* bounce, std::size_t bytes)
       : b_(b), remote_(remote), bounce_(bounce), bytes_(bytes) {}
   bool staged(const void* p, std::size_t n) const override {
-    return b_.is_device_memory(p) && !device::moved_as_is(remote_, p, n);
+    return detail::staged(remote_, p, n, b_.is_device_memory(p));
   }
   bool device(const void* p) const override { return b_.is_device_memory(p); }
   void to_host(void* dst, const void* src, std::size_t n) override {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "backend/cuda/cuda_impl.hpp"
+#include "backend/staging.hpp"
 #include "core/blocked.hpp"
 #include "core/log.hpp"
 #include "symmetra/device.hpp"
@@ -57,13 +58,12 @@ std::string memory_kind(const void* p) {
 
 }  // namespace
 
-// Host memory goes to the transport as it is: the bounce buffer is only for device memory that
-// the transport does not move itself. A p's value and a private host buffer used to take a CUDA
-// copy and a synchronize into the bounce buffer first (the host form's p paid it; the proxy's
-// never did).
+// Host memory goes to the transport as it is (backend/staging.hpp). A p's value and a private
+// host buffer used to take a CUDA copy and a synchronize into the bounce buffer first (the host
+// form's p paid it; the proxy's never did).
 void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* dest,
                              const void* src, std::size_t bytes, int pe) {
-  if (device::moved_as_is(*ctl.remote, src, bytes) || !is_device_memory(src))
+  if (!staged(*ctl.remote, src, bytes, is_device_memory(src)))
     return ctl.remote->put(ctl, dest, src, bytes, pe);
   Impl& im = *impl_;
   const std::lock_guard<std::mutex> lock(im.bounce_mu);
@@ -78,7 +78,7 @@ void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* d
 
 void CudaBackend::remote_get(const device::Context& ctl, const char* op, void* dest,
                              const void* src, std::size_t bytes, int pe) {
-  if (device::moved_as_is(*ctl.remote, dest, bytes) || !is_device_memory(dest))
+  if (!staged(*ctl.remote, dest, bytes, is_device_memory(dest)))
     return ctl.remote->get(ctl, dest, src, bytes, pe);
   Impl& im = *impl_;
   const std::lock_guard<std::mutex> lock(im.bounce_mu);
