@@ -4,7 +4,9 @@
 // it where a peer's operation lands (UCX's served mode).
 //
 // Threads: the transport calls it from whichever thread serves its peers (its progress thread,
-// or a PE thread that progresses), one call at a time; each call is complete on return.
+// or a PE thread that progresses), one call at a time. Ordering: the calls take effect in the
+// order they are made. A load or an atomic is complete on return; a store may complete later,
+// by the next flush (null flush: on return).
 #pragma once
 
 #include <cstddef>
@@ -24,6 +26,8 @@ struct HeapAccess {
   // `op` on the word of `type` at `word`; operands and the old value as the word's bits.
   std::uint64_t (*amo)(void* arg, std::byte* word, AmoOp op, DataType type, std::uint64_t value,
                        std::uint64_t cond) = nullptr;
+  // Completes every store made before it: what a peer's quiet waits for (null: nothing to do).
+  void (*flush)(void* arg) = nullptr;
 };
 
 }  // namespace symmetra::detail

@@ -32,11 +32,16 @@ ucs_status_t UcxTransport::on_serve(void* arg, const void* header, std::size_t h
   Owed o;
   o.pe = h.from;
   // Only what this PE registered, as for puts; an atomic's word aligned to its size.
-  const bool word_ok = h.atomic == 0 || (h.bytes != 0 && (h.addr % h.bytes) == 0);
-  const Mine* mine = t->owner(at, h.bytes);
-  if (mine == nullptr || !word_ok) {
+  const bool word_ok = h.kind != kServeAtomic || (h.bytes != 0 && (h.addr % h.bytes) == 0);
+  const Mine* mine = h.kind == kServeFlush ? nullptr : t->owner(at, h.bytes);
+  if (h.kind == kServeFlush) {
+    // The connection is served in order, so every earlier put was handed to its memory's store;
+    // a store that completes later (a GPU heap's copy) completes now.
+    for (const Mine& m : t->mine_)
+      if (m.access != nullptr && m.access->flush != nullptr) m.access->flush(m.access->arg);
+  } else if (mine == nullptr || !word_ok) {
     r.refused = 1;
-  } else if (h.atomic != 0) {
+  } else if (h.kind == kServeAtomic) {
     const auto op = static_cast<AmoOp>(h.op);
     const auto type = static_cast<DataType>(h.type);
     const HeapAccess* a = mine->access;
@@ -106,7 +111,7 @@ void UcxTransport::send_request(const device::Context& ctl, const char* op, int 
   a.id = h.id;
   a.pe = pe;
   a.addr = h.addr;
-  a.bytes = h.atomic != 0 ? 0 : h.bytes;
+  a.bytes = h.kind == kServeGet ? h.bytes : 0;
   awaited_.push_back(&a);
   ucp_request_param_t rp{};
   rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -132,7 +137,7 @@ std::uint64_t UcxTransport::served_atomic(const device::Context& ctl, int pe, st
   h.bytes = static_cast<std::uint64_t>(data_type_size(type));
   h.value = value;
   h.cond = cond;
-  h.atomic = 1;
+  h.kind = kServeAtomic;
   h.op = static_cast<std::uint8_t>(op);
   h.type = static_cast<std::uint8_t>(type);
   Awaited a;

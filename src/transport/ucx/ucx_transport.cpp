@@ -443,13 +443,18 @@ ucs_status_t UcxTransport::on_put(void* arg, const void* header, std::size_t hea
   else
     store_words(dst, static_cast<const std::byte*>(data), length);
   if (h.sig_addr == 0) return UCS_OK;
-  // After the data (each store above is complete on return): a waiter that sees the signal
-  // sees the data.
+  // After the data (host memory: each store above is complete on return; a GPU heap: its
+  // accesses take effect in order): a waiter that sees the signal sees the data.
   if (const HeapAccess* a = sig_mine->access) {
-    (void)a->amo(a->arg, sig, h.sig_add == 1 ? AmoOp::kFetchAdd : AmoOp::kSet, DataType::kUint64,
-                 h.sig_value, 0);
+    // A set is a store of the whole word, which lands after the data's; an add needs the atomic.
+    if (h.sig_add == 1)
+      (void)a->amo(a->arg, sig, AmoOp::kFetchAdd, DataType::kUint64, h.sig_value, 0);
+    else
+      a->store(a->arg, sig, reinterpret_cast<const std::byte*>(&h.sig_value), sizeof(h.sig_value));
     return UCS_OK;
   }
+  if (const HeapAccess* a = mine->access; a != nullptr && a->flush != nullptr)
+    a->flush(a->arg);  // the data's stores complete before a signal in host memory
   AtomicRef<std::uint64_t> word(*reinterpret_cast<std::uint64_t*>(sig));
   if (h.sig_add == 1)
     word.fetch_add(h.sig_value, kRelease);
@@ -693,12 +698,15 @@ void UcxTransport::fence(const device::Context& ctl) {
 }
 
 // Flush completes RMA and atomics at their targets, but an active message only at this end. So
-// each peer that was sent puts since the last quiet also answers a read of its first word: the
-// target serves its connection in order, so the answer comes after it stored every earlier put.
-// A read, not an atomic: the word is its doorbell, which a NIC's atomic would not update
+// each peer that was sent puts since the last quiet also answers a request: the target serves
+// its connection in order, so the answer comes after it stored every earlier put. Served, the
+// request is a flush (kServeFlush), which reads nothing: reading a GPU heap's word took the
+// target a copy and a stream synchronize. Otherwise it is a read of the peer's first word. A
+// read, not an atomic: the word is its doorbell, which a NIC's atomic would not update
 // coherently with the CPU's.
 void UcxTransport::quiet(const device::Context& ctl) {
   std::lock_guard<std::mutex> lock(mu_);
+  const ForgetOnThrow forget{*this};
   ucp_request_param_t rp{};
   wait(ctl, "quiet", -1, ucp_worker_flush_nbx(worker_, &rp));
   // The flush completed the gets in flight; their requests are ours to check and free.
@@ -709,16 +717,18 @@ void UcxTransport::quiet(const device::Context& ctl) {
     Peer& peer = peers_[pe];
     if (!peer.unacked) continue;
     peer.unacked = false;
-    std::uint64_t word = 0;
-    const Range& r = peer.ranges[0];
-    if (served_) {
-      served_get(ctl, "quiet", pe, reinterpret_cast<std::byte*>(&word), r.offset, sizeof(word),
-                 false);
+    if (served_) {  // a flush request to each such peer, all sent before any is waited for
+      ServeHeader h{};
+      h.kind = kServeFlush;
+      send_request(ctl, "quiet", pe, h, served_gets_.emplace_back());
       continue;
     }
+    std::uint64_t word = 0;
+    const Range& r = peer.ranges[0];
     ucp_request_param_t gp{};
     wait(ctl, "quiet", pe, ucp_get_nbx(peer.ep, &word, sizeof(word), r.base, r.rkey, &gp));
   }
+  if (served_) complete_served_gets(ctl, "quiet");
 }
 
 void UcxTransport::progress() {

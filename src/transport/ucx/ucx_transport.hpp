@@ -174,10 +174,13 @@ class UcxTransport final : public Transport {
     std::uint64_t addr;   // in the target's address space
     std::uint64_t bytes;  // a get's; an atomic's word size
     std::uint64_t value, cond;
-    std::int32_t from;    // the requesting PE, which the reply goes to
-    std::uint8_t atomic;  // 0: a get; 1: an atomic of AmoOp `op` on DataType `type`
-    std::uint8_t op, type, pad;
+    std::int32_t from;           // the requesting PE, which the reply goes to
+    std::uint8_t kind;           // ServeKind
+    std::uint8_t op, type, pad;  // an atomic's AmoOp and DataType
   };
+  // kFlush asks the target to answer once every message before it on the connection is stored
+  // (HeapAccess::flush): what quiet waits for, without reading memory of the target's.
+  enum ServeKind : std::uint8_t { kServeGet = 0, kServeAtomic = 1, kServeFlush = 2 };
   struct ReplyHeader {
     std::uint64_t id;
     std::uint64_t value;    // an atomic's old value

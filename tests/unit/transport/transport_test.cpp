@@ -4,13 +4,18 @@
 // and leave their neighbours alone, every atomic returns and leaves what a reference says,
 // put_signal delivers the data before the signal, heap growth extends what a PE registered (an
 // access across the seam of two registrations too), and an access outside it ends the job
-// naming the PE and the offset. UcxAccess registers its first range with a counting HeapAccess
-// (a GPU heap's way) and the grown one as host memory, so puts across that seam take both.
+// naming the PE and the offset. UcxAccess registers its first range with a HeapAccess whose
+// stores land later, as a GPU heap's copies do (DeferredAccess), and the grown one as host
+// memory, so puts across that seam take both.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <initializer_list>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -39,25 +44,99 @@ struct Variant {
   bool access = false;
 };
 
-// Calls of each HeapAccess function: store, load, amo.
-std::atomic<long> g_access_calls[3];
-const HeapAccess kCountingAccess{
+// Calls of each HeapAccess function: store, load, amo, flush.
+std::atomic<long> g_access_calls[4];
+
+// Host copies and atomics, for what is only registered.
+const HeapAccess kPlainAccess{
     nullptr,
     [](void*, std::byte* dst, const std::byte* src, std::size_t bytes) {
-      ++g_access_calls[0];
       store_words(dst, src, bytes);
     },
     [](void*, std::byte* dst, const std::byte* src, std::size_t bytes) {
-      ++g_access_calls[1];
       load_words(dst, src, bytes);
     },
     [](void*, std::byte* w, AmoOp op, DataType type, std::uint64_t value, std::uint64_t cond) {
-      ++g_access_calls[2];
       return device::detail::amo_on_bits(w, op, type, value, cond);
     }};
 
+// A GPU heap's way on host memory: each store lands later, in order, by a thread of its own (a
+// copy engine) after kLag; a load, an atomic or a flush first waits for every store before it.
+// So a transport that relied on a store being complete on return (a signal in host memory set
+// after it, a quiet that never flushed) reads stale bytes here, as it would on a GPU.
+class DeferredAccess {
+ public:
+  DeferredAccess() : lander_([this] { land(); }) {}
+  ~DeferredAccess() {
+    {
+      const std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    lander_.join();
+  }
+  const HeapAccess* access() const { return &access_; }
+
+ private:
+  static constexpr auto kLag = std::chrono::microseconds(50);
+  struct Store {
+    std::byte* dst;
+    std::vector<std::byte> bytes;
+  };
+  void land() {
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      l.unlock();
+      std::this_thread::sleep_for(kLag);
+      l.lock();
+      const Store& s = queue_.front();
+      store_words(s.dst, s.bytes.data(), s.bytes.size());
+      queue_.pop_front();
+      cv_.notify_all();
+    }
+  }
+  void drain() {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return queue_.empty(); });
+  }
+  static DeferredAccess& of(void* arg) { return *static_cast<DeferredAccess*>(arg); }
+  const HeapAccess access_{this,
+                           [](void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
+                             ++g_access_calls[0];
+                             DeferredAccess& d = of(arg);
+                             {
+                               const std::lock_guard<std::mutex> l(d.mu_);
+                               d.queue_.push_back({dst, std::vector<std::byte>(src, src + bytes)});
+                             }
+                             d.cv_.notify_all();
+                           },
+                           [](void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
+                             ++g_access_calls[1];
+                             of(arg).drain();
+                             load_words(dst, src, bytes);
+                           },
+                           [](void* arg, std::byte* w, AmoOp op, DataType type, std::uint64_t value,
+                              std::uint64_t cond) {
+                             ++g_access_calls[2];
+                             of(arg).drain();
+                             return device::detail::amo_on_bits(w, op, type, value, cond);
+                           },
+                           [](void* arg) {
+                             ++g_access_calls[3];
+                             of(arg).drain();
+                           }};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Store> queue_;
+  bool stop_ = false;
+  std::thread lander_;  // last: starts once the rest is made
+};
+
 // Runs of a HeapAccess variant: what the peers delivered went through it (a transport that
-// stored directly would pass every other check of these tests). `which`: store, load, amo.
+// stored directly would pass every other check of these tests). `which`: store, load, amo,
+// flush.
 class AccessUsed {
  public:
   AccessUsed(bool on, std::initializer_list<int> which) : on_(on), which_(which) {
@@ -67,7 +146,7 @@ class AccessUsed {
     if (!on_) return;
     for (std::size_t i = 0; i < which_.size(); ++i)
       EXPECT_GT(g_access_calls[which_[i]].load(), before_[i])
-          << "HeapAccess function " << which_[i] << " (store, load, amo) was never called";
+          << "HeapAccess function " << which_[i] << " (store, load, amo, flush) was never called";
   }
 
  private:
@@ -81,6 +160,7 @@ struct Pe {
   ThreadBootstrap bs;
   std::unique_ptr<SymmetricHeap> heap;
   device::Context ctl{};
+  std::unique_ptr<DeferredAccess> deferred;  // outlives the transport, which calls it
   std::unique_ptr<Transport> transport;
   const HeapAccess* access = nullptr;  // the first range's
 
@@ -96,7 +176,10 @@ struct Pe {
     p.forced_hosts = true;  // UCX: TCP between the threads, as between forced hosts
     ctl.timeout_ns = 30'000'000'000ull;
     p.served = v.served || v.access;
-    if (v.access) access = &kCountingAccess;
+    if (v.access) {
+      deferred = std::make_unique<DeferredAccess>();
+      access = deferred->access();
+    }
     transport = make_transport(v.kind, p).value_or_throw();
     transport->register_memory(heap->base(), 0, kRegistered, access).or_throw();
   }
@@ -254,30 +337,50 @@ TEST_P(TransportTest, EveryAtomicOnEveryType) {
   });
 }
 
-// The signal arrives after the data: a reader that sees the signal finds every byte of it.
+// PEs put_signal to the next PE for kRounds rounds, the signal at `sig_offset`: set to the round
+// on odd rounds, incremented on even ones, so that it counts the rounds either way. A reader
+// that sees the signal must find every byte of the round's data.
+void put_signal_rounds(Pe& pe, std::uint64_t seed, std::uint64_t sig_offset) {
+  constexpr std::size_t kBytes = 3000;
+  constexpr int kRounds = 200;
+  const int me = pe.bs.rank(), next = (me + 1) % kPes, prev = (me + kPes - 1) % kPes;
+  auto* sig = reinterpret_cast<std::uint64_t*>(pe.at(sig_offset));
+  *sig = 0;
+  pe.bs.barrier().or_throw();
+  std::vector<std::uint8_t> src(kBytes);
+  for (int round = 1; round <= kRounds; ++round) {
+    for (std::size_t i = 0; i < kBytes; ++i) src[i] = pattern(seed + round, me, i);
+    const bool add = round % 2 == 0;
+    pe.transport->put_signal(pe.ctl, next, kData + 64, src.data(), kBytes, sig_offset,
+                             add ? 1 : static_cast<std::uint64_t>(round),
+                             add ? SignalOp::kAdd : SignalOp::kSet);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (AtomicRef<std::uint64_t>(*sig).load(kAcquire) < static_cast<std::uint64_t>(round))
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "round " << round;
+    ASSERT_EQ(AtomicRef<std::uint64_t>(*sig).load(kAcquire), static_cast<std::uint64_t>(round));
+    const auto* d = reinterpret_cast<const std::uint8_t*>(pe.at(kData + 64));
+    for (std::size_t i = 0; i < kBytes; ++i)
+      ASSERT_EQ(d[i], pattern(seed + round, prev, i)) << "round " << round << " byte " << i;
+    pe.bs.barrier().or_throw();  // the predecessor writes the next round only after this check
+  }
+}
+
+// The signal arrives after the data, both in the first range (UcxAccess: through its
+// HeapAccess, which sets the signal by a store and adds to it by an atomic).
 TEST_P(TransportTest, PutSignalDeliversDataFirst) {
   const AccessUsed used(GetParam().access, {0, 2});
   const std::uint64_t seed = std::random_device{}();
-  constexpr std::size_t kBytes = 3000;
-  constexpr int kRounds = 200;
+  on_pes([&](Pe& pe) { put_signal_rounds(pe, seed, kData); });
+}
+
+// The signal in host memory (a second range, registered without a HeapAccess), the data in the
+// first: with UcxAccess the data's stores must complete before the host sets the signal.
+TEST_P(TransportTest, PutSignalToHostMemoryAfterDataThroughAccess) {
+  const AccessUsed used(GetParam().access, {0, 3});
+  const std::uint64_t seed = std::random_device{}();
   on_pes([&](Pe& pe) {
-    const int me = pe.bs.rank(), next = (me + 1) % kPes, prev = (me + kPes - 1) % kPes;
-    auto* sig = reinterpret_cast<std::uint64_t*>(pe.at(kData));
-    *sig = 0;
-    pe.bs.barrier().or_throw();
-    std::vector<std::uint8_t> src(kBytes);
-    for (int round = 1; round <= kRounds; ++round) {
-      for (std::size_t i = 0; i < kBytes; ++i) src[i] = pattern(seed + round, me, i);
-      pe.transport->put_signal(pe.ctl, next, kData + 64, src.data(), kBytes, kData,
-                               static_cast<std::uint64_t>(round), SignalOp::kSet);
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (AtomicRef<std::uint64_t>(*sig).load(kAcquire) < static_cast<std::uint64_t>(round))
-        ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "round " << round;
-      const auto* d = reinterpret_cast<const std::uint8_t*>(pe.at(kData + 64));
-      for (std::size_t i = 0; i < kBytes; ++i)
-        ASSERT_EQ(d[i], pattern(seed + round, prev, i)) << "round " << round << " byte " << i;
-      pe.bs.barrier().or_throw();  // the predecessor writes the next round only after this check
-    }
+    pe.transport->register_memory(pe.at(kRegistered), kRegistered, kRegistered, nullptr).or_throw();
+    put_signal_rounds(pe, seed, kRegistered);
   });
 }
 
@@ -319,7 +422,7 @@ TEST_P(TransportTest, MemoryWithAccessNeedsServedMode) {
   const bool served = v.kind == TransportKind::kUcx && (v.served || v.access);
   on_pes([&](Pe& pe) {
     const Status st =
-        pe.transport->register_memory(pe.at(kRegistered), kRegistered, 8, &kCountingAccess);
+        pe.transport->register_memory(pe.at(kRegistered), kRegistered, 8, &kPlainAccess);
     if (served) {
       EXPECT_TRUE(st.ok()) << st.message();
       return;
