@@ -130,6 +130,7 @@ CudaBackend::~CudaBackend() {
   for (void* p : impl_->device_words) cudaFreeAsync(p, impl_->stream);
   cudaStreamSynchronize(impl_->stream);
   cudaStreamDestroy(impl_->stream);
+  cudaStreamSynchronize(impl_->access_stream);  // served stores still read their staging
   cudaStreamDestroy(impl_->access_stream);
   if (impl_->proxy_stream != nullptr) cudaStreamDestroy(impl_->proxy_stream);
   for (void* p : impl_->pinned) {

@@ -91,10 +91,14 @@ class CudaBackend final : public Backend {
                   std::size_t bytes, int pe);
   void remote_get(const device::Context& ctl, const char* op, void* dest, const void* src,
                   std::size_t bytes, int pe);
-  // heap_access()'s calls (arg: the CudaBackend): its store and its load are one copy.
-  static void serve_copy(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes);
+  // heap_access()'s calls (arg: the CudaBackend; remote_ops.cu). A store is a copy enqueued
+  // from pinned staging and waited for by the next load, atomic or flush; a load is a copy and
+  // an atomic a one-thread kernel, each waited for.
+  static void serve_store(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes);
+  static void serve_load(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes);
   static std::uint64_t serve_amo(void* arg, std::byte* word, AmoOp op, DataType type,
                                  std::uint64_t value, std::uint64_t cond);
+  static void serve_flush(void* arg);
 
   std::unique_ptr<Impl> impl_;
   device::Context dctx_{};

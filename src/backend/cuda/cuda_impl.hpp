@@ -41,6 +41,11 @@ struct CudaBackend::Impl {
   cudaStream_t access_stream = nullptr;
   std::uint64_t* d_access_result = nullptr;
   HeapAccess access{};
+  // The served stores' pinned staging (one of `pinned`, made by the first heap_access()): each
+  // store's bytes are copied here and enqueued on access_stream; `staged` bytes of it are in
+  // use by copies not yet waited for (serving thread only).
+  std::byte* serve_staging = nullptr;
+  std::size_t staged = 0;
   std::mutex bounce_mu;
   std::byte* bounce = nullptr;  // one of `pinned`
   // What pinned_host_memory and device_words made (the bounce buffer, the proxy ring of this

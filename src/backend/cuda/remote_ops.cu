@@ -24,6 +24,9 @@ namespace {
 // A staging step: large enough that a copy's fixed cost (about 10 us) is small against its
 // bytes, small enough to stay pinned for the PE's life.
 constexpr std::size_t kBounceBytes = 4u << 20;
+// The served stores' staging: a few of UCX's largest messages (256 KiB), so that copying one in
+// overlaps the copy engine's move of the one before.
+constexpr std::size_t kServeStagingBytes = 1u << 20;
 
 // The bounce buffer, made at the first remote operation: pinned (registered) host memory, so
 // that the copy engine moves it at full speed and UCX reads it as ordinary memory.
@@ -117,24 +120,78 @@ void warn_few_queues(int pe) {
 }  // namespace
 
 const HeapAccess* CudaBackend::heap_access() {
-  warn_few_queues(impl_->control->my_pe);
-  impl_->access = HeapAccess{this, &serve_copy, &serve_copy, &serve_amo};  // store, load
-  return &impl_->access;
+  Impl& im = *impl_;
+  warn_few_queues(im.control->my_pe);
+  // Made here, by the PE's thread before the transport can serve anything: serve_store runs on
+  // the serving thread, which must not add to `pinned`. Without it stores are waited for.
+  if (im.serve_staging == nullptr) {
+    std::string why;
+    im.serve_staging = static_cast<std::byte*>(pinned_host_memory(kServeStagingBytes, false, &why));
+    if (im.serve_staging == nullptr)
+      SYMMETRA_LOG(kWarn, im.control->my_pe,
+                   "no pinned staging for stores from other hosts (%s): each waits for its copy",
+                   why.c_str());
+  }
+  im.access = HeapAccess{this, &serve_store, &serve_load, &serve_amo, &serve_flush};
+  return &im.access;
 }
 
 // The serving thread may be the transport's own, whose current device is not the PE's; its
-// copies and kernels go on a stream of their own, waited for, so that each access is complete
-// on return and never waits behind the PE's work (a kernel of the PE may be waiting for it)
-// unless the two streams share a hardware queue (kQueueHint).
-// The copy engine writes whole aligned sectors, so each aligned 8-byte word lands whole (LL
-// packets stay valid).
+// copies and kernels go on a stream of their own, so that they never wait behind the PE's work
+// (a kernel of the PE may be waiting for them) unless the two streams share a hardware queue
+// (kQueueHint). One stream keeps them in the order they were made: a signal stored or applied
+// after a put's data lands after it. The copy engine writes whole aligned sectors, so each
+// aligned 8-byte word lands whole (LL packets stay valid).
+//
+// A store returns once its copy is enqueued: waiting for each cost the target a stream
+// synchronize per message (docs/proxy.md, "Performance across hosts"). What waits is the next
+// load, atomic or flush (a peer's quiet), and a store that finds the staging full.
+namespace {
+// Each waited-for access completes every store before it on the stream: the staging is free.
+void settled(CudaBackend::Impl& im) {
+  im.staged = 0;
+}
+}  // namespace
 
-void CudaBackend::serve_copy(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
+void CudaBackend::serve_store(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
   Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
   const device::Context& ctl = *im.control;
-  const BlockedIn blocked("serving a copy to or from the GPU heap", ctl.my_pe, kQueueHint);
+  const BlockedIn blocked("serving a store to the GPU heap", ctl.my_pe, kQueueHint);
+  check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
+  const std::size_t room = (bytes + 63) / 64 * 64;  // whole lines: no two copies share one
+  if (im.serve_staging == nullptr || room > kServeStagingBytes) {
+    copy_waited(ctl, "serve", dst, src, bytes, im.access_stream);
+    return settled(im);
+  }
+  if (im.staged + room > kServeStagingBytes) {  // every earlier copy has read its bytes
+    check_cuda(ctl, "serve", cudaStreamSynchronize(im.access_stream), "cudaStreamSynchronize");
+    settled(im);
+  }
+  std::byte* slot = im.serve_staging + im.staged;
+  std::memcpy(slot, src, bytes);  // src is the transport's, valid only during this call
+  im.staged += room;
+  check_cuda(ctl, "serve",
+             cudaMemcpyAsync(dst, slot, bytes, cudaMemcpyHostToDevice, im.access_stream),
+             "cudaMemcpyAsync");
+}
+
+void CudaBackend::serve_load(void* arg, std::byte* dst, const std::byte* src, std::size_t bytes) {
+  Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
+  const device::Context& ctl = *im.control;
+  const BlockedIn blocked("serving a load from the GPU heap", ctl.my_pe, kQueueHint);
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
   copy_waited(ctl, "serve", dst, src, bytes, im.access_stream);
+  settled(im);
+}
+
+void CudaBackend::serve_flush(void* arg) {
+  Impl& im = *static_cast<CudaBackend*>(arg)->impl_;
+  if (im.staged == 0) return;  // nothing enqueued since the last wait
+  const device::Context& ctl = *im.control;
+  const BlockedIn blocked("completing stores to the GPU heap", ctl.my_pe, kQueueHint);
+  check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
+  check_cuda(ctl, "serve", cudaStreamSynchronize(im.access_stream), "cudaStreamSynchronize");
+  settled(im);
 }
 
 std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataType type,
@@ -145,8 +202,10 @@ std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataT
   const BlockedIn blocked("serving an atomic on the GPU heap (a one-thread kernel)", ctl.my_pe,
                           kQueueHint);
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
-  return run_amo(ctl, b.dctx_, im.access_stream, im.d_access_result, op, type, word, value, cond,
-                 ctl.my_pe);
+  const std::uint64_t old = run_amo(ctl, b.dctx_, im.access_stream, im.d_access_result, op, type,
+                                    word, value, cond, ctl.my_pe);
+  settled(im);
+  return old;
 }
 
 // Pinned host memory: the bounce buffers and the proxy ring (docs/proxy.md, "GPU producers"),
