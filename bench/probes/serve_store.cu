@@ -1,7 +1,9 @@
 // Probe: what it costs a CPU thread to store a small payload into device memory and know it is
 // there, each way the target of a staged remote put or atomic could (docs/proxy.md, "Performance
 // across hosts": serving the GPU heap costs 20-28 us per message on the H200, where the CPU heap
-// takes a memcpy). Today's serve_copy is row "memcpy_async pageable"; serve_amo is "kernel".
+// takes a memcpy). Today's serve_copy is row "memcpy_async pageable"; serve_amo is "kernel
+// atomic (serve_amo)". The "burst" rows enqueue 64 stores and wait once: a store's cost when
+// the target waits per flush, not per message.
 //   nvcc -O2 -arch=sm_90 -o /tmp/ss bench/probes/serve_store.cu -lcuda && /tmp/ss
 // Prints p50 and p90 in us per store, one line per way and size, and JSON lines.
 #include <cuda.h>
@@ -23,6 +25,15 @@ __global__ void add_word(unsigned long long* w, unsigned long long v, unsigned l
   *out = atomicAdd(w, v);
 }
 // The payload read by the GPU from mapped pinned memory and stored by one block.
+// An atomic whose old value goes to mapped pinned memory with a flag after it, so that the host
+// spins on the flag instead of copying the result back and synchronizing the stream.
+__global__ void add_word_mapped(unsigned long long* w, unsigned long long v,
+                                volatile unsigned long long* out, volatile unsigned int* flag,
+                                unsigned int seq) {
+  out[0] = atomicAdd(w, v);
+  __threadfence_system();
+  *flag = seq;
+}
 __global__ void copy_in(std::uint64_t* dst, const std::uint64_t* src, std::size_t words) {
   for (std::size_t i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
 }
@@ -53,7 +64,8 @@ int main() {
   CK(cudaMalloc(&dev, max_bytes));
   std::vector<std::byte> pageable(max_bytes, std::byte{7});
   void* pinned = nullptr;
-  CK(cudaHostAlloc(&pinned, max_bytes, cudaHostAllocMapped));
+  const int burst = 64;  // stores enqueued back to back, then one sync: the per-store enqueue cost
+  CK(cudaHostAlloc(&pinned, max_bytes * burst, cudaHostAllocMapped));
   void* mapped = nullptr;
   CK(cudaHostGetDevicePointer(&mapped, pinned, 0));
   unsigned long long* d_out = nullptr;
@@ -98,6 +110,47 @@ int main() {
            CK(cudaMemcpyAsync(&r, d_out, sizeof(r), cudaMemcpyDeviceToHost, s));
            CK(cudaStreamSynchronize(s));
          }));
+  // Enqueued, not waited for: what each store costs when a flush completes many (the target
+  // syncs once per quiet instead of once per message). Per store: a burst's time / burst.
+  auto per_store = [&](Result r) { return Result{r.p50 / burst, r.p90 / burst}; };
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{128}, std::size_t{8192}}) {
+    report("burst pinned enqueue", bytes, per_store(time_it(reps / 10, [&] {
+             for (int i = 0; i < burst; ++i) {
+               auto* slot = static_cast<std::byte*>(pinned) + i * max_bytes;
+               std::memcpy(slot, pageable.data(), bytes);
+               CK(cudaMemcpyAsync(static_cast<std::byte*>(dev) + (i * 8) % max_bytes, slot, bytes,
+                                  cudaMemcpyHostToDevice, s));
+             }
+             CK(cudaStreamSynchronize(s));
+           })));
+  }
+  report("burst write_value64 enqueue", 8, per_store(time_it(reps / 10, [&] {
+           for (int i = 0; i < burst; ++i)
+             CU(cuStreamWriteValue64(reinterpret_cast<CUstream>(s),
+                                     reinterpret_cast<CUdeviceptr>(dev) + 8 * i, i, 0));
+           CK(cudaStreamSynchronize(s));
+         })));
+  report("burst kernel atomic enqueue", 8, per_store(time_it(reps / 10, [&] {
+           for (int i = 0; i < burst; ++i)
+             add_word<<<1, 1, 0, s>>>(static_cast<unsigned long long*>(dev), 1, d_out);
+           CK(cudaStreamSynchronize(s));
+         })));
+  {
+    auto* out = static_cast<volatile unsigned long long*>(pinned);
+    auto* flag = reinterpret_cast<volatile unsigned int*>(static_cast<std::byte*>(pinned) + 64);
+    auto* d_res = static_cast<unsigned long long*>(mapped);
+    auto* d_flag = reinterpret_cast<unsigned int*>(static_cast<std::byte*>(mapped) + 64);
+    unsigned int seq = 0;
+    report("kernel atomic, mapped result", 8, time_it(reps, [&] {
+             ++seq;
+             add_word_mapped<<<1, 1, 0, s>>>(static_cast<unsigned long long*>(dev), 1, d_res,
+                                             d_flag, seq);
+             while (*flag != seq) {
+             }
+             (void)*out;
+           }));
+    CK(cudaStreamSynchronize(s));
+  }
   report("empty sync", 0, time_it(reps, [&] { CK(cudaStreamSynchronize(s)); }));
   CK(cudaFree(d_out));
   CK(cudaFreeHost(pinned));
