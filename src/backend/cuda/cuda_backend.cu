@@ -88,10 +88,15 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(Bootstrap& bs, const Ba
                                 sizeof(std::int32_t) * bs.size(), im.stream));
   SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_teams),
                                 sizeof(device::TeamDesc) * device::kMaxTeams, im.stream));
-  SYMMETRA_CUDA(
-      cudaMallocAsync(reinterpret_cast<void**>(&im.d_result), sizeof(std::uint64_t), im.stream));
-  SYMMETRA_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&im.d_access_result),
-                                sizeof(std::uint64_t), im.stream));
+  {  // both threads' atomic results in one page (cuda_impl.hpp, AmoResults)
+    std::string why;
+    auto* page = static_cast<AmoResults::Slot*>(g->pinned_host_memory(4096, true, &why));
+    if (page == nullptr)
+      return Status::fail("[pe " + std::to_string(bs.rank()) +
+                          "] mapped pinned memory for atomics' results: " + why);
+    im.results.slots = page;
+    im.access_results.slots = page + AmoResults::kSlots;
+  }
   SYMMETRA_TRY(preload_stream_kernels());
   SYMMETRA_TRY(preload_host_kernels());
   SYMMETRA_TRY(preload_coll_kernels());
@@ -125,8 +130,6 @@ CudaBackend::~CudaBackend() {
   if (impl_->host_header_device != nullptr) cudaHostUnregister(impl_->host_header);
   cudaFreeAsync(impl_->d_pe_index, impl_->stream);
   cudaFreeAsync(impl_->d_teams, impl_->stream);
-  cudaFreeAsync(impl_->d_result, impl_->stream);
-  cudaFreeAsync(impl_->d_access_result, impl_->stream);
   for (void* p : impl_->device_words) cudaFreeAsync(p, impl_->stream);
   cudaStreamSynchronize(impl_->stream);
   cudaStreamDestroy(impl_->stream);

@@ -2,6 +2,8 @@
 // copies by the copy engine on the backend's stream, complete on return; atomics in a
 // one-thread kernel; host-side waits by copies of the words. PEs of other hosts go to the
 // runtime's remote branch (remote_ops.cu).
+#include <sched.h>
+
 #include <cstring>
 
 #include "backend/cuda/cuda_impl.hpp"
@@ -13,27 +15,46 @@ namespace {
 
 template <class T>
 __global__ void amo_kernel(device::Context ctx, AmoOp op, T* dest, T value, T cond, int pe,
-                           T* result) {
-  *result = device::detail::apply_amo(ctx, op, dest, value, cond, pe);
+                           AmoResults::Slot* out, std::uint64_t seq) {
+  const T old = device::detail::apply_amo(ctx, op, dest, value, cond, pe);
+  std::uint64_t bits = 0;
+  memcpy(&bits, &old, sizeof(T));
+  *static_cast<volatile std::uint64_t*>(&out->value) = bits;
+  __threadfence_system();  // the value before the number that says it is there
+  *static_cast<volatile std::uint64_t*>(&out->seq) = seq;
+}
+
+// Polls the slot until the kernel's number is there. Every 256 polls it asks the stream: an
+// error ends the job naming it, and a stream done without the number is a fault of ours.
+std::uint64_t await_result(const device::Context& ctl, cudaStream_t s, const AmoResults::Slot& slot,
+                           std::uint64_t seq) {
+  const auto arrived = [&] { return __atomic_load_n(&slot.seq, __ATOMIC_ACQUIRE) == seq; };
+  for (unsigned i = 1;; ++i) {
+    if (arrived()) return __atomic_load_n(&slot.value, __ATOMIC_RELAXED);
+    if (i % 256 != 0) continue;
+    const cudaError_t rc = cudaStreamQuery(s);
+    if (rc == cudaErrorNotReady) {
+      if (i >= 4096) sched_yield();  // a long wait (the GPU busy): leave the core to others
+      continue;
+    }
+    check_cuda(ctl, "atomic", rc, "cudaStreamQuery");
+    if (arrived()) return __atomic_load_n(&slot.value, __ATOMIC_RELAXED);
+    device::detail::host_fatal(ctl, "atomic", "the atomic's kernel ended without its result");
+  }
 }
 
 template <class T>
 std::uint64_t amo_as(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,
-                     std::uint64_t* d_result, AmoOp op, void* dest, std::uint64_t value,
+                     AmoResults& results, AmoOp op, void* dest, std::uint64_t value,
                      std::uint64_t cond, int pe) {
   T v, c;
   std::memcpy(&v, &value, sizeof(T));
   std::memcpy(&c, &cond, sizeof(T));
-  T* result = reinterpret_cast<T*>(d_result);
-  amo_kernel<T><<<1, 1, 0, s>>>(dctx, op, static_cast<T*>(dest), v, c, pe, result);
+  const std::uint64_t seq = results.next.fetch_add(1, std::memory_order_relaxed) + 1;
+  AmoResults::Slot& slot = results.slots[seq % AmoResults::kSlots];
+  amo_kernel<T><<<1, 1, 0, s>>>(dctx, op, static_cast<T*>(dest), v, c, pe, &slot, seq);
   check_cuda(ctl, "atomic", cudaGetLastError(), "amo_kernel launch");
-  T old{};
-  check_cuda(ctl, "atomic", cudaMemcpyAsync(&old, result, sizeof(T), cudaMemcpyDeviceToHost, s),
-             "cudaMemcpyAsync");
-  check_cuda(ctl, "atomic", cudaStreamSynchronize(s), "cudaStreamSynchronize");
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &old, sizeof(T));
-  return bits;
+  return await_result(ctl, s, slot, seq);
 }
 
 }  // namespace
@@ -45,12 +66,12 @@ void copy_waited(const device::Context& ctl, const char* op, void* dst, const vo
 }
 
 std::uint64_t run_amo(const device::Context& ctl, const device::Context& dctx, cudaStream_t s,
-                      std::uint64_t* d_result, AmoOp op, DataType type, void* dest,
-                      std::uint64_t value, std::uint64_t cond, int pe) {
+                      AmoResults& results, AmoOp op, DataType type, void* dest, std::uint64_t value,
+                      std::uint64_t cond, int pe) {
   return visit_type(type, [&](auto tag) -> std::uint64_t {
     using T = typename decltype(tag)::type;
     if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
-      return amo_as<T>(ctl, dctx, s, d_result, op, dest, value, cond, pe);
+      return amo_as<T>(ctl, dctx, s, results, op, dest, value, cond, pe);
     else
       device::detail::host_fatal(ctl, "atomic", "GPU atomics act on 32- or 64-bit words");
   });
@@ -117,7 +138,7 @@ std::uint64_t CudaBackend::amo(const device::Context& ctl, AmoOp op, DataType ty
   device::detail::check_access(hctx_, "atomic", dest, data_type_size(type), pe);
   device::detail::check_aligned(hctx_, "atomic", dest, data_type_size(type));
   if (!hctx_.reachable(pe)) return ctl.remote->amo(ctl, op, type, dest, value, cond, pe);
-  return run_amo(ctl, dctx_, impl_->stream, impl_->d_result, op, type, dest, value, cond, pe);
+  return run_amo(ctl, dctx_, impl_->stream, impl_->results, op, type, dest, value, cond, pe);
 }
 
 void CudaBackend::quiet(const device::Context& ctl) {

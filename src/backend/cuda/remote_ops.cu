@@ -202,7 +202,7 @@ std::uint64_t CudaBackend::serve_amo(void* arg, std::byte* word, AmoOp op, DataT
   const BlockedIn blocked("serving an atomic on the GPU heap (a one-thread kernel)", ctl.my_pe,
                           kQueueHint);
   check_cuda(ctl, "serve", cudaSetDevice(im.heap->device()), "cudaSetDevice");
-  const std::uint64_t old = run_amo(ctl, b.dctx_, im.access_stream, im.d_access_result, op, type,
+  const std::uint64_t old = run_amo(ctl, b.dctx_, im.access_stream, im.access_results, op, type,
                                     word, value, cond, ctl.my_pe);
   settled(im);
   return old;
