@@ -1,9 +1,9 @@
 // Probe: what it costs a CPU thread to store a small payload into device memory and know it is
 // there, each way the target of a staged remote put or atomic could (docs/proxy.md, "Performance
-// across hosts": serving the GPU heap costs 20-28 us per message on the H200, where the CPU heap
-// takes a memcpy). Today's serve_copy is row "memcpy_async pageable"; serve_amo is "kernel
-// atomic (serve_amo)". The "burst" rows enqueue 64 stores and wait once: a store's cost when
-// the target waits per flush, not per message.
+// across hosts"). The "burst" rows enqueue 64 stores and wait once: a store's cost when the
+// target waits per flush, not per message, as CudaBackend::serve_store does ("burst pinned
+// enqueue"). "kernel atomic, mapped result" is the host-initiated atomics' way (AmoResults);
+// "kernel atomic (serve_amo)" the way before it. Results: bench/results/nvidia-h200-serve-store.txt.
 //   nvcc -O2 -arch=sm_90 -o /tmp/ss bench/probes/serve_store.cu -lcuda && /tmp/ss
 // Prints p50 and p90 in us per store, one line per way and size, and JSON lines.
 #include <cuda.h>
