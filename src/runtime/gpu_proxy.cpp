@@ -3,18 +3,28 @@
 #include <string>
 
 #include "backend/staging.hpp"
+#include "core/log.hpp"
 #include "symmetra/error.hpp"
 
 namespace symmetra::detail {
+namespace dd = device::detail;
 
 // Device memory through the backend's copies: a kernel's put source, get destination or large
 // result is device memory, which the transport cannot touch unless it moves device memory
 // itself, and then only in the device heap it registered (RemoteOps::moves_device_memory).
 class GpuProxy::Staging final : public ProxyStaging {
  public:
-  Staging(Backend& b, const device::RemoteOps& remote, std::byte* bounce, std::size_t bytes)
-      : b_(b), remote_(remote), bounce_(bounce), bytes_(bytes) {}
+  Staging(Backend& b, const device::RemoteOps& remote, std::byte* bounce, std::size_t bytes,
+          const std::byte* outbox, std::size_t outbox_bytes)
+      : b_(b),
+        remote_(remote),
+        bounce_(bounce),
+        bytes_(bytes),
+        outbox_(outbox),
+        outbox_end_(outbox + outbox_bytes) {}
   bool staged(const void* p, std::size_t n) const override {
+    const auto* b = static_cast<const std::byte*>(p);
+    if (b >= outbox_ && b < outbox_end_) return false;  // the ring's outbox: host memory
     return detail::staged(remote_, p, n, b_.is_device_memory(p));
   }
   bool device(const void* p) const override { return b_.is_device_memory(p); }
@@ -32,6 +42,8 @@ class GpuProxy::Staging final : public ProxyStaging {
   const device::RemoteOps& remote_;  // the runtime's, which outlives the proxy
   std::byte* bounce_;
   std::size_t bytes_;
+  const std::byte* outbox_;  // null (none) or pinned host memory
+  const std::byte* outbox_end_;
 };
 
 namespace {
@@ -65,7 +77,16 @@ GpuProxy::GpuProxy(Backend& backend, Transport* transport, const device::Context
       reinterpret_cast<std::uint64_t*>(base + slots * sizeof(std::uint64_t) + 2 * kLine);
   ring_.tail = tail;
   ring_.log2_slots = log2_slots;
-  staging_ = std::make_unique<Staging>(backend, *ctl->remote, bounce, kBounceBytes);
+  // The outbox (device::ProxyRing::outbox): without it small puts are staged as larger ones.
+  const std::size_t outbox_bytes = dd::proxy_outbox_bytes(log2_slots);
+  ring_.outbox = static_cast<std::byte*>(backend.pinned_host_memory(outbox_bytes, true, &why));
+  if (ring_.outbox == nullptr)
+    SYMMETRA_LOG(kWarn, ctl->my_pe,
+                 "no outbox for the proxy ring (%s): kernels' small puts to other hosts are "
+                 "staged and waited for",
+                 why.c_str());
+  staging_ = std::make_unique<Staging>(backend, *ctl->remote, bounce, kBounceBytes, ring_.outbox,
+                                       ring_.outbox != nullptr ? outbox_bytes : 0);
   proxy_ = std::make_unique<Proxy>(ring_, transport, ctl, staging_.get());
 }
 

@@ -52,8 +52,9 @@ __global__ void get_kernel(sd::Context ctx, unsigned char* dst, const unsigned c
   sd::getmem(Group{}, ctx, dst, src, bytes, from);
 }
 
-// put and get across hosts with each group kind: inline (up to 8 bytes), one staged chunk, and
-// more than the 4 MiB bounce buffer.
+// put and get across hosts with each group kind: inline (up to 8 bytes), in the request's outbox
+// (up to 1 KiB; 15 bytes a word and a tail), one byte past it, one staged chunk, and more than
+// the 4 MiB bounce buffer.
 TEST_P(GpuProxyTest, PutGetEveryGroupAndSize) {
   run_pes(GetParam(), [](Runtime& rt) {
     expect_two_hosts(rt);
@@ -65,7 +66,8 @@ TEST_P(GpuProxyTest, PutGetEveryGroupAndSize) {
     DeviceArray<unsigned long long> bad;
     std::uint64_t round = 0;
     for (int group = 0; group < 3; ++group) {
-      for (size_t bytes : {size_t{1}, size_t{8}, size_t{15}, size_t{4099}, kMax}) {
+      for (size_t bytes :
+           {size_t{1}, size_t{8}, size_t{15}, size_t{1024}, size_t{1025}, size_t{4099}, kMax}) {
         ++round;
         if (me == 0)
           std::fprintf(stderr, "round %llu: group %d, %zu bytes\n",
@@ -104,6 +106,46 @@ TEST_P(GpuProxyTest, PutGetEveryGroupAndSize) {
         rt.barrier_all();
       }
     }
+    rt.free(sym);
+  });
+}
+
+// 256 threads each put 37 bytes (unaligned: the outbox's byte copy) to a place of their own,
+// `iters` times, enough requests to take the 4096-entry ring around five times: an outbox
+// reused before the proxy read it would deliver another put's bytes.
+__global__ void many_puts_kernel(sd::Context ctx, unsigned char* dst, const unsigned char* src,
+                                 int iters, size_t each, int to) {
+  for (int it = 0; it < iters; ++it) {
+    const size_t at = (static_cast<size_t>(it) * blockDim.x + threadIdx.x) * each;
+    sd::putmem(sd::ThreadGroup{}, ctx, dst + at, src + at, each, to);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) sd::quiet(ctx);
+}
+
+TEST_P(GpuProxyTest, ManySmallPutsGoAroundTheRing) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    expect_two_hosts(rt);
+    const int me = rt.my_pe(), to = across(rt);
+    constexpr int kIters = 20, kThreads = 256;
+    constexpr size_t kEach = 37, kBytes = kEach * kThreads * kIters;
+    PeStream s;
+    auto* sym = rt.allocate_array<unsigned char>(kBytes);
+    DeviceArray<unsigned char> src(kBytes);
+    DeviceArray<unsigned long long> bad;
+    fill_kernel<<<64, 256, 0, s>>>(src, kBytes, run_seed(), me, 1);
+    CK(cudaMemsetAsync(sym, 0xEE, kBytes, s));
+    CK(cudaStreamSynchronize(s));
+    rt.barrier_all();
+    many_puts_kernel<<<1, kThreads, 0, s>>>(rt.device_context(), sym, src, kIters, kEach, to);
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(s));
+    rt.barrier_all();
+    count_mismatch<<<64, 256, 0, s>>>(sym, kBytes, run_seed(), to, 1, bad);
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(s));
+    EXPECT_EQ(bad.read(), 0u) << "PE " << me;
+    rt.barrier_all();
     rt.free(sym);
   });
 }
@@ -269,20 +311,22 @@ __global__ void signal_kernel(sd::Context ctx, unsigned char* dst, const unsigne
     if (dst2[i] != static_cast<unsigned char>(gpattern(seed, to, round, i))) atomicAdd(bad, 1ull);
 }
 
+// In the request's outbox (up to 1.75 KiB for put_signal) and staged.
 TEST_P(GpuProxyTest, PutSignalAndFenceOrderDataBeforeTheFlag) {
   run_pes(GetParam(), [](Runtime& rt) {
     expect_two_hosts(rt);
     const int me = rt.my_pe(), to = across(rt);
-    const size_t bytes = (1u << 20) + 5;
+    const size_t kMax = (1u << 20) + 5;
     PeStream s;
-    auto* dst = rt.allocate_array<unsigned char>(bytes);
-    auto* dst2 = rt.allocate_array<unsigned char>(bytes);
+    auto* dst = rt.allocate_array<unsigned char>(kMax);
+    auto* dst2 = rt.allocate_array<unsigned char>(kMax);
     auto* sig = rt.allocate_array<std::uint64_t>(2);
-    DeviceArray<unsigned char> src(bytes);
+    DeviceArray<unsigned char> src(kMax);
     DeviceArray<unsigned long long> bad;
     CK(cudaMemsetAsync(sig, 0, 16, s));
     CK(cudaStreamSynchronize(s));
-    for (std::uint64_t round = 1; round <= 3; ++round) {
+    for (std::uint64_t round = 1; round <= 6; ++round) {
+      const size_t bytes = round <= 3 ? 1000 : kMax;
       fill_kernel<<<64, 256, 0, s>>>(src, bytes, run_seed(), me, round);
       CK(cudaMemsetAsync(dst, 0xEE, bytes, s));
       CK(cudaMemsetAsync(dst2, 0xEE, bytes, s));

@@ -48,6 +48,11 @@ struct ProxyRing {
   // value, a get of up to 8 bytes), at the index of the request's first entry: the value, then
   // a tag (proxy_take_result). A GPU thread's own variables are not memory the proxy can write.
   std::uint64_t* results = nullptr;
+  // kProxyOutboxBytes per slot (and kProxyMaxEntries slots' worth past the end, so that a request
+  // that wraps has its bytes in one piece), where a GPU producer writes a small put's source
+  // itself: the proxy then reads host memory instead of staging device memory, and the producer
+  // need not wait (proxy_ring.hpp, proxy_outbox). Null: none (the CPU producer's ring).
+  std::byte* outbox = nullptr;
   std::uint32_t log2_slots = 0;
 };
 

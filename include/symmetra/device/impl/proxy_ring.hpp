@@ -68,6 +68,9 @@ inline constexpr unsigned kProxyMaxEntries = 7;
 // PE (32-55).
 inline constexpr std::uint64_t kProxyAck = 1ull << 12;
 
+// Bytes of ProxyRing::outbox per slot: a request of n entries carries up to n times this.
+inline constexpr std::size_t kProxyOutboxBytes = 256;
+
 // Entries a request of `op` has, its first included; 0: no such op. Producers and the proxy
 // both read this one table.
 SYMMETRA_INLINE constexpr unsigned proxy_entries(ProxyOp op) {
@@ -305,6 +308,17 @@ SYMMETRA_INLINE ProxyWait proxy_take_result(const ProxyRing& r, std::uint64_t po
   // Release: the value is read before the proxy may let the slot go.
   atomic_store(&word[1], proxy_taken_tag(pos), kRelease);
   return ProxyWait::kOk;
+}
+
+// The outbox of a ring of 2^log2_slots slots: its size, and where the request at `pos` may put
+// its bytes (up to its entry count times kProxyOutboxBytes). The request's own slots guard them:
+// the next request to use them (a lap later) waits until `done` has passed this one, whose
+// source the proxy has then read.
+SYMMETRA_INLINE constexpr std::size_t proxy_outbox_bytes(std::uint32_t log2_slots) {
+  return ((std::size_t{1} << log2_slots) + kProxyMaxEntries) * kProxyOutboxBytes;
+}
+SYMMETRA_INLINE std::byte* proxy_outbox(const ProxyRing& r, std::uint64_t pos) {
+  return r.outbox + (pos & ((1ull << r.log2_slots) - 1)) * kProxyOutboxBytes;
 }
 
 // Posts the `n` entries of `e` as one request: proxy_reserve, then proxy_write. `*end` gets the

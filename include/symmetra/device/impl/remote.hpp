@@ -150,6 +150,37 @@ __device__ __noinline__ inline std::uint64_t proxy_call_out(ProxyRing ring, int 
   return 0;
 }
 
+// `bytes` from `src` (any memory this thread reads) to the outbox at `dst`: whole words where
+// the source is aligned for them. Over PCIe, where the outbox is.
+__device__ inline void copy_to_outbox(std::byte* dst, const std::byte* src, std::uint64_t bytes) {
+  std::uint64_t i = 0;
+  if ((reinterpret_cast<std::uintptr_t>(src) & 7) == 0)
+    for (; i + 8 <= bytes; i += 8)
+      *reinterpret_cast<std::uint64_t*>(dst + i) = *reinterpret_cast<const std::uint64_t*>(src + i);
+  for (; i < bytes; ++i) dst[i] = src[i];
+}
+
+// Posts `r`, a put or put_signal whose source (field 2) is `src`, with the source's `bytes`
+// copied into the request's outbox (proxy_outbox): the proxy reads them there, so nothing is
+// staged and this thread does not wait. The caller checked that they fit.
+__device__ __noinline__ inline void proxy_post_outboxed(ProxyRing ring, int my_pe,
+                                                        std::uint64_t timeout_ns, const char* op,
+                                                        ProxyRequest r, const void* src,
+                                                        std::uint64_t bytes) {
+  std::uint64_t pos = 0, done = 0;
+  const ProxyWait w = proxy_reserve(ring, r.n, timeout_ns, &pos, &done);
+  if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + r.n, done);
+  std::byte* box = proxy_outbox(ring, pos);
+  copy_to_outbox(box, static_cast<const std::byte*>(src), bytes);
+  r.e[2] = address_bits(box);
+  proxy_write(ring, pos, r.e, r.n);  // released: the proxy that reads it sees the bytes
+}
+
+// Whether a request of `op` can carry `bytes` of source in its outbox.
+SYMMETRA_INLINE bool fits_outbox(const Context& ctx, ProxyOp op, std::size_t bytes) {
+  return ctx.proxy.outbox != nullptr && bytes <= proxy_entries(op) * kProxyOutboxBytes;
+}
+
 // Posts `r` on the ring from this one thread; with `wait`, returns once the proxy has done it.
 // result_field >= 0: the request fetches (it waits), and that field gets the address of the
 // request's result word (ProxyRing::results), whose value is returned.
@@ -159,10 +190,11 @@ SYMMETRA_INLINE std::uint64_t proxy_call(const Context& ctx, const char* op, Pro
 }
 
 // One thread's remote operations through the ring. A put of a word's size or less carries its
-// bytes in the request, so it reads no memory of the producer's and does not wait; a get of up to
-// 8 bytes lands in the request's result word, so its destination may be any memory this thread
-// writes (g's local variable). Larger sources and destinations are global memory (device or
-// pinned host), which the proxy stages (docs/proxy.md, "Staging").
+// bytes in the request, and one of up to 1 KiB in the request's outbox, so neither waits for the
+// proxy, which then stages nothing; a get of up to 8 bytes lands in the request's result word,
+// so its destination may be any memory this thread writes (g's local variable). Larger sources
+// and destinations are global memory (device or pinned host), which the proxy stages
+// (docs/proxy.md, "Staging").
 __device__ inline void device_put(const Context& ctx, const char* op, void* dest, const void* src,
                                   std::size_t bytes, int pe) {
   if (bytes <= 8 && (bytes & (bytes - 1)) == 0) {
@@ -171,6 +203,11 @@ __device__ inline void device_put(const Context& ctx, const char* op, void* dest
     (void)proxy_call(
         ctx, op, proxy_put_inline(pe, device_offset(ctx, dest), v, static_cast<unsigned>(bytes)),
         false, -1);
+    return;
+  }
+  if (fits_outbox(ctx, ProxyOp::kPut, bytes)) {
+    proxy_post_outboxed(ctx.proxy, ctx.my_pe, ctx.timeout_ns, op,
+                        proxy_put(pe, device_offset(ctx, dest), nullptr, bytes, false), src, bytes);
     return;
   }
   (void)proxy_call(ctx, op, proxy_put(pe, device_offset(ctx, dest), src, bytes, true), true, -1);
@@ -284,8 +321,16 @@ SYMMETRA_INLINE void remote_put_signal(Group g, const Context& ctx, void* dest, 
                                        std::size_t bytes, std::uint64_t* sig, std::uint64_t value,
                                        SignalOp sop, int pe) {
 #if SYMMETRA_DEVICE_PASS
-  // Waited for: the source may be reused on return.
+  // From the outbox, or waited for: the source may be reused on return.
   on_thread0(g, [&] {
+    if (fits_outbox(ctx, ProxyOp::kPutSignal, bytes)) {
+      proxy_post_outboxed(
+          ctx.proxy, ctx.my_pe, ctx.timeout_ns, "put_signal",
+          proxy_put_signal(pe, device_offset(ctx, dest), nullptr, bytes, device_offset(ctx, sig),
+                           value, static_cast<unsigned>(sop), false),
+          src, bytes);
+      return;
+    }
     (void)proxy_call(
         ctx, "put_signal",
         proxy_put_signal(pe, device_offset(ctx, dest), src, bytes, device_offset(ctx, sig), value,
