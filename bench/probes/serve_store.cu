@@ -3,7 +3,8 @@
 // across hosts"). The "burst" rows enqueue 64 stores and wait once: a store's cost when the
 // target waits per flush, not per message, as CudaBackend::serve_store does ("burst pinned
 // enqueue"). "kernel atomic, mapped result" is the host-initiated atomics' way (AmoResults);
-// "kernel atomic (serve_amo)" the way before it. Results: bench/results/nvidia-h200-serve-store.txt.
+// "kernel atomic (serve_amo)" the way before it. Results:
+// bench/results/nvidia-h200-serve-store.txt.
 //   nvcc -O2 -arch=sm_90 -o /tmp/ss bench/probes/serve_store.cu -lcuda && /tmp/ss
 // Prints p50 and p90 in us per store, one line per way and size, and JSON lines.
 #include <cuda.h>
