@@ -10,6 +10,11 @@
 
 namespace symmetra::detail {
 
+// A staging step, the size of each bounce buffer (the host forms' and the proxy's, one each per
+// PE): large enough that a copy's fixed cost (about 10 us) is small against its bytes, small
+// enough to stay pinned for the PE's life.
+inline constexpr std::size_t kBounceBytes = 4u << 20;
+
 // `device_memory`: the backend's Backend::is_device_memory(p).
 inline bool staged(const device::RemoteOps& r, const void* p, std::size_t bytes,
                    bool device_memory) {

@@ -48,8 +48,6 @@ class GpuProxy::Staging final : public ProxyStaging {
 
 namespace {
 
-// A staging step: as the host forms' (backend/cuda/remote_ops.cu).
-constexpr std::size_t kBounceBytes = 4u << 20;
 constexpr std::size_t kLine = 64;  // the control words each on a cache line of their own
 
 }  // namespace

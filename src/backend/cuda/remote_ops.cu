@@ -21,9 +21,6 @@
 namespace symmetra::detail {
 namespace {
 
-// A staging step: large enough that a copy's fixed cost (about 10 us) is small against its
-// bytes, small enough to stay pinned for the PE's life.
-constexpr std::size_t kBounceBytes = 4u << 20;
 // The served stores' staging: a few of UCX's largest messages (256 KiB), so that copying one in
 // overlaps the copy engine's move of the one before.
 constexpr std::size_t kServeStagingBytes = 1u << 20;
