@@ -178,7 +178,7 @@ class UcxTransport final : public Transport {
     std::uint8_t kind;           // ServeKind
     std::uint8_t op, type, pad;  // an atomic's AmoOp and DataType
   };
-  // kFlush asks the target to answer once every message before it on the connection is stored
+  // kServeFlush asks the target to answer once every message before it on the connection is stored
   // (HeapAccess::flush): what quiet waits for, without reading memory of the target's.
   enum ServeKind : std::uint8_t { kServeGet = 0, kServeAtomic = 1, kServeFlush = 2 };
   struct ReplyHeader {

@@ -19,7 +19,9 @@
 #include "symmetra/core/atomic.hpp"
 #include "symmetra/data_type.hpp"
 #include "symmetra/device/context.hpp"
+#include "symmetra/device/group.hpp"
 #include "symmetra/device/impl/check.hpp"
+#include "symmetra/device/impl/copy.hpp"
 #include "symmetra/device/impl/proxy_ring.hpp"
 #include "symmetra/device/impl/wait_core.hpp"
 #include "symmetra/types.hpp"
@@ -150,16 +152,6 @@ __device__ __noinline__ inline std::uint64_t proxy_call_out(ProxyRing ring, int 
   return 0;
 }
 
-// `bytes` from `src` (any memory this thread reads) to the outbox at `dst`: whole words where
-// the source is aligned for them. Over PCIe, where the outbox is.
-__device__ inline void copy_to_outbox(std::byte* dst, const std::byte* src, std::uint64_t bytes) {
-  std::uint64_t i = 0;
-  if ((reinterpret_cast<std::uintptr_t>(src) & 7) == 0)
-    for (; i + 8 <= bytes; i += 8)
-      *reinterpret_cast<std::uint64_t*>(dst + i) = *reinterpret_cast<const std::uint64_t*>(src + i);
-  for (; i < bytes; ++i) dst[i] = src[i];
-}
-
 // Posts `r`, a put or put_signal whose source (field 2) is `src`, with the source's `bytes`
 // copied into the request's outbox (proxy_outbox): the proxy reads them there, so nothing is
 // staged and this thread does not wait. The caller checked that they fit.
@@ -171,7 +163,7 @@ __device__ __noinline__ inline void proxy_post_outboxed(ProxyRing ring, int my_p
   const ProxyWait w = proxy_reserve(ring, r.n, timeout_ns, &pos, &done);
   if (w != ProxyWait::kOk) proxy_failed(my_pe, timeout_ns, op, w, pos + r.n, done);
   std::byte* box = proxy_outbox(ring, pos);
-  copy_to_outbox(box, static_cast<const std::byte*>(src), bytes);
+  group_copy(ThreadGroup{}, box, src, bytes);  // over PCIe, where the outbox is
   r.e[2] = address_bits(box);
   proxy_write(ring, pos, r.e, r.n);  // released: the proxy that reads it sees the bytes
 }
