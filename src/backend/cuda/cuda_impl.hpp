@@ -20,8 +20,10 @@ namespace symmetra::detail {
 // Where host-initiated atomics' kernels leave the old values: mapped pinned memory, which the
 // calling thread polls, instead of a device word copied back after a stream synchronize (8.9 us
 // against 13.7 per atomic on the H200, bench/probes/serve_store.cu). Each call takes the next
-// sequence number and the slot it selects, so that calls from several threads (SHMEM_THREAD_
-// MULTIPLE) each find their own value, up to kSlots at once.
+// sequence number and the slot it selects, and the number written after the value says the value
+// is this call's. One call is in flight per AmoResults: the host forms run one thread at a time
+// on this backend (SHMEM_THREAD_SERIALIZED), and the serving thread has AmoResults of its own.
+// Slots beyond one keep that true if a later design overlaps calls, up to kSlots of them.
 struct AmoResults {
   struct Slot {
     std::uint64_t value;  // the old value's bits, written first
