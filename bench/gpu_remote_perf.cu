@@ -190,7 +190,8 @@ void point_to_point(symmetra::Runtime& rt, Report& report, bool quick) {
 }
 
 // The all-reduce's stream form on 2 hosts x 2 PEs: the hierarchy against the flat LL
-// algorithms (the others load members' memory, which does not cross hosts).
+// algorithms, the put ring and the selector's pick (the others load members' memory, which does
+// not cross hosts).
 void allreduce_2x2(symmetra::Runtime& rt, Report& report, bool quick) {
   using symmetra::coll::AllreduceAlgo;
   const std::size_t max_elems = (1u << 20) / sizeof(float);
@@ -201,7 +202,8 @@ void allreduce_2x2(symmetra::Runtime& rt, Report& report, bool quick) {
   CK(cudaMemset(x, 0, max_elems * sizeof(float)));
   const symmetra::Stream st = reinterpret_cast<symmetra::Stream>(s);
   const AllreduceAlgo algos[] = {AllreduceAlgo::kHierarchical, AllreduceAlgo::kRecursiveDoubling,
-                                 AllreduceAlgo::kLLTwoShot};
+                                 AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kPutRing,
+                                 AllreduceAlgo::kAuto};
   for (std::size_t bytes : symmetra::bench::sizes(8, max_elems * sizeof(float), quick ? 16 : 4)) {
     const int it = bytes >= (256u << 10) ? 10 : 50;
     for (AllreduceAlgo a : algos) {

@@ -74,7 +74,7 @@ def main():
             continue
         ratio = r["p50_us"] / hier[r["bytes"]]
         print(f"allreduce_2x2 {r['bytes']:>9} {r['form']:>20} {r['p50_us']:>9.1f} us, "
-              f"hierarchical {hier[r['bytes']]:.1f} us: flat/hier {ratio:.2f}")
+              f"hierarchical {hier[r['bytes']]:.1f} us: ratio {ratio:.2f}")
         print(json.dumps({"ratio": "allreduce_2x2", "bytes": r["bytes"], "flat": r["form"],
                           "flat_us": r["p50_us"], "hierarchical_us": hier[r["bytes"]],
                           "flat_over_hierarchical": ratio}))

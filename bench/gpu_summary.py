@@ -130,7 +130,8 @@ def pair_table(title, names, sizes, mine, theirs, key, fmt):
 def allreduce_table(rows, backend, what):
     """p50 us of every all-reduce algorithm per size, the winner, and the selector's pick (auto)
     against the winner and against the raw one-block reduce with no synchronization."""
-    algos = ["one_shot", "two_shot", "recursive_doubling", "ll_two_shot", "hierarchical", "ring"]
+    algos = ["one_shot", "two_shot", "recursive_doubling", "ll_two_shot", "hierarchical", "ring",
+             "put_ring"]
     if any(r["op"] == "allreduce_nccl" and r["backend"] == backend for r in rows):
         algos.append("nccl")  # one PE per GPU: NCCL side by side
     sizes = sorted({r["bytes"] for r in rows if r["op"].startswith("allreduce_") and r["backend"] == backend})

@@ -59,7 +59,8 @@ def test_allreduce(rng, me, n, dtype, op, count):
     check(got, fold(x, op), x, op)
 
 
-@pytest.mark.parametrize("algo", ["one_shot", "two_shot", "recursive_doubling", "ll_two_shot", "ring"])
+@pytest.mark.parametrize("algo", ["one_shot", "two_shot", "recursive_doubling", "ll_two_shot", "ring",
+                                  "put_ring"])
 def test_allreduce_algorithms(rng, me, n, algo):
     x = inputs(rng, n, 4099, "float32")
     src = s.empty(4099, "float32")

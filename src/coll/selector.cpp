@@ -46,7 +46,7 @@ Result<Selector> Selector::from_env() {
     if (!parse_algo(name, &s.forced_))
       return Status::fail("SYMMETRA_ALGO='" + std::string(v) +
                           "' is not an algorithm (auto, one_shot, two_shot, recursive_doubling, "
-                          "ll_two_shot, hierarchical, ring, nccl)");
+                          "ll_two_shot, hierarchical, ring, put_ring, nccl)");
   }
   if (const char* f = std::getenv("SYMMETRA_TUNE_FILE"); f && *f) {
     std::ifstream in(f);
@@ -77,12 +77,13 @@ coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t byt
   if (algo == A::kAuto)
     algo = nccl && gpu && bytes > kNcclAbove && bytes <= kNcclUpTo
                ? A::kNccl
-               : coll::default_algo(team, bytes, gpu);
-  // The direct and ring algorithms need symmetric buffers (apart, but for the ring) and members
-  // reachable by load and store: a table row or SYMMETRA_ALGO measured on one host must not send
-  // them across hosts. In place, where the rows say one-shot or two-shot, the LL two-shot runs.
+               : coll::default_algo(team, bytes, gpu, buffers);
+  // The direct and ring algorithms need symmetric buffers (apart, but for the ring; the put ring
+  // too) and the first three members reachable by load and store: a table row or SYMMETRA_ALGO
+  // measured on one host must not send them across hosts. Where the buffers do not allow the
+  // pick (in place, private), the LL two-shot runs, or across hosts the hierarchy.
   const bool one_host = local == team.size;
-  if (coll::needs_load_store(algo) && (!one_host || !coll::takes_buffers(algo, buffers)))
+  if ((coll::needs_load_store(algo) && !one_host) || !coll::takes_buffers(algo, buffers))
     algo = one_host ? A::kLLTwoShot : A::kHierarchical;
   return algo;
 }

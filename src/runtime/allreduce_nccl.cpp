@@ -153,11 +153,11 @@ coll::AllreduceAlgo Runtime::allreduce_algo(const Team& team, std::size_t bytes,
   if (!coll::takes_buffers(requested, buffers))
     fail(std::string("allreduce: the ") + coll::algo_name(requested) +
          " algorithm needs separate symmetric source and dest buffers (the ring takes one in "
-         "place too; the LL algorithms take any)");
+         "place too, the put ring does not; the LL algorithms take any)");
   if (s_->teams[h].local != s_->teams[h].size && coll::needs_load_store(requested))
     fail(std::string("allreduce: the ") + coll::algo_name(requested) +
          " algorithm loads and stores other members' memory, and the team spans hosts: use "
-         "hierarchical, recursive_doubling, ll_two_shot or auto");
+         "hierarchical, put_ring, recursive_doubling, ll_two_shot or auto");
   return requested;
 }
 

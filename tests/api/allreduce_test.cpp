@@ -224,6 +224,15 @@ TEST_P(AllreduceTest, BadRequestsAreClearErrors) {
                 std::string::npos)
           << e.what();
     }
+    // The put ring writes members' dest chunks while their source chunks wait to be combined.
+    try {
+      rt.allreduce(rt.team_world(), sym, sym, 8, ReduceOp::kSum, AllreduceAlgo::kPutRing);
+      ADD_FAILURE() << "the put ring in place did not fail";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("put_ring algorithm needs separate symmetric source"),
+                std::string::npos)
+          << e.what();
+    }
     // A team across (forced) hosts: an algorithm that loads and stores members' memory.
     if (!coll::runs_on(AllreduceAlgo::kOneShot, rt.team_desc(device::kTeamWorld))) {
       auto* out = rt.allocate_array<float>(8);

@@ -6,6 +6,8 @@
 //   kLLTwoShot         allreduce_ll.hpp      LL reduce-scatter + all-gather    (no syncs)
 //   kHierarchical      allreduce_ll.hpp      NVRAR: LL inside hosts, recursive doubling across
 //   kRing              allreduce_ring.hpp    ring reduce-scatter + all-gather  (large messages)
+//   kPutRing           allreduce_put_ring.hpp  the ring by put_signal: large messages across
+//                      hosts (1 sync)
 //   kNccl              ncclAllReduce on the PE's stream: host and stream forms on the GPU
 //                      backend, PEs on distinct GPUs, NCCL loadable (src/coll/nccl.hpp)
 //
@@ -23,6 +25,7 @@
 #include "symmetra/coll/allreduce_algo.hpp"
 #include "symmetra/coll/allreduce_direct.hpp"
 #include "symmetra/coll/allreduce_ll.hpp"
+#include "symmetra/coll/allreduce_put_ring.hpp"
 #include "symmetra/coll/allreduce_ring.hpp"
 
 namespace symmetra::coll {
@@ -39,13 +42,25 @@ SYMMETRA_INLINE bool runs_on(AllreduceAlgo a, const device::TeamDesc& t) {
 // recursive doubling to 16 KiB, whose rounds each carry the whole message, then the LL two-shot
 // to 512 KiB), then with two members the one-shot (one read of the message, two syncs), with
 // more the two-shot (the one-shot would read the message m-1 times); the ring never won on one
-// host. Across hosts the hierarchy at every size: members on other hosts are reached through the
-// transport, which only the LL algorithms use (needs_load_store).
-// CPU (measured on 4 PEs, docs/perf_cpu.md#collectives): LL recursive doubling for a few cache
-// lines, one-shot to 4 KiB, then two-shot; across hosts the hierarchy.
-SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes, bool gpu) {
+// host. CPU (measured on 4 PEs, docs/perf_cpu.md#collectives): LL recursive doubling for a few
+// cache lines, one-shot to 4 KiB, then two-shot.
+// Across hosts, either backend, members on other hosts are reached through the transport: the
+// hierarchy, and from put_ring_from the put ring where the buffers allow it (separate and
+// symmetric; `buffers` is what the host forms know, device code passes none). Each LL chunk of
+// the hierarchy costs a round trip across hosts; the ring's 2(m-1) steps are a hop each, half
+// of them across hosts, and carry 2(m-1)/m of the message in all. Over UCX on TCP, 2 hosts x 2
+// PEs: on the 2-core VM (CPU) the ring won from 128 KiB, 2.1-2.4x at 512 KiB - 2 MiB; on the
+// H200 (GPU, stream form) it lost at 8 KiB (446 us against 402) and won from 32 KiB, 3.2x at
+// 32 KiB and 4.1x at 1 MiB (docs/selector.md).
+SYMMETRA_INLINE constexpr std::size_t put_ring_from(bool gpu) {
+  return gpu ? std::size_t{16} << 10 : std::size_t{128} << 10;
+}
+SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes, bool gpu,
+                                           Buffers buffers = Buffers::kOther) {
   const bool one_host = team_local(t) == t.size;
   if (t.size <= 1) return AllreduceAlgo::kOneShot;
+  if (!one_host && buffers == Buffers::kSeparate && bytes >= put_ring_from(gpu))
+    return AllreduceAlgo::kPutRing;
   if (gpu) {
     if (one_host) {
       if (bytes <= (t.size == 2 ? (256u << 10) : (16u << 10)))
@@ -80,7 +95,7 @@ SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T*
   if (!runs_on(algo, t.desc))
     SYMMETRA_FATAL(ctx, "allreduce",
                    "the %s algorithm loads and stores other members' memory, and the team spans "
-                   "hosts: use hierarchical, recursive_doubling, ll_two_shot or auto",
+                   "hosts: use hierarchical, put_ring, recursive_doubling, ll_two_shot or auto",
                    algo_name(algo));
   if (ch.count > 1 && !takes_channels(algo))
     SYMMETRA_FATAL(ctx, "allreduce", "the %s algorithm runs as one channel, not %d",
@@ -98,6 +113,8 @@ SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T*
       return allreduce_ll(g, ctx, team, dest, source, nelems, op, team_local(t.desc), ch);
     case AllreduceAlgo::kRing:
       return allreduce_ring(g, ctx, team, dest, source, nelems, op, ch);
+    case AllreduceAlgo::kPutRing:
+      return allreduce_put_ring(g, ctx, team, dest, source, nelems, op, ch);
     case AllreduceAlgo::kNccl:
       SYMMETRA_FATAL(ctx, "allreduce",
                      "the nccl backend runs from the host and stream forms, not in device code");

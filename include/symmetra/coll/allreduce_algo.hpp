@@ -15,14 +15,16 @@ enum class AllreduceAlgo : int {
   kHierarchical,
   kRing,
   kNccl,
+  kPutRing,  // after kNccl: the values are the bindings' and the tables' names' order
 };
-inline constexpr int kAllreduceAlgos = 8;
+inline constexpr int kAllreduceAlgos = 9;
 
 // The algorithms that run in device code (all but kAuto and kNccl): what the benchmarks,
 // symmetra-tune and the tests iterate.
 inline constexpr AllreduceAlgo kDeviceAllreduceAlgos[] = {
     AllreduceAlgo::kOneShot,   AllreduceAlgo::kTwoShot,      AllreduceAlgo::kRecursiveDoubling,
-    AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing};
+    AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kHierarchical, AllreduceAlgo::kRing,
+    AllreduceAlgo::kPutRing};
 
 SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
   switch (a) {
@@ -42,6 +44,8 @@ SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
       return "ring";
     case AllreduceAlgo::kNccl:
       return "nccl";
+    case AllreduceAlgo::kPutRing:
+      return "put_ring";
   }
   return "?";
 }
@@ -52,7 +56,7 @@ SYMMETRA_INLINE constexpr bool takes_channels(AllreduceAlgo a) {
 }
 
 // Whether `a` reads or writes other members' memory by load and store (the direct and ring
-// algorithms), and so runs only on a team inside one host. The LL ones send their packets
+// algorithms), and so runs only on a team inside one host. The LL ones and the put ring send
 // through the transport to members on other hosts.
 SYMMETRA_INLINE constexpr bool needs_load_store(AllreduceAlgo a) {
   return a == AllreduceAlgo::kOneShot || a == AllreduceAlgo::kTwoShot || a == AllreduceAlgo::kRing;
@@ -65,8 +69,10 @@ enum class Buffers : int { kOther, kInPlace, kSeparate };
 // Whether `a` runs on buffers that lie as `b`. The LL algorithms take any. The one-shot and
 // two-shot read other members' source while those write their dest, so the two must be apart.
 // The ring reads only chunks their owners are done with (allreduce_ring.hpp), so dest may also
-// be source.
+// be source. The put ring writes into members' dest chunks that their source still holds
+// uncombined (allreduce_put_ring.hpp): apart.
 SYMMETRA_INLINE constexpr bool takes_buffers(AllreduceAlgo a, Buffers b) {
+  if (a == AllreduceAlgo::kPutRing) return b == Buffers::kSeparate;
   return !needs_load_store(a) || b == Buffers::kSeparate ||
          (b == Buffers::kInPlace && a == AllreduceAlgo::kRing);
 }

@@ -41,8 +41,8 @@ coll::AllreduceAlgo algo_of(std::string_view s) {
     if (s == coll::algo_name(static_cast<coll::AllreduceAlgo>(i)))
       return static_cast<coll::AllreduceAlgo>(i);
   throw nb::value_error(("allreduce: algo must be 'auto', 'one_shot', 'two_shot', "
-                         "'recursive_doubling', 'll_two_shot', 'hierarchical', 'ring' or 'nccl', "
-                         "not '" +
+                         "'recursive_doubling', 'll_two_shot', 'hierarchical', 'ring', "
+                         "'put_ring' or 'nccl', not '" +
                          std::string(s) + "'")
                             .c_str());
 }

@@ -69,9 +69,20 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(2, 2), 1 << 20, true), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(2, 2), 64 << 20, true), A::kOneShot);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 10, true), A::kHierarchical);
-  // Across hosts the hierarchy at every size: the ring loads its predecessor's buffers.
+  // Across hosts the hierarchy, and from put_ring_from the put ring where dest and source are
+  // separate and symmetric (the ring loads its predecessor's buffers; the put ring writes the
+  // successor's dest).
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true), A::kHierarchical);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, false), A::kHierarchical);
+  for (bool gpu : {false, true}) {
+    const std::size_t from = coll::put_ring_from(gpu);
+    EXPECT_EQ(coll::default_algo(team(8, 4), from - 1, gpu, B::kSeparate), A::kHierarchical);
+    EXPECT_EQ(coll::default_algo(team(8, 4), from, gpu, B::kSeparate), A::kPutRing);
+  }
+  EXPECT_EQ(coll::default_algo(team(4, 1), 64 << 20, false, B::kSeparate), A::kPutRing);
+  EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, false, B::kInPlace), A::kHierarchical);
+  EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true, B::kOther), A::kHierarchical);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false, B::kSeparate), A::kRing);
   EXPECT_EQ(coll::default_algo(team(8, 0), 64, true),
             A::kHierarchical);  // irregular: every member a host
   EXPECT_EQ(coll::default_algo(team(4, 4), 64, false), A::kRecursiveDoubling);
@@ -97,6 +108,13 @@ TEST(Selector, LoadStoreAlgorithmsStayInsideOneHost) {
     EXPECT_EQ(Selector(a, {}).pick(team(8, 8), 1 << 20, B::kSeparate, false, false), a)
         << coll::algo_name(a);
   }
+  // The put ring crosses hosts, but only with separate symmetric buffers.
+  EXPECT_EQ(Selector().pick(team(8, 4), 1 << 20, B::kSeparate, true, false), A::kPutRing);
+  EXPECT_EQ(Selector(A::kPutRing, {}).pick(team(8, 4), 64, B::kSeparate, true, false), A::kPutRing);
+  EXPECT_EQ(Selector(A::kPutRing, {}).pick(team(8, 4), 1 << 20, B::kInPlace, true, false),
+            A::kHierarchical);
+  EXPECT_EQ(Selector(A::kPutRing, {}).pick(team(8, 8), 1 << 20, B::kOther, false, false),
+            A::kLLTwoShot);
 }
 
 TEST(Selector, NcclTakesTheMiddleSizesWhereItCanServe) {
