@@ -78,10 +78,11 @@ coll::AllreduceAlgo Selector::pick(const device::TeamDesc& team, std::size_t byt
     algo = nccl && gpu && bytes > kNcclAbove && bytes <= kNcclUpTo
                ? A::kNccl
                : coll::default_algo(team, bytes, gpu, buffers);
-  // The direct and ring algorithms need symmetric buffers (apart, but for the ring; the put ring
-  // too) and the first three members reachable by load and store: a table row or SYMMETRA_ALGO
-  // measured on one host must not send them across hosts. Where the buffers do not allow the
-  // pick (in place, private), the LL two-shot runs, or across hosts the hierarchy.
+  // The direct and ring algorithms need symmetric buffers (apart, but for the ring), and so does
+  // the put ring (apart). All but the put ring also need members reachable by load and store: a
+  // table row or SYMMETRA_ALGO measured on one host must not send them across hosts. Where the
+  // buffers do not allow the pick (in place, private), the LL two-shot runs, or across hosts the
+  // hierarchy.
   const bool one_host = local == team.size;
   if ((coll::needs_load_store(algo) && !one_host) || !coll::takes_buffers(algo, buffers))
     algo = one_host ? A::kLLTwoShot : A::kHierarchical;

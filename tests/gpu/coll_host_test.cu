@@ -149,9 +149,7 @@ void allreduce_every_algorithm(Runtime& rt, std::uint64_t salt) {
       for (std::size_t n : sizes)
         for (bool in_place : {false, true}) {
           if (!coll::runs_on(algo, rt.team_desc(t.handle()))) continue;  // spans hosts
-          if (in_place && algo != AllreduceAlgo::kAuto &&
-              !coll::takes_buffers(algo, coll::Buffers::kInPlace))
-            continue;
+          if (in_place && !coll::takes_buffers(algo, coll::Buffers::kInPlace)) continue;
           const ReduceOp op = std::array{ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin}[call % 3];
           ++call;
           std::vector<T> s(n);
