@@ -10,6 +10,7 @@
 //                    message rate (p50 us is the time per message)
 //   allreduce_2x2    the all-reduce's stream form over 2 hosts x 2 PEs: the hierarchy (NVRAR)
 //                    against the flat LL algorithms, 8 B - 1 MiB
+//   sync_2x2         the team sync's stream form over the same 2 hosts x 2 PEs
 //
 // Each device row (form "device") has its host-initiated twin (form "host": the same operation
 // from the CPU, the same UCX path without the ring). bench/gpu_remote_ratios.py divides the
@@ -201,6 +202,14 @@ void allreduce_2x2(symmetra::Runtime& rt, Report& report, bool quick) {
   auto* y = rt.allocate_array<float>(max_elems);
   CK(cudaMemset(x, 0, max_elems * sizeof(float)));
   const symmetra::Stream st = reinterpret_cast<symmetra::Stream>(s);
+  {  // the team sync that the put ring starts with: what part of its fixed cost it is
+    constexpr int it = 50;
+    rt.barrier_all();
+    const float ms = median_ms(s, 3, [&] {
+      for (int i = 0; i < it; ++i) rt.sync_on_stream(rt.team_world(), st);
+    });
+    if (rt.my_pe() == 0) add(report, "sync_2x2", 0, 4, "stream", "symmetra", ms * 1e3 / it);
+  }
   const AllreduceAlgo algos[] = {AllreduceAlgo::kHierarchical, AllreduceAlgo::kRecursiveDoubling,
                                  AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kPutRing,
                                  AllreduceAlgo::kAuto};
