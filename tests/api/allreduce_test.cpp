@@ -1,8 +1,8 @@
 // All-reduce: every algorithm (coll/allreduce.hpp) on 1, 2, 3, 4, 5 and 8 PEs as threads and as
 // processes, world team and a strided subset, float / double / half / bfloat16 / int32 / int64,
-// one element up to several workspace chunks, in place and not; the hierarchical algorithm with
-// every host shape the team size allows; 10,000 back-to-back calls mixing the algorithms. Every
-// element is checked against coll_reference.hpp on fresh data.
+// one element up to several workspace chunks, in place and not; the hierarchical algorithm and
+// the put ring with every host shape the team size allows; 10,000 back-to-back calls mixing the
+// algorithms. Every element is checked against coll_reference.hpp on fresh data.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -106,6 +106,17 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
                                  ReduceOp::kSum, local);
             },
             "hierarchical shape");
+        // The put ring's rails: its L members of a host load each other's sources, so only the
+        // shapes whose hosts lie inside the team's real ones (forced hosts included).
+        if (coll::team_local(rt.team_desc(t.handle())) % local != 0) continue;
+        ++call;
+        check_call<T>(
+            rt, t, src, dst, n, ReduceOp::kSum, call, false,
+            [&](T* out, const T* in) {
+              coll::allreduce_put_ring(device::ThreadGroup{}, rt.device_context(), t.handle(), out,
+                                       in, n, ReduceOp::kSum, local);
+            },
+            "put ring shape");
       }
     }
   });

@@ -6,8 +6,8 @@
 //   kLLTwoShot         allreduce_ll.hpp      LL reduce-scatter + all-gather    (no syncs)
 //   kHierarchical      allreduce_ll.hpp      NVRAR: LL inside hosts, recursive doubling across
 //   kRing              allreduce_ring.hpp    ring reduce-scatter + all-gather  (large messages)
-//   kPutRing           allreduce_put_ring.hpp  the ring by put_signal: large messages across
-//                      hosts (1 sync)
+//   kPutRing           allreduce_put_ring.hpp  rings of put_signal across hosts, reduce-scatter
+//                      and all-gather inside them: large messages across hosts (1 sync)
 //   kNccl              ncclAllReduce on the PE's stream: host and stream forms on the GPU
 //                      backend, PEs on distinct GPUs, NCCL loadable (src/coll/nccl.hpp)
 //
@@ -47,11 +47,11 @@ SYMMETRA_INLINE bool runs_on(AllreduceAlgo a, const device::TeamDesc& t) {
 // Across hosts, either backend, members on other hosts are reached through the transport: the
 // hierarchy, and from put_ring_from the put ring where the buffers allow it (separate and
 // symmetric; `buffers` is what the host forms know, device code passes none). Each LL chunk of
-// the hierarchy costs a round trip across hosts; the ring's 2(m-1) steps are a hop each, half
-// of them across hosts, and carry 2(m-1)/m of the message in all. Over UCX on TCP, 2 hosts x 2
-// PEs: on the 2-core VM (CPU) the ring won from 128 KiB, 2.1-2.4x at 512 KiB - 2 MiB; on the
-// H200 (GPU, stream form) it lost at 8 KiB (446 us against 402) and won from 32 KiB, 3.2x at
-// 32 KiB and 4.1x at 1 MiB (docs/selector.md).
+// the hierarchy costs a round trip across hosts; the put ring pays a team sync and 2(H-1) hops
+// across hosts once, then sends 2(H-1)/H of each member's 1/L slice. Over UCX on TCP, 2 hosts x
+// 2 PEs: on the 2-core VM (CPU) it won from 128 KiB (351 us against 472), 2.3-2.4x at 512 KiB -
+// 2 MiB; on the H200 (GPU, stream form) it lost at 8 KiB (443 us against 385-433) and won from
+// 32 KiB, 2.9-3.4x there and 4.7-6.5x at 512 KiB - 1 MiB (docs/selector.md).
 SYMMETRA_INLINE constexpr std::size_t put_ring_from(bool gpu) {
   return gpu ? std::size_t{16} << 10 : std::size_t{128} << 10;
 }
@@ -114,7 +114,7 @@ SYMMETRA_INLINE void allreduce(Group g, const device::Context& ctx, int team, T*
     case AllreduceAlgo::kRing:
       return allreduce_ring(g, ctx, team, dest, source, nelems, op, ch);
     case AllreduceAlgo::kPutRing:
-      return allreduce_put_ring(g, ctx, team, dest, source, nelems, op, ch);
+      return allreduce_put_ring(g, ctx, team, dest, source, nelems, op, team_local(t.desc), ch);
     case AllreduceAlgo::kNccl:
       SYMMETRA_FATAL(ctx, "allreduce",
                      "the nccl backend runs from the host and stream forms, not in device code");

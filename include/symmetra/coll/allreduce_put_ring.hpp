@@ -1,54 +1,74 @@
-// All-reduce around a ring of puts, for large messages on teams that span hosts: the ring of
-// allreduce_ring.hpp with every step pushed by put_signal into the successor's dest instead of
-// read from the predecessor's, so that it needs no load or store of another member's memory and
-// crosses hosts through the transport (a GPU PE's kernel through its proxy ring). The message is
-// cut into one chunk per member and every link carries 2(m-1)/m of it, where the LL algorithms
-// send twice the data in chunks of the workspace lane, each chunk a round trip across hosts.
+// All-reduce around rings of puts, for large messages on teams that span hosts: every step is
+// pushed by put_signal into the successor's dest, so no member loads or stores the memory of a
+// member on another host, and each host link carries raw data at its own rate (a GPU PE's
+// kernel reaches other hosts through its proxy ring), where the LL algorithms send twice the
+// data in chunks of the workspace lane, each chunk a round trip across hosts.
 //
-// Reduce-scatter step s (0 <= s < m-1): member r puts chunk c = (r - s) mod m (its source at
-// s = 0, its dest after) into member r+1's dest with a signal, waits for chunk (r - 1 - s) from
-// member r-1 in its own dest, and combines its source into it. After m-1 steps member r holds
-// chunk r+1 complete. All-gather step s: member r puts chunk (r + 1 - s) mod m, waits for chunk
-// (r - s). Each chunk is reduced once, so members agree bit for bit.
-// Why no member overwrites a chunk that its owner still needs:
-//  - Reduce-scatter: member q = r+1 receives chunk c at step s and touches it at no earlier step
-//    (it receives every chunk but q once, in order, and sends a chunk only the step after it
-//    received it).
-//  - All-gather step s >= 1 writes q's chunk q - s, which q sent on at its reduce-scatter step s.
-//    That send happened before r's all-gather step s: r's step follows r-1's step s-1, ..., r-s's
-//    all-gather step 0, which follows r-s's last reduce-scatter receive, the end of a chain of
-//    reduce-scatter puts that starts at q's step s (m-1 hops forward). A put returns with its
-//    source read (local completion), so q's dest chunk was read before r's put was issued.
+// The team is H hosts of L members (team rank = host * L + local rank, `local` = L; L = 1 is
+// one ring over the whole team). Member (h, l) owns slice l of the message (1/L of it) and runs
+// a ring over its rail, the members (0, l) ... (H-1, l), on that slice cut into H chunks:
+//  - Reduce-scatter step s (0 <= s < H-1): (h, l) puts chunk c = (h - s) mod H into (h+1, l)'s
+//    dest with a signal, waits for chunk (h - 1 - s) from (h-1, l) in its own dest, and combines
+//    its host's sum of that chunk into it: the sources of the L members of host h, read by load
+//    (they share the host). At s = 0 it sends its host's sum of chunk h, first written to its
+//    own dest (with L = 1: its source, no copy). After H-1 steps (h, l) holds chunk h+1 of
+//    slice l complete.
+//  - All-gather step s: (h, l) puts chunk (h + 1 - s) mod H, waits for chunk (h - s).
+//  - Host all-gather: each chunk of slice l that (h, l) holds complete (chunk h+1 after the
+//    reduce-scatter, each chunk it receives after) it puts with a signal into the same place in
+//    the dest of every other member of its host, once it has sent it on along the rail. Each
+//    member ends by waiting for H (L-1) such chunks.
+// So a member sends 2(H-1)/H of its slice across hosts in 2(H-1) steps, where one ring over all
+// m = HL members takes 2(m-1) steps, half of them across hosts. Each chunk is reduced once, so
+// members agree bit for bit.
+// Why no put overwrites what its owner still needs:
+//  - Rail reduce-scatter: (h+1, l) receives chunk c at step s and touches it at no earlier step
+//    (it receives every chunk but h+1 once, in order, and sends a chunk only the step after it
+//    received it). Its own chunk h+1, written at step 0, is first received in the all-gather.
+//  - Rail all-gather step s >= 1 writes (h+1, l)'s chunk h+1-s, which it sent on at its
+//    reduce-scatter step s. That send happened before (h, l)'s all-gather step s: a chain of
+//    H-1 reduce-scatter puts and s all-gather steps leads from one to the other. A put returns
+//    with its source read (local completion).
+//  - Host all-gather: slice l' of (h, l)'s dest is written only by (h, l'), never read or
+//    written by (h, l) itself during the call.
+//  - Sources: (h, l) waits for every chunk of each member of its host, and each member sends
+//    its last chunk after its last read of the host's sources. So on return no member of the
+//    host still reads this member's source.
 // So the only sync is the first one (sources written, every member inside the call, so that no
-// put lands in a dest its owner still reads from the last call). At the end every member has
-// all 2(m-1) of its predecessor's signals: nothing more lands in its dest, and its own puts
-// have read their sources.
-// Threads: every thread of `g`, on every member, same arguments. dest symmetric; source and dest
-// apart (in place, member r+1's source chunk would be overwritten before it is combined).
-// Ordering: dest complete and source reusable on return. Channels (channel.hpp): channel c runs
-// the ring on its range, with its own signal words.
+// put lands in a dest whose owner still reads it from the last call). At the end every member
+// has all 2(H-1) of its rail predecessor's signals and H(L-1) host signals: nothing more lands
+// in its dest.
+// Threads: every thread of `g`, on every member, same arguments. dest and source symmetric and
+// apart (in place, member (h+1, l)'s source chunk would be overwritten before it is combined).
+// The members of one host reach each other by load and store (TeamView::one_host's premise).
+// Ordering: dest complete and source reusable on return. Channels (channel.hpp): channel c
+// runs the rings on its range, with its own signal words.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "symmetra/coll/reduce_direct.hpp"
+#include "symmetra/coll/reduce_range.hpp"
 #include "symmetra/device/signal.hpp"
 
 namespace symmetra::coll {
 
 template <class Group, class T>
 SYMMETRA_INLINE void allreduce_put_ring(Group g, const device::Context& ctx, int team, T* dest,
-                                        const T* source, std::size_t nelems, ReduceOp op,
+                                        const T* source, std::size_t nelems, ReduceOp op, int local,
                                         Channel ch = {}) {
   constexpr const char* kOp = "allreduce_put_ring";
   const detail::TeamView t = detail::team_view(ctx, team, kOp);
+  const int m = t.size(), r = t.rank();
+  if (local < 1 || m % local != 0)
+    SYMMETRA_FATAL(ctx, kOp, "%d members per host does not divide a team of %d", local, m);
   detail::check_reduce(ctx, kOp, op, dest, nelems, source, nelems);
   if (device::detail::checks_on(ctx)) {
+    device::detail::check_symmetric(ctx, kOp, source, nelems * sizeof(T));
     device::detail::check_symmetric(ctx, kOp, dest, nelems * sizeof(T));
-    detail::check_channel(ctx, kOp, ch, t.size());
+    detail::check_channel(ctx, kOp, ch, m);
   }
-  const int m = t.size(), r = t.rank();
   {  // a channel is a ring of its own range, on its own signal words
     const Channel::Range part = ch.range(nelems, vec_elems<T>());
     dest += part.first;
@@ -60,39 +80,78 @@ SYMMETRA_INLINE void allreduce_put_ring(Group g, const device::Context& ctx, int
     g.sync();
     return;
   }
-  auto chunk = [&](int c) { return part_of(nelems, m, ((c % m) + m) % m, vec_elems<T>()); };
-  const int next = t.world((r + 1) % m);
-  device::detail::HeapHeader* h = device::detail::my_header(ctx);
+  const int L = local, H = m / L, h = r / L, l = r % L;
+  // This host's members, as a team view of their own: what reduce_range sums over.
+  device::TeamDesc host_desc = t.desc;
+  host_desc.start = t.world(h * L);
+  host_desc.size = L;
+  host_desc.my_rank = l;
+  const detail::TeamView host{host_desc};
+  if (device::detail::checks_on(ctx))
+    for (int j = 0; j < L; ++j)
+      if (!ctx.reachable(host.world(j)))
+        SYMMETRA_FATAL(ctx, kOp,
+                       "PE %d shares this PE's host in a team of %d per host, but is not "
+                       "reachable by load and store",
+                       host.world(j), L);
+  const Part slice = part_of(nelems, L, l, vec_elems<T>());
+  auto chunk = [&](int c) {
+    Part p = part_of(slice.count, H, ((c % H) + H) % H, vec_elems<T>());
+    p.first += slice.first;
+    return p;
+  };
+  const int next = t.world(((h + 1) % H) * L + l);
+  device::detail::HeapHeader* hdr = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
-  const std::size_t tr = static_cast<std::size_t>(g.thread_rank()),
-                    gs = static_cast<std::size_t>(g.size());
-  std::uint64_t* const signal = channel_signal(h, slot, ch);
-  std::uint64_t* const consumed = channel_base(h, slot, ch);
+  const std::size_t tr = static_cast<std::size_t>(g.thread_rank());
+  std::uint64_t* const signal = channel_signal(hdr, slot, ch);
+  std::uint64_t* const consumed = channel_base(hdr, slot, ch);
+  std::uint64_t* const host_signal = &hdr->host_signal[slot][ch.index];
+  std::uint64_t* const host_consumed = &hdr->host_base[slot][ch.index];
   channel_sync(g, ctx, team, ch);
-  const std::uint64_t base = *consumed;
+  const std::uint64_t base = *consumed, host_base = *host_consumed;
+  // dest's chunk c = this host's sum of it, plus what dest holds when `onto` (a partial).
+  auto host_sum = [&](int c, bool onto) {
+    const Part p = chunk(c);
+    detail::reduce_range_to(
+        g, ctx, host, source, p.first, p.count, op,
+        detail::RangeStore<T>{dest + p.first, nullptr, 0, onto ? dest + p.first : nullptr});
+  };
   auto send = [&](const T* from, int c) {
     const Part p = chunk(c);
     g.sync();  // the group's stores of the chunk before any thread's copy of it
     device::put_signal(g, ctx, dest + p.first, from + p.first, p.count, signal, 1, SignalOp::kAdd,
                        next);
   };
+  auto share = [&](int c) {  // to the other members of this host, after send: off the rail
+    const Part p = chunk(c);
+    g.sync();
+    for (int j = 1; j < L; ++j)
+      device::put_signal(g, ctx, dest + p.first, dest + p.first, p.count, host_signal, 1,
+                         SignalOp::kAdd, host.world((l + j) % L));
+  };
   auto receive = [&](std::uint64_t steps) {
     if (tr == 0) device::detail::wait_value(ctx, kOp, signal, Cmp::kGe, base + steps);
     g.sync();
   };
-  for (int s = 0; s < m - 1; ++s) {
-    send(s == 0 ? source : dest, r - s);
+  if (L > 1 || H == 1) host_sum(h, false);
+  for (int s = 0; s < H - 1; ++s) {
+    send(s == 0 && L == 1 ? source : dest, h - s);
     receive(static_cast<std::uint64_t>(s) + 1);
-    const Part p = chunk(r - 1 - s);
-    for (std::size_t i = tr; i < p.count; i += gs)
-      dest[p.first + i] =
-          from_accum<T>(combine(op, to_accum(dest[p.first + i]), to_accum(source[p.first + i])));
+    host_sum(h - 1 - s, true);
   }
-  for (int s = 0; s < m - 1; ++s) {
-    send(dest, r + 1 - s);
-    receive(static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(s));
+  for (int s = 0; s < H - 1; ++s) {
+    send(dest, h + 1 - s);
+    share(h + 1 - s);
+    receive(static_cast<std::uint64_t>(H) + static_cast<std::uint64_t>(s));
   }
-  if (tr == 0) *consumed = base + 2 * static_cast<std::uint64_t>(m - 1);
+  share(h + 2 - H);  // the last chunk completed: h+1 after the reduce-scatter when H = 1
+  const std::uint64_t shared = static_cast<std::uint64_t>(H) * static_cast<std::uint64_t>(L - 1);
+  if (tr == 0) {
+    if (L > 1) device::detail::wait_value(ctx, kOp, host_signal, Cmp::kGe, host_base + shared);
+    *consumed = base + 2 * static_cast<std::uint64_t>(H - 1);
+    *host_consumed = host_base + shared;
+  }
   g.sync();
 }
 

@@ -94,6 +94,11 @@ struct alignas(64) HeapHeader {
   std::uint64_t chan_base[kMaxTeams][kMaxChannels];
   // The LL chunk count of channels 1.. (allreduce_ll.hpp; channel 0 counts in coll_seq), local.
   std::uint64_t chan_coll[kMaxTeams][kMaxChannels];
+  // Per team slot and channel (index 0 for a call of one channel): chunks that members of this
+  // PE's host delivered, all calls (remote), and chunks consumed before this call (local): the
+  // put ring's all-gather inside the host (allreduce_put_ring.hpp).
+  std::uint64_t host_signal[kMaxTeams][kMaxChannels];
+  std::uint64_t host_base[kMaxTeams][kMaxChannels];
   // Where the next wait_until_any / test_any scan starts: one past the index the last one
   // returned (wait_impl.hpp), so that no satisfied index starves the ones after it. Local;
   // threads of the PE share it (a lost update only moves a start, never breaks a scan).
