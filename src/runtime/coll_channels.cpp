@@ -24,13 +24,7 @@ int Runtime::coll_channels(const coll::Call& c) const {
       bytes = c.nelems * elem;
       break;
     case coll::Kind::kAllreduce: {
-      if (!coll::takes_channels(c.algo)) return 1;
-      // Across hosts the put ring's steps go through each PE's one proxy thread: channels only
-      // queue there. On the H200 (2 hosts x 2 PEs, UCX over TCP) 8 channels took 512 KiB in
-      // 8.6 ms and 1 MiB in 8.8 ms, as many requests taking as long, where one channel took
-      // 32 KiB in 0.58 ms (bench/results/nvidia-h200-remote.txt).
-      const device::TeamDesc& team = s_->teams[c.team];
-      if (c.algo == coll::AllreduceAlgo::kPutRing && team.local != team.size) return 1;
+      if (!coll::takes_channels(c.algo)) return 1;  // the put ring among them
       bytes = c.nelems * elem;
       break;
     }

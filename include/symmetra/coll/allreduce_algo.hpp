@@ -50,9 +50,13 @@ SYMMETRA_INLINE const char* algo_name(AllreduceAlgo a) {
   return "?";
 }
 
-// Whether `a` splits into channels (channel.hpp): every algorithm that runs in device code.
+// Whether `a` splits into channels (channel.hpp): every algorithm that runs in device code but
+// the put ring. Across hosts each PE's steps go through its one proxy thread, where channels
+// only queue: on the H200 (2 hosts x 2 PEs, UCX over TCP) 8 channels took 512 KiB in 8.6 ms,
+// one channel in 1.5 (bench/results/nvidia-h200-remote.txt). And its host stage counts on
+// channel 0's words (allreduce_put_ring.hpp).
 SYMMETRA_INLINE constexpr bool takes_channels(AllreduceAlgo a) {
-  return a != AllreduceAlgo::kAuto && a != AllreduceAlgo::kNccl;
+  return a != AllreduceAlgo::kAuto && a != AllreduceAlgo::kNccl && a != AllreduceAlgo::kPutRing;
 }
 
 // Whether `a` reads or writes other members' memory by load and store (the direct and ring

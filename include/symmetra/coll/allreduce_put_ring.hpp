@@ -41,8 +41,7 @@
 // Threads: every thread of `g`, on every member, same arguments. dest and source symmetric and
 // apart (in place, member (h+1, l)'s source chunk would be overwritten before it is combined).
 // The members of one host reach each other by load and store (TeamView::one_host's premise).
-// Ordering: dest complete and source reusable on return. Channels (channel.hpp): channel c
-// runs the rings on its range, with its own signal words.
+// Ordering: dest complete and source reusable on return. One channel (ch.count == 1).
 #pragma once
 
 #include <cstddef>
@@ -67,14 +66,9 @@ SYMMETRA_INLINE void allreduce_put_ring(Group g, const device::Context& ctx, int
   if (device::detail::checks_on(ctx)) {
     device::detail::check_symmetric(ctx, kOp, source, nelems * sizeof(T));
     device::detail::check_symmetric(ctx, kOp, dest, nelems * sizeof(T));
-    detail::check_channel(ctx, kOp, ch, m);
   }
-  {  // a channel is a ring of its own range, on its own signal words
-    const Channel::Range part = ch.range(nelems, vec_elems<T>());
-    dest += part.first;
-    source += part.first;
-    nelems = part.count;
-  }
+  // One channel: allreduce_algo.hpp's takes_channels says why.
+  if (ch.count != 1) SYMMETRA_FATAL(ctx, kOp, "runs as one channel, not %d", ch.count);
   if (m == 1) {
     device::detail::group_copy(g, dest, source, nelems * sizeof(T));
     g.sync();
@@ -103,19 +97,28 @@ SYMMETRA_INLINE void allreduce_put_ring(Group g, const device::Context& ctx, int
   const int next = t.world(((h + 1) % H) * L + l);
   device::detail::HeapHeader* hdr = device::detail::my_header(ctx);
   const int slot = t.desc.slot;
-  const std::size_t tr = static_cast<std::size_t>(g.thread_rank());
-  std::uint64_t* const signal = channel_signal(hdr, slot, ch);
-  std::uint64_t* const consumed = channel_base(hdr, slot, ch);
-  std::uint64_t* const host_signal = &hdr->host_signal[slot][ch.index];
-  std::uint64_t* const host_consumed = &hdr->host_base[slot][ch.index];
-  channel_sync(g, ctx, team, ch);
+  const std::size_t tr = static_cast<std::size_t>(g.thread_rank()),
+                    gs = static_cast<std::size_t>(g.size());
+  std::uint64_t* const signal = &hdr->chunk_signal[slot];
+  std::uint64_t* const consumed = &hdr->chunk_base[slot];
+  std::uint64_t* const host_signal = &hdr->chan_signal[slot][0];  // heap_header.hpp says why
+  std::uint64_t* const host_consumed = &hdr->chan_base[slot][0];
+  device::sync(g, ctx, team);
   const std::uint64_t base = *consumed, host_base = *host_consumed;
-  // dest's chunk c = this host's sum of it, plus what dest holds when `onto` (a partial).
+  // dest's chunk c = this host's sum of it (reduce_range: 16-byte packs on the GPU), or that
+  // sum combined onto the partial that dest holds (`onto`). The second is its own loop, so that
+  // the direct algorithms' reduce_range stays as it was.
   auto host_sum = [&](int c, bool onto) {
     const Part p = chunk(c);
-    detail::reduce_range_to(
-        g, ctx, host, source, p.first, p.count, op,
-        detail::RangeStore<T>{dest + p.first, nullptr, 0, onto ? dest + p.first : nullptr});
+    if (!onto)
+      return detail::reduce_range(g, ctx, host, dest + p.first, source, p.first, p.count, op);
+    for (std::size_t i = tr; i < p.count; i += gs) {
+      const std::size_t k = p.first + i;
+      auto acc = to_accum(dest[k]);
+      for (int j = 0; j < L; ++j)
+        acc = combine(op, acc, to_accum(ctx.peer(source, host.world(j))[k]));
+      dest[k] = from_accum<T>(acc);
+    }
   };
   auto send = [&](const T* from, int c) {
     const Part p = chunk(c);

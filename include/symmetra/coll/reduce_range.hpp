@@ -1,8 +1,7 @@
 // The inner loop of the direct reductions: elements [first, first + count) of every member's
 // source, combined in team order (so every member gets bit-identical results), stored either
 // into this PE's `out` or into the same elements of every member's symmetric `dest` (a push:
-// remote stores are posted, where remote loads each wait a round trip). A `plus` range of this
-// PE is combined in first (the put ring's partial from another host).
+// remote stores are posted, where remote loads each wait a round trip).
 //
 // On the GPU the loop moves 16-byte packs, four per thread in flight per member: element-wise
 // 4-byte loads kept a block's NVLink reads at 2 KiB in flight, which bounded a channel to a few
@@ -24,7 +23,6 @@ struct RangeStore {
   T* out;   // this PE's result (nullptr for a push)
   T* dest;  // symmetric: element first + i of every member (push)
   std::size_t first;
-  const T* plus = nullptr;  // element i is combined in before the members' (may equal out)
 };
 
 template <class Group, class T>
@@ -34,7 +32,6 @@ SYMMETRA_INLINE void reduce_elements(Group g, const device::Context& ctx, const 
   for (std::size_t i = from + static_cast<std::size_t>(g.thread_rank()); i < count;
        i += static_cast<std::size_t>(g.size())) {
     auto acc = to_accum(ctx.peer(source, t.world(0))[first + i]);
-    if (st.plus != nullptr) acc = combine(op, to_accum(st.plus[i]), acc);
     for (int k = 1; k < t.size(); ++k)
       acc = combine(op, acc, to_accum(ctx.peer(source, t.world(k))[first + i]));
     const T v = from_accum<T>(acc);
@@ -97,11 +94,6 @@ __device__ __forceinline__ void reduce_packs(Group g, const device::Context& ctx
     for (int u = 0; u < kU; ++u) {
       const std::size_t v = base + static_cast<std::size_t>(u) * gs;
       if (v >= vecs) break;
-      if (st.plus != nullptr) {
-        const Pack<T> p = load_pack(st.plus + v * kE);
-#pragma unroll
-        for (int e = 0; e < kE; ++e) acc[u][e] = combine(op, to_accum(p.v[e]), acc[u][e]);
-      }
       Pack<T> r;
 #pragma unroll
       for (int e = 0; e < kE; ++e) r.v[e] = from_accum<T>(acc[u][e]);
@@ -125,8 +117,7 @@ SYMMETRA_INLINE void reduce_range_to(Group g, const device::Context& ctx, const 
   if constexpr (sizeof(T) <= 16 && 16 % sizeof(T) == 0) {
     const auto a =
         reinterpret_cast<std::uintptr_t>(source + first) |
-        reinterpret_cast<std::uintptr_t>(st.out != nullptr ? st.out : st.dest + st.first) |
-        reinterpret_cast<std::uintptr_t>(st.plus);
+        reinterpret_cast<std::uintptr_t>(st.out != nullptr ? st.out : st.dest + st.first);
     if ((a & 15) == 0) {
       const std::size_t vecs = count / Pack<T>::kElems;
       reduce_packs(g, ctx, t, source, first, vecs, op, st);

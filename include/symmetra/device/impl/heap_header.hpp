@@ -86,6 +86,9 @@ struct alignas(64) HeapHeader {
   // Per team slot and channel (coll/channel.hpp), used only by calls of more than one channel:
   // the channel's sync count (local), its dissemination words (remote), and its chunk signal
   // and consumed chunks (allreduce_ring.hpp), as team_seq, team_sync, chunk_signal, chunk_base.
+  // The put ring, which runs as one channel, counts its host's chunks on channel 0's pair: every
+  // call consumes all it receives before any member can start the next, so calls of one channel
+  // and of several can share the words.
   // A new team of the slot starts every channel count (chan_seq, chan_coll) above the largest
   // any member holds.
   std::uint64_t chan_seq[kMaxTeams][kMaxChannels];
@@ -94,11 +97,6 @@ struct alignas(64) HeapHeader {
   std::uint64_t chan_base[kMaxTeams][kMaxChannels];
   // The LL chunk count of channels 1.. (allreduce_ll.hpp; channel 0 counts in coll_seq), local.
   std::uint64_t chan_coll[kMaxTeams][kMaxChannels];
-  // Per team slot and channel (index 0 for a call of one channel): chunks that members of this
-  // PE's host delivered, all calls (remote), and chunks consumed before this call (local): the
-  // put ring's all-gather inside the host (allreduce_put_ring.hpp).
-  std::uint64_t host_signal[kMaxTeams][kMaxChannels];
-  std::uint64_t host_base[kMaxTeams][kMaxChannels];
   // Where the next wait_until_any / test_any scan starts: one past the index the last one
   // returned (wait_impl.hpp), so that no satisfied index starves the ones after it. Local;
   // threads of the PE share it (a lost update only moves a start, never breaks a scan).
