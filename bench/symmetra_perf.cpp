@@ -217,6 +217,13 @@ void collectives(Runtime& rt, Report& report, const Options& o) {
 // that runs on it and for the selector's pick (auto), back to back (the algorithms synchronize
 // themselves).
 // Prints which algorithm wins at each size.
+// For revisions before coll::runs_on (tools/bench-paired): every PE was local then, so every
+// algorithm ran. Where coll::runs_on exists, overload resolution prefers it (not a template).
+template <class Desc>
+bool runs_on(symmetra::coll::AllreduceAlgo, const Desc&) {
+  return true;
+}
+
 void allreduces(Runtime& rt, Report& report, const Options& o) {
   using symmetra::coll::AllreduceAlgo;
   const std::size_t max = o.allreduce_max;
@@ -225,10 +232,12 @@ void allreduces(Runtime& rt, Report& report, const Options& o) {
   for (std::size_t i = 0; i < max / sizeof(float); ++i)
     src[i] = static_cast<float>(i % 1000) * 0.5f;
   const symmetra::Team world = rt.team_world();
-  // Across hosts only the algorithms of puts and LL packets run (coll::runs_on).
+  // Across hosts only the algorithms of puts and LL packets run: coll::runs_on, found by ADL.
+  // Where an earlier revision lacks it, the runs_on above stands in, so that tools/bench-paired
+  // builds this file on both sides.
   std::vector<AllreduceAlgo> algos;
   for (AllreduceAlgo a : symmetra::coll::kDeviceAllreduceAlgos)
-    if (symmetra::coll::runs_on(a, rt.team_desc(symmetra::device::kTeamWorld))) algos.push_back(a);
+    if (runs_on(a, rt.team_desc(symmetra::device::kTeamWorld))) algos.push_back(a);
   algos.push_back(AllreduceAlgo::kAuto);
   std::vector<std::string> winners;
   for (std::size_t bytes = 8; bytes <= max;
