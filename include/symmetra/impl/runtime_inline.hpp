@@ -52,8 +52,14 @@ inline T* Runtime::ptr(T* p, int pe) const {
   getmem_general(dest, src, bytes, pe);
 }
 
+// The nbi forms take the same direct path as putmem and getmem: a local get_nbi is complete
+// at once, and a local put_nbi is the put's stores without the put's fence.
 [[gnu::always_inline]] inline void Runtime::putmem_nbi(void* dest, const void* src,
                                                        std::size_t bytes, int pe) {
+  if (ctx_.flags & device::Context::kHostDirect) [[likely]]
+    return device::detail::put_nbi_to(device::ThreadGroup{}, ctx_,
+                                      checked_peer("put_nbi", dest, bytes, pe), dest, src, bytes,
+                                      pe);
   SYMMETRA_OBSERVE(&Runtime::putmem_nbi, "put_nbi", pe, bytes, Form::kNbi, -1, dest, src, bytes,
                    pe);
   if (gpu_) return gpu_put(dest, src, bytes, pe, "put_nbi");
@@ -65,6 +71,9 @@ inline T* Runtime::ptr(T* p, int pe) const {
 
 [[gnu::always_inline]] inline void Runtime::getmem_nbi(void* dest, const void* src,
                                                        std::size_t bytes, int pe) {
+  if (ctx_.flags & device::Context::kHostDirect) [[likely]]
+    return device::detail::get_from(device::ThreadGroup{}, dest,
+                                    checked_peer("get_nbi", src, bytes, pe), bytes);
   SYMMETRA_OBSERVE(&Runtime::getmem_nbi, "get_nbi", pe, bytes, Form::kNbi, -1, dest, src, bytes,
                    pe);
   if (gpu_) return gpu_get(dest, src, bytes, pe, "get_nbi");
