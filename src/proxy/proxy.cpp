@@ -33,6 +33,8 @@ const char* op_doing(device::ProxyOp op) {
       return "a ring request's atomic";
     case device::ProxyOp::kPutSignal:
       return "a ring request's put_signal";
+    case device::ProxyOp::kSyncSignal:
+      return "a ring request's sync signal";
     case device::ProxyOp::kFence:
       return "a ring request's fence";
     case device::ProxyOp::kQuiet:
@@ -300,6 +302,9 @@ void Proxy::issue(const std::uint64_t* e) {
       else
         transport_->put_signal(ctl, pe, e[1], reinterpret_cast<const void*>(e[2]), e[3], e[4],
                                two_halves(e[5], e[6]), static_cast<SignalOp>(sub));
+      break;
+    case device::ProxyOp::kSyncSignal:
+      transport_->sync_signal(ctl, pe, e[1], two_halves(e[2], e[3]), static_cast<SignalOp>(sub));
       break;
     case device::ProxyOp::kFence:
       transport_->fence(ctl);

@@ -79,6 +79,13 @@ void put_signal(const device::Context& ctx, void* dest, const void* src, std::si
       true);
 }
 
+void sync_signal(const device::Context& ctx, std::uint64_t* sig, std::uint64_t value, SignalOp op,
+                 int pe) {
+  post(ctx, "signal",
+       dd::proxy_sync_signal(pe, device::remote_offset(ctx, sig), value, static_cast<unsigned>(op)),
+       false);
+}
+
 void fence(const device::Context& ctx) {
   post(ctx, "fence", dd::proxy_fence(), false);
 }
@@ -99,6 +106,7 @@ device::RemoteOps proxy_remote_ops(Proxy* proxy) {
           .get_nbi = get_nbi,
           .amo = amo,
           .put_signal = put_signal,
+          .sync_signal = sync_signal,
           .fence = fence,
           .quiet = quiet,
           .progress = progress,

@@ -30,6 +30,10 @@ void put_signal(const device::Context& ctx, void* dest, const void* src, std::si
   transport_of(ctx).put_signal(ctx, pe, device::remote_offset(ctx, dest), src, bytes,
                                device::remote_offset(ctx, sig), value, op);
 }
+void sync_signal(const device::Context& ctx, std::uint64_t* sig, std::uint64_t value, SignalOp op,
+                 int pe) {
+  transport_of(ctx).sync_signal(ctx, pe, device::remote_offset(ctx, sig), value, op);
+}
 void fence(const device::Context& ctx) {
   transport_of(ctx).fence(ctx);
 }
@@ -48,6 +52,7 @@ device::RemoteOps remote_ops(Transport* transport) {
           .get_nbi = get_nbi,
           .amo = amo,
           .put_signal = put_signal,
+          .sync_signal = sync_signal,
           .fence = fence,
           .quiet = quiet,
           .progress = progress,

@@ -77,6 +77,15 @@ class Transport {
   virtual void put_signal(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
                           std::size_t bytes, std::uint64_t sig_offset, std::uint64_t value,
                           SignalOp op) = 0;
+  // A signal of the library's own synchronization (a team sync's round, a channel's sync, a
+  // collective's credit): put_signal's signal with no data, ordered after this PE's earlier puts
+  // to `pe` as put_signal's is. Its target waits for it within the same operation, so it is
+  // delivered before that operation ends everywhere, and quiet need not complete it (UCX: no
+  // flush request for it). By default, a put_signal of no data.
+  virtual void sync_signal(const device::Context& ctl, int pe, std::uint64_t sig_offset,
+                           std::uint64_t value, SignalOp op) {
+    put_signal(ctl, pe, sig_offset, nullptr, 0, sig_offset, value, op);
+  }
   virtual void fence(const device::Context& ctl) = 0;
   virtual void quiet(const device::Context& ctl) = 0;
   // Serves this PE's side of operations that need the target's help (UCX over TCP runs RMA and

@@ -65,6 +65,8 @@ class UcxTransport final : public Transport {
   void put_signal(const device::Context& ctl, int pe, std::uint64_t offset, const void* src,
                   std::size_t bytes, std::uint64_t sig_offset, std::uint64_t value,
                   SignalOp op) override;
+  void sync_signal(const device::Context& ctl, int pe, std::uint64_t sig_offset,
+                   std::uint64_t value, SignalOp op) override;
   void fence(const device::Context& ctl) override;
   void quiet(const device::Context& ctl) override;
   void progress() override;
@@ -125,8 +127,9 @@ class UcxTransport final : public Transport {
                std::uint64_t offset, std::size_t bytes, bool nbi);
 
   UcxTransport(Bootstrap& bs, device::detail::HeapHeader* my_header, int n);
+  // `acked`: quiet completes it (every message but a sync signal's).
   void send_put(const device::Context& ctl, const char* op, int pe, const PutHeader& h,
-                const void* src, std::size_t bytes);
+                const void* src, std::size_t bytes, bool acked = true);
   void send_puts(const device::Context& ctl, const char* op, int pe, std::uint64_t offset,
                  const void* src, std::size_t bytes, const PutHeader& last);
   // The AM handler: stores a put (and its signal) into this PE's memory. Runs inside

@@ -54,6 +54,9 @@ enum class ProxyOp : std::uint8_t {
   kPutSignal = 5,  // dest offset, src address, bytes, signal offset, value lo/hi; SignalOp in sub
   kFence = 6,
   kQuiet = 7,  // completes every earlier request at its target; always kAck
+  // signal offset, value lo/hi; SignalOp in sub: Transport::sync_signal, a signal of the
+  // library's own synchronization that quiet need not complete
+  kSyncSignal = 8,
 };
 
 // Why a producer's wait ended.
@@ -78,6 +81,7 @@ SYMMETRA_INLINE constexpr unsigned proxy_entries(ProxyOp op) {
     case ProxyOp::kPut:
     case ProxyOp::kPutInline:
     case ProxyOp::kGet:
+    case ProxyOp::kSyncSignal:
       return 4;
     case ProxyOp::kAmo:
     case ProxyOp::kPutSignal:
@@ -169,6 +173,10 @@ SYMMETRA_INLINE ProxyRequest proxy_put_signal(int pe, std::uint64_t dest, const 
                                               std::uint64_t value, unsigned sig_op, bool ack) {
   return proxy_request<ProxyOp::kPutSignal>(ack, sig_op, 0, pe, dest, address_bits(src), bytes, sig,
                                             lo32(value), hi32(value));
+}
+SYMMETRA_INLINE ProxyRequest proxy_sync_signal(int pe, std::uint64_t sig, std::uint64_t value,
+                                               unsigned sig_op) {
+  return proxy_request<ProxyOp::kSyncSignal>(false, sig_op, 0, pe, sig, lo32(value), hi32(value));
 }
 SYMMETRA_INLINE ProxyRequest proxy_fence() {
   return proxy_request<ProxyOp::kFence>(false, 0, 0, 0);

@@ -49,6 +49,10 @@ struct RemoteOps {
   // The data, then the signal: a PE that sees the signal sees the data.
   void (*put_signal)(const Context& ctx, void* dest, const void* src, std::size_t bytes,
                      std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe);
+  // A signal of the library's own synchronization (Transport::sync_signal): put_signal's
+  // signal with no data, which its target's wait consumes, so quiet need not complete it.
+  void (*sync_signal)(const Context& ctx, std::uint64_t* sig, std::uint64_t value, SignalOp op,
+                      int pe);
   // fence: earlier puts and atomics to each PE arrive before later ones to it. quiet: every
   // earlier operation is complete at its target.
   void (*fence)(const Context& ctx);
@@ -243,6 +247,13 @@ SYMMETRA_COLD inline void remote_put_signal_bytes(const Context& ctx, void* dest
                                                   std::uint64_t value, SignalOp sop, int pe) {
   host_remote(ctx, "put_signal", pe).put_signal(ctx, dest, src, bytes, sig, value, sop, pe);
 }
+SYMMETRA_COLD inline void remote_signal_bytes(const Context& ctx, const char* op, std::uint64_t* w,
+                                              std::uint64_t value, SignalOp sop, bool awaited,
+                                              int pe) {
+  const RemoteOps& r = host_remote(ctx, op, pe);
+  if (awaited) return r.sync_signal(ctx, w, value, sop, pe);
+  r.put_signal(ctx, w, nullptr, 0, w, value, sop, pe);
+}
 SYMMETRA_COLD inline std::uint64_t remote_amo_bits(const Context& ctx, const char* op, AmoOp a,
                                                    DataType type, void* dest, std::uint64_t value,
                                                    std::uint64_t cond, int pe) {
@@ -360,17 +371,25 @@ SYMMETRA_INLINE T remote_amo(const Context& ctx, const char* op, AmoOp a, T* des
 #endif
 }
 
-// `a` (kSet or kFetchAdd) on PE pe's word `dest` where nothing needs the old value: on the GPU
-// the request is posted and not waited for (complete by the next quiet); on the host, an atomic.
-SYMMETRA_INLINE void remote_update(const Context& ctx, const char* op, AmoOp a, std::uint64_t* dest,
-                                   std::uint64_t value, int pe) {
+// Sets (kSet) or adds to (kAdd) PE pe's word `w` where nothing needs the old value: a signal
+// with no data, one message that the target applies after this PE's earlier puts to it (they
+// travel in order: the transports, and the proxy's ring before them). On the GPU, posted and
+// not waited for. `awaited`: the library's own synchronization, whose target waits for this
+// word in the same operation; quiet need not complete it (Transport::sync_signal). Else
+// complete by the next quiet. An atomic would wait for the target's answer: across hosts over
+// TCP the target serves it, a round trip (and on a GPU heap a kernel of the target's) per sync
+// round or credit (docs/transports.md, "Signals, not atomics").
+SYMMETRA_INLINE void remote_signal(const Context& ctx, const char* op, std::uint64_t* w,
+                                   std::uint64_t value, SignalOp sop, bool awaited, int pe) {
 #if SYMMETRA_DEVICE_PASS
+  const std::uint64_t at = device_offset(ctx, w);
+  const unsigned s = static_cast<unsigned>(sop);
   (void)proxy_call(ctx, op,
-                   proxy_amo(pe, device_offset(ctx, dest), static_cast<unsigned>(a),
-                             static_cast<unsigned>(DataType::kUint64), value, 0, nullptr),
+                   awaited ? proxy_sync_signal(pe, at, value, s)
+                           : proxy_put_signal(pe, at, nullptr, 0, at, value, s, false),
                    false, -1);
 #else
-  (void)remote_amo<std::uint64_t>(ctx, op, a, dest, value, 0, pe);
+  remote_signal_bytes(ctx, op, w, value, sop, awaited, pe);
 #endif
 }
 
@@ -381,7 +400,7 @@ SYMMETRA_INLINE void set_word(const Context& ctx, std::uint64_t* w, std::uint64_
     atomic_store(ctx.peer(w, pe), value, kRelease);
     notify(ctx, pe, w, sizeof(*w));
   } else {
-    remote_update(ctx, "sync", AmoOp::kSet, w, value, pe);
+    remote_signal(ctx, "sync", w, value, SignalOp::kSet, true, pe);
   }
 }
 
@@ -392,7 +411,7 @@ SYMMETRA_INLINE void add_word(const Context& ctx, std::uint64_t* w, std::uint64_
     AtomicRef<std::uint64_t>(*ctx.peer(w, pe)).fetch_add(value, order);
     notify(ctx, pe, w, sizeof(*w));
   } else {
-    remote_update(ctx, "signal", AmoOp::kFetchAdd, w, value, pe);
+    remote_signal(ctx, "signal", w, value, SignalOp::kAdd, true, pe);
   }
 }
 

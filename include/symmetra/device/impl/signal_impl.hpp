@@ -24,8 +24,7 @@ SYMMETRA_INLINE void group_signal(Group g, const Context& ctx, std::uint64_t* si
 #else
       host_remote(ctx, "signal", pe).fence(ctx);
 #endif
-      remote_update(ctx, "signal", op == SignalOp::kAdd ? AmoOp::kFetchAdd : AmoOp::kSet, sig,
-                    value, pe);
+      remote_signal(ctx, "signal", sig, value, op, false, pe);
     }
     return;
   }
