@@ -50,10 +50,11 @@ SYMMETRA_INLINE bool runs_on(AllreduceAlgo a, const device::TeamDesc& t) {
 // the hierarchy costs a round trip across hosts; the put ring pays a team sync and 2(H-1) hops
 // across hosts once, then sends 2(H-1)/H of each member's 1/L slice. Over UCX on TCP, 2 hosts x
 // 2 PEs: on the 2-core VM (CPU) it won from 128 KiB (351 us against 472), 2.3-2.4x at 512 KiB -
-// 2 MiB; on the H200 (GPU, stream form) it lost at 8 KiB (443 us against 385-433) and won from
-// 32 KiB, 2.9-3.4x there and 4.7-6.5x at 512 KiB - 1 MiB (docs/selector.md).
+// 2 MiB; on the H200 (GPU, stream form), since the sync's words cross hosts as signals, it
+// loses at 2 KiB (187 us against 107) and wins from 8 KiB (284 against 350), 4.5x at 32 KiB and
+// 5-6x at 512 KiB - 1 MiB (docs/selector.md).
 SYMMETRA_INLINE constexpr std::size_t put_ring_from(bool gpu) {
-  return gpu ? std::size_t{16} << 10 : std::size_t{128} << 10;
+  return gpu ? std::size_t{8} << 10 : std::size_t{128} << 10;
 }
 SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_t bytes, bool gpu,
                                            Buffers buffers = Buffers::kOther) {
