@@ -676,15 +676,22 @@ void UcxTransport::served_get(const device::Context& ctl, const char* op, int pe
   dd::fence_seq_cst();  // later loads of the data see what the get read
 }
 
+// The header of a message that carries a signal: PE pe's word at sig_offset, in its address
+// space (under mu_).
+UcxTransport::PutHeader UcxTransport::signal_header(const device::Context& ctl, const char* op,
+                                                    int pe, std::uint64_t sig_offset,
+                                                    std::uint64_t value, SignalOp sop) {
+  std::uint64_t sig_addr = 0;
+  for_pieces(ctl, op, pe, sig_offset, sizeof(value), [&](const Piece& pc) { sig_addr = pc.addr; });
+  return PutHeader{sig_addr, sig_addr, value, sop == SignalOp::kAdd};
+}
+
 void UcxTransport::put_signal(const device::Context& ctl, int pe, std::uint64_t offset,
                               const void* src, std::size_t bytes, std::uint64_t sig_offset,
                               std::uint64_t value, SignalOp op) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::uint64_t sig_addr = 0;
-  for_pieces(ctl, "put_signal", pe, sig_offset, sizeof(value),
-             [&](const Piece& pc) { sig_addr = pc.addr; });
   // The signal rides with the last message of the data, which the target applies after it.
-  const PutHeader signal{sig_addr, sig_addr, value, op == SignalOp::kAdd};
+  const PutHeader signal = signal_header(ctl, "put_signal", pe, sig_offset, value, op);
   if (bytes == 0)
     send_put(ctl, "put_signal", pe, signal, nullptr, 0);
   else
@@ -698,11 +705,8 @@ void UcxTransport::put_signal(const device::Context& ctl, int pe, std::uint64_t 
 void UcxTransport::sync_signal(const device::Context& ctl, int pe, std::uint64_t sig_offset,
                                std::uint64_t value, SignalOp op) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::uint64_t sig_addr = 0;
-  for_pieces(ctl, "signal", pe, sig_offset, sizeof(value),
-             [&](const Piece& pc) { sig_addr = pc.addr; });
-  send_put(ctl, "signal", pe, PutHeader{sig_addr, sig_addr, value, op == SignalOp::kAdd}, nullptr,
-           0, false);
+  send_put(ctl, "signal", pe, signal_header(ctl, "signal", pe, sig_offset, value, op), nullptr, 0,
+           false);
 }
 
 // Puts to one PE travel as messages on one connection and are stored in order; what needs the

@@ -127,6 +127,8 @@ class UcxTransport final : public Transport {
                std::uint64_t offset, std::size_t bytes, bool nbi);
 
   UcxTransport(Bootstrap& bs, device::detail::HeapHeader* my_header, int n);
+  PutHeader signal_header(const device::Context& ctl, const char* op, int pe,
+                          std::uint64_t sig_offset, std::uint64_t value, SignalOp sop);
   // `acked`: quiet completes it (every message but a sync signal's).
   void send_put(const device::Context& ctl, const char* op, int pe, const PutHeader& h,
                 const void* src, std::size_t bytes, bool acked = true);
