@@ -4,6 +4,11 @@
 //   exit_prog threads_exit_early N            C++ API, N PEs as threads; PE 1 calls exit(3)
 //                                              while the others wait in barrier_all
 // A PE that gets through the barrier says so: PE 1 never entered it.
+// And the C API's argument errors, each of which ends the job with a message (failure_test):
+//   exit_prog c_before_init                   shmem_long_p before shmem_init
+//   exit_prog c_invalid_ctx                   PE 1 puts through SHMEM_CTX_INVALID
+//   exit_prog c_ctx_not_member                PE 0 puts through a context of the team {0} to
+//                                              that team's PE 1, which does not exist
 #include <shmem.h>
 
 #include <cstdio>
@@ -26,9 +31,27 @@ int main(int argc, char** argv) {
     });
     return 0;
   }
+  static long word;  // symmetric: static data
+  if (c == "c_before_init") {
+    shmem_long_p(&word, 1, 0);
+    return 0;
+  }
   shmem_init();
   const int me = shmem_my_pe();
   shmem_barrier_all();
+  if (c == "c_invalid_ctx" || c == "c_ctx_not_member") {
+    if (c == "c_invalid_ctx" && me == 1) shmem_ctx_putmem(SHMEM_CTX_INVALID, &word, &word, 8, 0);
+    shmem_team_t first = SHMEM_TEAM_INVALID;
+    if (c == "c_ctx_not_member") {
+      shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &first);
+      shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+      if (me == 0 && shmem_team_create_ctx(first, 0, &ctx) == 0) shmem_ctx_long_p(ctx, &word, 1, 1);
+    }
+    shmem_barrier_all();
+    std::printf("pe %d passed the bad call\n", me);
+    shmem_finalize();
+    return 0;
+  }
   if (me == 1) {
     if (c == "c_exit_early") std::exit(3);
     return 3;  // c_return_early: no shmem_finalize

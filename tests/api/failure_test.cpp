@@ -207,6 +207,28 @@ TEST(EarlyExit, SymrunReturnsTheStatusOfThePeThatLeft) {
   }
 }
 
+// --- The C API's argument errors: each ends the job with "[pe N] routine: what was wrong" ---
+
+TEST(CApiErrors, EachEndsTheJobWithItsMessage) {
+  struct Case {
+    const char* how;
+    const char* message;
+  };
+  for (const Case& c : {
+           Case{"c_before_init", "shmem_long_p: called before shmem_init"},
+           Case{"c_invalid_ctx", "[pe 1] shmem_ctx_putmem: the context is SHMEM_CTX_INVALID"},
+           Case{"c_ctx_not_member",
+                "[pe 0] shmem_ctx_long_p: PE 1 is not a member of the context's team"},
+       }) {
+    const auto r = run_command("SYMMETRA_TIMEOUT_S=60 " SYMRUN_PATH " -n 2 " EXIT_PROG_PATH " " +
+                               std::string(c.how));
+    EXPECT_NE(r.status, 0) << c.how << "\n" << r.output;
+    EXPECT_TRUE(r.has(c.message)) << c.how << "\n" << r.output;
+    EXPECT_EQ(r.output.find("passed the bad call"), std::string::npos) << c.how << "\n" << r.output;
+    EXPECT_LT(r.seconds, 20.0) << c.how << ": the job did not end promptly\n" << r.output;
+  }
+}
+
 TEST(EarlyExit, SlurmLikeOthersStopNamingIt) {
   const std::string job = "ee" + std::to_string(getpid());
   const auto runs =

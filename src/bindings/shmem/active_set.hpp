@@ -13,6 +13,8 @@
 
 #include "bindings/shmem/state.hpp"
 
+#pragma GCC visibility push(hidden)  // internal to libsymmetra_shmem, as state.hpp's names
+
 namespace symmetra::shmem {
 
 class ActiveSet {
@@ -73,3 +75,5 @@ class ActiveSet {
 };
 
 }  // namespace symmetra::shmem
+
+#pragma GCC visibility pop

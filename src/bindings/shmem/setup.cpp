@@ -41,18 +41,21 @@ void keep_config(const Team& t, const shmem_team_config_t* config, long mask) {
 
 }  // namespace
 
-Runtime& rt(const char* op) {
-  if (!g_rt) {
-    std::fprintf(stderr, "%s: called before shmem_init (or after shmem_finalize)\n", op);
-    std::fflush(stderr);
-    std::abort();
-  }
-  return *g_rt;
+namespace detail {
+
+Runtime* g_runtime = nullptr;
+
+void not_initialized(const char* op) {
+  std::fprintf(stderr, "%s: called before shmem_init (or after shmem_finalize)\n", op);
+  std::fflush(stderr);
+  std::abort();
 }
 
-bool initialized() {
-  return g_rt != nullptr;
+void invalid_ctx(const char* op) {
+  die(op, "the context is SHMEM_CTX_INVALID");
 }
+
+}  // namespace detail
 
 namespace {
 // "[pe N] op: message" on stderr, flushed.
@@ -93,8 +96,10 @@ Team team(shmem_team_t t, const char* op) {
   return Team(&r, h);
 }
 
-void check_ctx(shmem_ctx_t ctx, const char* op) {
-  if (ctx == SHMEM_CTX_INVALID) die(op, "the context is SHMEM_CTX_INVALID");
+int team_world_pe(shmem_ctx_t ctx, int pe, const char* op) {
+  const int w = Team(&rt(op), ctx->team).world_pe(pe);
+  if (w < 0) die(op, "PE " + std::to_string(pe) + " is not a member of the context's team");
+  return w;
 }
 
 Cmp cmp_of(int cmp, const char* op) {
@@ -132,6 +137,7 @@ void shmem_init(void) {
     const char* credits = std::getenv("SYMMETRA_SHMEM_COLL_CREDITS");
     options.dest_ready_by_program = credits == nullptr || std::strcmp(credits, "1") != 0;
     shmem::g_rt = Runtime::init(options);
+    shmem::detail::g_runtime = shmem::g_rt.get();
     // A program that ends without shmem_finalize (exit(), a return from main) leaves at once:
     // no collective step, which would block it (or match a barrier the others wait in), and the
     // others stop naming it. Runs before the static destructors (registered after them).
@@ -141,6 +147,7 @@ void shmem_init(void) {
       // The process is ending: no teardown that could block it. The Runtime stays reachable
       // from g_left, so that leak checkers (LeakSanitizer) see it kept, not lost.
       shmem::g_left = shmem::g_rt.release();
+      shmem::detail::g_runtime = nullptr;
     });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "shmem_init: %s\n", e.what());
@@ -173,6 +180,7 @@ void shmem_finalize(void) {
   std::lock_guard<std::mutex> lock(shmem::g_mutex);
   if (!shmem::g_rt || --shmem::g_init_count > 0) return;
   SYMMETRA_SHMEM_GUARD("shmem_finalize", shmem::g_rt->finalize());
+  shmem::detail::g_runtime = nullptr;
   shmem::g_rt.reset();
   shmem::g_finalized = true;
 }

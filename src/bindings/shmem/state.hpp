@@ -22,12 +22,32 @@ struct symmetra_ctx_s {
   long options;
 };
 
+// Everything below is internal to libsymmetra_shmem: hidden, so that one file's call to
+// another's helper is a direct call, not one through the PLT (the C API's own names keep the
+// visibility shmem.h gave them).
+#pragma GCC visibility push(hidden)
+
 namespace symmetra::shmem {
 
+namespace detail {
+// The Runtime of this process (setup.cpp): set by shmem_init, null before it and after
+// shmem_finalize. Read inline by every call, so a put pays a load here, not a call.
+extern Runtime* g_runtime;
+[[noreturn, gnu::cold]] void not_initialized(const char* op);
+[[noreturn, gnu::cold]] void invalid_ctx(const char* op);
+}  // namespace detail
+
 // The Runtime of this process; stops the job with a message if shmem_init has not run.
-Runtime& rt(const char* op);
+inline Runtime& rt(const char* op) {
+  Runtime* r = detail::g_runtime;
+  if (r == nullptr) [[unlikely]]
+    detail::not_initialized(op);
+  return *r;
+}
 // Whether shmem_init has run and shmem_finalize has not.
-bool initialized();
+inline bool initialized() {
+  return detail::g_runtime != nullptr;
+}
 
 // Prints "[pe N] op: message" and ends the job: the OpenSHMEM routines have no error returns
 // on the data path.
@@ -46,14 +66,18 @@ inline int handle_of(shmem_team_t t) {
 }
 Team team(shmem_team_t t, const char* op);
 
-// The world PE a context's PE number names.
+// The world PE a context's PE number names: inline for the world's contexts, out of line
+// (setup.cpp) for a team's.
+int team_world_pe(shmem_ctx_t ctx, int pe, const char* op);
 inline int world_pe(shmem_ctx_t ctx, int pe, const char* op) {
-  if (ctx == SHMEM_CTX_DEFAULT || ctx->team == device::kTeamWorld) return pe;
-  const int w = Team(&rt(op), ctx->team).world_pe(pe);
-  if (w < 0) die(op, "PE " + std::to_string(pe) + " is not a member of the context's team");
-  return w;
+  if (ctx == SHMEM_CTX_DEFAULT || ctx->team == device::kTeamWorld) [[likely]]
+    return pe;
+  return team_world_pe(ctx, pe, op);
 }
-void check_ctx(shmem_ctx_t ctx, const char* op);
+inline void check_ctx(shmem_ctx_t ctx, const char* op) {
+  if (ctx == SHMEM_CTX_INVALID) [[unlikely]]
+    detail::invalid_ctx(op);
+}
 
 // The type the Runtime's templates take for C type T: fixed-width integers of the same size and
 // signedness (char is int8_t or uint8_t as the platform has it), float and double as they are.
@@ -102,6 +126,8 @@ Cmp cmp_of(int cmp, const char* op);
 SignalOp signal_op_of(int sig_op, const char* op);
 
 }  // namespace symmetra::shmem
+
+#pragma GCC visibility pop
 
 // Runs the body (the arguments after op; commas allowed) and turns a symmetra::Error into the
 // job-ending message (the data path), so no exception crosses into C.
