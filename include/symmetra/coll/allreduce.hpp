@@ -42,8 +42,7 @@ SYMMETRA_INLINE bool runs_on(AllreduceAlgo a, const device::TeamDesc& t) {
 // recursive doubling to 16 KiB, whose rounds each carry the whole message, then the LL two-shot
 // to 512 KiB), then with two members the one-shot (one read of the message, two syncs), with
 // more the two-shot (the one-shot would read the message m-1 times); the ring never won on one
-// host. CPU (measured on 4 PEs, docs/perf_cpu.md#collectives): LL recursive doubling for a few
-// cache lines, one-shot to 4 KiB, then two-shot.
+// host. CPU: below.
 // Across hosts, either backend, members on other hosts are reached through the transport: the
 // hierarchy, and from put_ring_from the put ring where the buffers allow it (separate and
 // symmetric; `buffers` is what the host forms know, device code passes none). Each LL chunk of
@@ -72,17 +71,19 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
     return AllreduceAlgo::kHierarchical;
   }
   if (!one_host) return AllreduceAlgo::kHierarchical;
-  // Measured with symmetra-tune on the 2-core VM: with two PEs the ring (one reduce-scatter and
-  // one all-gather step, signalled, no team syncs) wins from 4 KiB. With four (two per core,
-  // bound by symrun, yielding at once), recursive doubling to 256 B, two-shot to 32 KiB and the
-  // ring from 64 KiB (docs/perf_cpu.md#collectives; it was 256 KiB before its steps' waits
-  // stopped spinning).
+  // Measured with symmetra-perf on the 2-core VM (docs/perf_cpu.md#collectives), since the direct
+  // algorithms' CPU loop runs blocks: LL recursive doubling for a few cache lines, then the
+  // two-shot (one read and one write of the message per member); with two PEs the ring from
+  // 256 KiB (512 KiB: 62-64 us against 64-66). In place the direct algorithms cannot run (the
+  // selector would fall back to the LL two-shot): the ring from 2 KiB (two PEs) or 8 KiB (four,
+  // two per core; 32 KiB: 38 us against the LL two-shot's 71-74).
+  const bool in_place = buffers == Buffers::kInPlace;
   if (t.size == 2) {
-    if (bytes <= 1024) return AllreduceAlgo::kRecursiveDoubling;
-    return bytes <= 2048u ? AllreduceAlgo::kOneShot : AllreduceAlgo::kRing;
+    if (bytes <= (in_place ? 1024u : 256u)) return AllreduceAlgo::kRecursiveDoubling;
+    return in_place || bytes > (128u << 10) ? AllreduceAlgo::kRing : AllreduceAlgo::kTwoShot;
   }
-  if (bytes <= 256) return AllreduceAlgo::kRecursiveDoubling;
-  return bytes <= (32u << 10) ? AllreduceAlgo::kTwoShot : AllreduceAlgo::kRing;
+  if (bytes <= (in_place ? 4096u : 512u)) return AllreduceAlgo::kRecursiveDoubling;
+  return in_place ? AllreduceAlgo::kRing : AllreduceAlgo::kTwoShot;
 }
 
 template <class Group, class T>

@@ -82,16 +82,23 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(4, 1), 64 << 20, false, B::kSeparate), A::kPutRing);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, false, B::kInPlace), A::kHierarchical);
   EXPECT_EQ(coll::default_algo(team(8, 4), 64 << 20, true, B::kOther), A::kHierarchical);
-  EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false, B::kSeparate), A::kRing);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false, B::kSeparate), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false, B::kInPlace), A::kRing);
   EXPECT_EQ(coll::default_algo(team(8, 0), 64, true),
             A::kHierarchical);  // irregular: every member a host
-  EXPECT_EQ(coll::default_algo(team(4, 4), 64, false), A::kRecursiveDoubling);
-  EXPECT_EQ(coll::default_algo(team(4, 4), 512, false), A::kTwoShot);
-  EXPECT_EQ(coll::default_algo(team(4, 4), 32 << 10, false), A::kTwoShot);
-  EXPECT_EQ(coll::default_algo(team(4, 4), 64 << 10, false), A::kRing);
-  EXPECT_EQ(coll::default_algo(team(4, 4), 1 << 20, false), A::kRing);
-  EXPECT_EQ(coll::default_algo(team(2, 2), 2048, false), A::kOneShot);
-  EXPECT_EQ(coll::default_algo(team(2, 2), 4096, false), A::kRing);
+  // CPU, one host: the two-shot where dest and source may be apart (the selector falls back for
+  // private buffers), the ring in place.
+  EXPECT_EQ(coll::default_algo(team(4, 4), 512, false), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 513, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 64 << 20, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 4096, false, B::kInPlace), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(4, 4), 4097, false, B::kInPlace), A::kRing);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 256, false), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 257, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 128 << 10, false, B::kSeparate), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), (128 << 10) + 4, false, B::kSeparate), A::kRing);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 1024, false, B::kInPlace), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 1028, false, B::kInPlace), A::kRing);
   EXPECT_EQ(coll::default_algo(team(1, 1), 1 << 20, false), A::kOneShot);
 }
 
