@@ -46,6 +46,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "symmetra/coll/reduce_direct.hpp"
 #include "symmetra/coll/reduce_range.hpp"
@@ -106,12 +107,18 @@ SYMMETRA_INLINE void allreduce_put_ring(Group g, const device::Context& ctx, int
   device::sync(g, ctx, team);
   const std::uint64_t base = *consumed, host_base = *host_consumed;
   // dest's chunk c = this host's sum of it (reduce_range: 16-byte packs on the GPU), or that
-  // sum combined onto the partial that dest holds (`onto`). The second is its own loop, so that
-  // the direct algorithms' reduce_range stays as it was.
+  // sum combined onto the partial that dest holds (`onto`): the CPU's block loop, or on the GPU
+  // an element loop of its own, so that the direct algorithms' reduce_range stays as it was.
   auto host_sum = [&](int c, bool onto) {
     const Part p = chunk(c);
     if (!onto)
       return detail::reduce_range(g, ctx, host, dest + p.first, source, p.first, p.count, op);
+#if !SYMMETRA_DEVICE_PASS
+    if constexpr (std::is_same_v<Group, device::ThreadGroup>)
+      return detail::reduce_blocks_host(ctx, host, source, p.first, p.count, op,
+                                        detail::RangeStore<T>{dest + p.first, nullptr, 0},
+                                        dest + p.first);
+#endif
     for (std::size_t i = tr; i < p.count; i += gs) {
       const std::size_t k = p.first + i;
       auto acc = to_accum(dest[k]);

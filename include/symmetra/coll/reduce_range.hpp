@@ -50,10 +50,12 @@ SYMMETRA_INLINE void reduce_elements(Group g, const device::Context& ctx, const 
 // operator's switch taken once (with_op), so that each member's pass over a block is one loop the
 // compiler vectorizes. reduce_elements translates and switches per element and member: 2.6 ns an
 // element on 2 PEs (docs/perf_cpu.md#collectives). Same order of combining, same results.
+// With `onto`, element i starts from onto[i] and combines every member onto it (the put ring's
+// partial sums).
 template <class T>
 inline void reduce_blocks_host(const device::Context& ctx, const TeamView& t, const T* source,
                                std::size_t first, std::size_t count, ReduceOp op,
-                               const RangeStore<T>& st) {
+                               const RangeStore<T>& st, const T* onto = nullptr) {
   using A = typename Accum<T>::type;
   constexpr std::size_t kBlock = 2048 / sizeof(A);  // the accumulators stay in L1
   with_op(op, [&](auto o) {
@@ -62,9 +64,9 @@ inline void reduce_blocks_host(const device::Context& ctx, const TeamView& t, co
     T out[kBlock];
     for (std::size_t b = 0; b < count; b += kBlock) {
       const std::size_t n = count - b < kBlock ? count - b : kBlock;
-      const T* s = ctx.peer(source, t.world(0)) + first + b;
+      const T* s = onto != nullptr ? onto + b : ctx.peer(source, t.world(0)) + first + b;
       for (std::size_t i = 0; i < n; ++i) acc[i] = to_accum(s[i]);
-      for (int k = 1; k < t.size(); ++k) {
+      for (int k = onto != nullptr ? 0 : 1; k < t.size(); ++k) {
         s = ctx.peer(source, t.world(k)) + first + b;
         for (std::size_t i = 0; i < n; ++i) acc[i] = combine(kOp, acc[i], to_accum(s[i]));
       }
