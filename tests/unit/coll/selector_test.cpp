@@ -93,10 +93,10 @@ TEST(Selector, DefaultsFollowTopologyAndBackend) {
   EXPECT_EQ(coll::default_algo(team(4, 4), 64 << 20, false), A::kTwoShot);
   EXPECT_EQ(coll::default_algo(team(4, 4), 4096, false, B::kInPlace), A::kRecursiveDoubling);
   EXPECT_EQ(coll::default_algo(team(4, 4), 4097, false, B::kInPlace), A::kRing);
-  EXPECT_EQ(coll::default_algo(team(2, 2), 256, false), A::kRecursiveDoubling);
-  EXPECT_EQ(coll::default_algo(team(2, 2), 257, false), A::kTwoShot);
-  EXPECT_EQ(coll::default_algo(team(2, 2), 128 << 10, false, B::kSeparate), A::kTwoShot);
-  EXPECT_EQ(coll::default_algo(team(2, 2), (128 << 10) + 4, false, B::kSeparate), A::kRing);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 512, false), A::kRecursiveDoubling);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 516, false), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), 1 << 20, false, B::kSeparate), A::kTwoShot);
+  EXPECT_EQ(coll::default_algo(team(2, 2), (1 << 20) + 4, false, B::kSeparate), A::kRing);
   EXPECT_EQ(coll::default_algo(team(2, 2), 1024, false, B::kInPlace), A::kRecursiveDoubling);
   EXPECT_EQ(coll::default_algo(team(2, 2), 1028, false, B::kInPlace), A::kRing);
   EXPECT_EQ(coll::default_algo(team(1, 1), 1 << 20, false), A::kOneShot);
