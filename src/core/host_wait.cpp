@@ -20,8 +20,8 @@
 
 #include "core/blocked.hpp"
 #include "core/clock.hpp"
-#include "core/cpu_relax.hpp"
 #include "symmetra/core/atomic.hpp"
+#include "symmetra/core/cpu_relax.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 #include "symmetra/device/impl/remote.hpp"
@@ -37,8 +37,7 @@ using symmetra::detail::cpu_relax;
 using symmetra::detail::kSeqCst;
 using symmetra::detail::steady_ns;
 
-constexpr std::uint32_t kSpinSteps = 64;
-constexpr std::uint32_t kOversubscribedSpinSteps = 4;
+constexpr std::uint32_t kSpinSteps = kHostSpinSteps;
 // Yield (letting another PE of an oversubscribed core run) for this long before sleeping: a
 // futex sleep and wake-up costs microseconds, which short waits such as barriers should not pay.
 constexpr std::uint64_t kYieldNs = 100'000;
@@ -139,8 +138,9 @@ void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...) {
 // re-check). Writers read count and range without the lock: a writer that reads a value a
 // joining waiter is about to replace stored its data before that read, and the waiter re-checks
 // its condition after registering, so it sees the data instead of the ring.
-HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op)
-    : ctx_(ctx), op_(op), h_(my_header(ctx)), start_ns_(steady_ns()) {
+HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op,
+                       std::uint32_t spun)
+    : ctx_(ctx), op_(op), h_(my_header(ctx)), start_ns_(steady_ns()), steps_(spun) {
   const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
   auto a = reinterpret_cast<std::uintptr_t>(lo), b = reinterpret_cast<std::uintptr_t>(hi);
   if (a >= base && b <= base + ctx.heap_extent() && a < b) {
@@ -222,7 +222,7 @@ void host_stop_if_marked(const Context& ctx, const char* op) {
 
 bool HostWaiter::park(std::uint32_t seen_doorbell) {
   ++steps_;
-  if (steps_ <= ((ctx_.flags & Context::kOversubscribed) ? kOversubscribedSpinSteps : kSpinSteps)) {
+  if (steps_ <= host_spin_steps(ctx_)) {
     cpu_relax();
     return true;
   }

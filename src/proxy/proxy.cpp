@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/blocked.hpp"
-#include "core/cpu_relax.hpp"
 #include "core/log.hpp"
+#include "symmetra/core/cpu_relax.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 
 namespace symmetra::detail {

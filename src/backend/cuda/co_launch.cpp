@@ -2,7 +2,7 @@
 #include "backend/cuda/co_launch.hpp"
 
 #include "core/blocked.hpp"
-#include "core/cpu_relax.hpp"
+#include "symmetra/core/cpu_relax.hpp"
 
 #include <algorithm>
 #include <chrono>

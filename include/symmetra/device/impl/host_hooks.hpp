@@ -59,6 +59,14 @@ inline constinit thread_local NbiTargets nbi_targets SYMMETRA_TLS_INITIAL_EXEC;
 // inline variable when symbols are hidden, so the library must not pick one itself).
 void host_wake_nbi_targets(const Context& ctx, NbiTargets& t);
 
+// How many pauses a host wait spins before it yields: 4 where PEs outnumber CPUs (the PE waited
+// for is often the other one on this CPU), else 64. wait_for spins them inline, before it makes a
+// HostWaiter (docs/perf_cpu.md#waits).
+inline constexpr std::uint32_t kHostSpinSteps = 64, kHostOversubscribedSpinSteps = 4;
+SYMMETRA_INLINE std::uint32_t host_spin_steps(const Context& ctx) {
+  return (ctx.flags & Context::kOversubscribed) ? kHostOversubscribedSpinSteps : kHostSpinSteps;
+}
+
 // One wait step on the CPU. Returns false once the wait exceeded ctx.timeout_ns. Spins first,
 // then yields, then sleeps on the doorbell until a writer rings it (at most 100 ms, and never past
 // the deadline).
@@ -66,7 +74,9 @@ void host_wake_nbi_targets(const Context& ctx, NbiTargets& t);
 class HostWaiter {
  public:
   // Registers as a waiter on this PE's words in [lo, hi); `op` names the wait in messages.
-  HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op = "wait");
+  // `spun`: the spin steps its caller already took (wait_for spins inline first).
+  HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op = "wait",
+             std::uint32_t spun = 0);
   ~HostWaiter();
   HostWaiter(const HostWaiter&) = delete;
   HostWaiter& operator=(const HostWaiter&) = delete;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "symmetra/core/atomic.hpp"
+#include "symmetra/core/cpu_relax.hpp"
 #include "symmetra/core/platform.hpp"
 #include "symmetra/device/context.hpp"
 #include "symmetra/device/impl/check.hpp"
@@ -189,7 +190,14 @@ SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo
   acquire_after_poll();
 #else
   if (pred()) return;
-  HostWaiter waiter(ctx, lo, hi, op);
+  // The spin steps inline: most waits of a collective between PEs on cores of their own end
+  // here, without the waiter's clock read and out-of-line steps (docs/perf_cpu.md#waits).
+  const std::uint32_t spins = host_spin_steps(ctx);
+  for (std::uint32_t i = 0; i < spins; ++i) {
+    symmetra::detail::cpu_relax();
+    if (pred()) return;
+  }
+  HostWaiter waiter(ctx, lo, hi, op, spins);
   for (;;) {
     const std::uint32_t bell = waiter.doorbell();
     if (pred()) return;
