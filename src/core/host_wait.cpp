@@ -37,7 +37,6 @@ using symmetra::detail::cpu_relax;
 using symmetra::detail::kSeqCst;
 using symmetra::detail::steady_ns;
 
-constexpr std::uint32_t kSpinSteps = kHostSpinSteps;
 // Yield (letting another PE of an oversubscribed core run) for this long before sleeping: a
 // futex sleep and wake-up costs microseconds, which short waits such as barriers should not pay.
 constexpr std::uint64_t kYieldNs = 100'000;
@@ -138,9 +137,8 @@ void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...) {
 // re-check). Writers read count and range without the lock: a writer that reads a value a
 // joining waiter is about to replace stored its data before that read, and the waiter re-checks
 // its condition after registering, so it sees the data instead of the ring.
-HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op,
-                       std::uint32_t spun)
-    : ctx_(ctx), op_(op), h_(my_header(ctx)), start_ns_(steady_ns()), steps_(spun) {
+HostWaiter::HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op)
+    : ctx_(ctx), op_(op), h_(my_header(ctx)), start_ns_(steady_ns()) {
   const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_base);
   auto a = reinterpret_cast<std::uintptr_t>(lo), b = reinterpret_cast<std::uintptr_t>(hi);
   if (a >= base && b <= base + ctx.heap_extent() && a < b) {
@@ -157,7 +155,7 @@ bool HostWaiter::lock_watch() {
   for (std::uint32_t tries = 0;; ++tries) {
     std::uint32_t free = 0;
     if (lock.compare_exchange_weak(free, 1, kSeqCst)) return true;
-    if (tries < kSpinSteps) {
+    if (tries < kHostSpinSteps) {
       cpu_relax();
     } else {
       sched_yield();  // the holder may be a thread of this PE preempted on this very CPU
@@ -221,11 +219,6 @@ void host_stop_if_marked(const Context& ctx, const char* op) {
 }
 
 bool HostWaiter::park(std::uint32_t seen_doorbell) {
-  ++steps_;
-  if (steps_ <= host_spin_steps(ctx_)) {
-    cpu_relax();
-    return true;
-  }
   host_stop_if_marked(ctx_, op_);
   const std::uint64_t waited = steady_ns() - start_ns_;
   // With PEs on other hosts, what this wait is for may need this PE's own progress (UCX over

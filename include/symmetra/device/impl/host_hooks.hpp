@@ -67,16 +67,14 @@ SYMMETRA_INLINE std::uint32_t host_spin_steps(const Context& ctx) {
   return (ctx.flags & Context::kOversubscribed) ? kHostOversubscribedSpinSteps : kHostSpinSteps;
 }
 
-// One wait step on the CPU. Returns false once the wait exceeded ctx.timeout_ns. Spins first,
-// then yields, then sleeps on the doorbell until a writer rings it (at most 100 ms, and never past
-// the deadline).
+// The slow phase of a CPU wait, after its caller spun (wait_for). Each step returns false once
+// the wait exceeded ctx.timeout_ns: it yields, then sleeps on the doorbell until a writer rings
+// it (at most 100 ms, and never past the deadline).
 // Stops the job with a message if another PE failed.
 class HostWaiter {
  public:
   // Registers as a waiter on this PE's words in [lo, hi); `op` names the wait in messages.
-  // `spun`: the spin steps its caller already took (wait_for spins inline first).
-  HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op = "wait",
-             std::uint32_t spun = 0);
+  HostWaiter(const Context& ctx, const void* lo, const void* hi, const char* op = "wait");
   ~HostWaiter();
   HostWaiter(const HostWaiter&) = delete;
   HostWaiter& operator=(const HostWaiter&) = delete;
@@ -95,7 +93,6 @@ class HostWaiter {
   HeapHeader* h_;
   std::uint64_t start_ns_;
   std::uint64_t lo_ = 0, hi_ = ~std::uint64_t{0};  // heap offsets watched; all if not in the heap
-  std::uint32_t steps_ = 0;
   bool registered_ = false;
 };
 

@@ -197,7 +197,7 @@ SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo
     symmetra::detail::cpu_relax();
     if (pred()) return;
   }
-  HostWaiter waiter(ctx, lo, hi, op, spins);
+  HostWaiter waiter(ctx, lo, hi, op);
   for (;;) {
     const std::uint32_t bell = waiter.doorbell();
     if (pred()) return;
