@@ -19,7 +19,6 @@ struct symmetra_ctx_s symmetra_ctx_default = {symmetra::device::kTeamWorld, 0};
 namespace symmetra::shmem {
 namespace {
 
-std::unique_ptr<Runtime> g_rt;
 Runtime* g_left = nullptr;  // the Runtime of a PE that left without finalize (the exit handler)
 int g_init_count = 0;       // shmem_init after shmem_finalize is an error; nested init is counted
 bool g_finalized = false;
@@ -43,7 +42,7 @@ void keep_config(const Team& t, const shmem_team_config_t* config, long mask) {
 
 namespace detail {
 
-Runtime* g_runtime = nullptr;
+std::unique_ptr<Runtime> g_rt;
 
 void not_initialized(const char* op) {
   std::fprintf(stderr, "%s: called before shmem_init (or after shmem_finalize)\n", op);
@@ -70,7 +69,8 @@ void report(const char* op, const std::string& message) {
       std::fprintf(stderr, "%s\n", message.c_str());
     }
   } else {
-    std::fprintf(stderr, "[pe %d] %s: %s\n", g_rt ? g_rt->my_pe() : -1, op, message.c_str());
+    std::fprintf(stderr, "[pe %d] %s: %s\n", detail::g_rt ? detail::g_rt->my_pe() : -1, op,
+                 message.c_str());
   }
   std::fflush(stderr);
 }
@@ -78,7 +78,7 @@ void report(const char* op, const std::string& message) {
 
 void die(const char* op, const std::string& message) {
   report(op, message);
-  if (g_rt) g_rt->mark_failed();
+  if (detail::g_rt) detail::g_rt->mark_failed();
   std::abort();
 }
 
@@ -136,18 +136,16 @@ void shmem_init(void) {
     // SYMMETRA_SHMEM_COLL_CREDITS=1 keeps Symmetra's own guarantee for programs that do not.
     const char* credits = std::getenv("SYMMETRA_SHMEM_COLL_CREDITS");
     options.dest_ready_by_program = credits == nullptr || std::strcmp(credits, "1") != 0;
-    shmem::g_rt = Runtime::init(options);
-    shmem::detail::g_runtime = shmem::g_rt.get();
+    shmem::detail::g_rt = Runtime::init(options);
     // A program that ends without shmem_finalize (exit(), a return from main) leaves at once:
     // no collective step, which would block it (or match a barrier the others wait in), and the
     // others stop naming it. Runs before the static destructors (registered after them).
     std::atexit([] {
-      if (!shmem::g_rt) return;
-      shmem::g_rt->leave();
+      if (!shmem::detail::g_rt) return;
+      shmem::detail::g_rt->leave();
       // The process is ending: no teardown that could block it. The Runtime stays reachable
       // from g_left, so that leak checkers (LeakSanitizer) see it kept, not lost.
-      shmem::g_left = shmem::g_rt.release();
-      shmem::detail::g_runtime = nullptr;
+      shmem::g_left = shmem::detail::g_rt.release();
     });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "shmem_init: %s\n", e.what());
@@ -178,10 +176,9 @@ void shmem_query_thread(int* provided) {
 
 void shmem_finalize(void) {
   std::lock_guard<std::mutex> lock(shmem::g_mutex);
-  if (!shmem::g_rt || --shmem::g_init_count > 0) return;
-  SYMMETRA_SHMEM_GUARD("shmem_finalize", shmem::g_rt->finalize());
-  shmem::detail::g_runtime = nullptr;
-  shmem::g_rt.reset();
+  if (!shmem::detail::g_rt || --shmem::g_init_count > 0) return;
+  SYMMETRA_SHMEM_GUARD("shmem_finalize", shmem::detail::g_rt->finalize());
+  shmem::detail::g_rt.reset();
   shmem::g_finalized = true;
 }
 
@@ -198,7 +195,7 @@ void shmem_global_exit(int status) {
     v.sival_int = status;
     sigqueue(getppid(), SIGUSR1, v);
   }
-  if (shmem::g_rt) shmem::g_rt->mark_failed(Runtime::Stop::kExit);
+  if (shmem::detail::g_rt) shmem::detail::g_rt->mark_failed(Runtime::Stop::kExit);
   _exit(status);
 }
 
@@ -233,7 +230,7 @@ double shmemx_wtime(void) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 void* shmemx_runtime(void) {
-  return shmem::g_rt.get();
+  return shmem::detail::g_rt.get();
 }
 
 // The standard requires it; tools that want it define their own (pshmem.h).

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -30,23 +31,23 @@ struct symmetra_ctx_s {
 namespace symmetra::shmem {
 
 namespace detail {
-// The Runtime of this process (setup.cpp): set by shmem_init, null before it and after
+// The Runtime of this process (setup.cpp): made by shmem_init, empty before it and after
 // shmem_finalize. Read inline by every call, so a put pays a load here, not a call.
-extern Runtime* g_runtime;
+extern std::unique_ptr<Runtime> g_rt;
 [[noreturn, gnu::cold]] void not_initialized(const char* op);
 [[noreturn, gnu::cold]] void invalid_ctx(const char* op);
 }  // namespace detail
 
 // The Runtime of this process; stops the job with a message if shmem_init has not run.
 inline Runtime& rt(const char* op) {
-  Runtime* r = detail::g_runtime;
+  Runtime* r = detail::g_rt.get();
   if (r == nullptr) [[unlikely]]
     detail::not_initialized(op);
   return *r;
 }
 // Whether shmem_init has run and shmem_finalize has not.
 inline bool initialized() {
-  return detail::g_runtime != nullptr;
+  return detail::g_rt != nullptr;
 }
 
 // Prints "[pe N] op: message" and ends the job: the OpenSHMEM routines have no error returns
