@@ -233,7 +233,10 @@ void check_reductions(Runtime& rt, const Team& t, T* src, T* dst, std::size_t kN
     ops.insert(ops.end(), {ReduceOp::kAnd, ReduceOp::kOr, ReduceOp::kXor});
   for (std::uint64_t call = 0; call < calls; ++call) {
     const ReduceOp op = ops[call % ops.size()];
-    const bool scatter = call % 3 == 1, in_place = call % 3 == 2;
+    // Five forms in turn (five is prime to both op counts, so each op meets each form): the
+    // reduce and the reduce-scatter, each into dst and in place.
+    const std::uint64_t form = call % 5;
+    const bool scatter = form == 1 || form == 3, in_place = form == 2 || form == 3;
     const std::size_t total = scatter ? kN * static_cast<std::size_t>(m) : kN;
     for (std::size_t i = 0; i < total; ++i) src[i] = make<T>(mix(call, me, i, sizeof(T)), op);
     T* out = in_place ? src : dst;

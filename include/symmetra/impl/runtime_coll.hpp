@@ -8,13 +8,17 @@
 // On the CPU backend the typed host forms also run their algorithm inline, in the caller's
 // code, as they did before the one entry: out of line behind the Call's dispatch, the
 // small fcollect, collect and reduce of the C API took 1.1-1.2x as long on 2 PEs (the
-// compiler's inlining of the waits differs there; docs/perf_cpu.md#collectives).
+// compiler's inlining of the waits differs there), and an 8 B permute and reduce-scatter
+// 1.06-1.15x (docs/perf_cpu.md#collectives). A reduce-scatter in place is the exception:
+// Runtime::collective reduces it into a temporary.
 #pragma once
 
 #ifndef SYMMETRA_RUNTIME_CONTRACT
 #error "include symmetra/runtime.hpp, not symmetra/impl/runtime_coll.hpp"
 #endif
 
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "symmetra/coll/call.hpp"
@@ -156,6 +160,16 @@ void Runtime::reduce_scatter(const Team& team, T* dest, const T* source, std::si
                              coll::ReduceOp op) {
   SYMMETRA_OBSERVE(&Runtime::reduce_scatter<T>, "reduce_scatter", -1, nreduce * sizeof(T),
                    Form::kHost, team.handle(), team, dest, source, nreduce, op);
+  if (!gpu_) {
+    // In place, Runtime::collective reduces into a temporary first; otherwise the caller's code.
+    const int h = checked(team, "reduce_scatter");
+    const auto d = reinterpret_cast<std::uintptr_t>(dest),
+               s = reinterpret_cast<std::uintptr_t>(source);
+    const std::size_t out = nreduce * sizeof(T),
+                      in = out * static_cast<std::size_t>(ctx_.teams[h].size);
+    if (d >= s + in || s >= d + out)
+      return coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
+  }
   reduce_scatter_on_stream(team, dest, source, nreduce, op, nullptr);
 }
 template <class T>
@@ -197,14 +211,13 @@ void Runtime::permute(const Team& team, T* dest, const T* source, std::size_t ne
       return observed<&Runtime::permute<T, OnChunk>>(
           ObserveCall{"permute", -1, team.handle(), nelems * sizeof(T), Form::kHost},
           std::make_tuple(team, dest, source, nelems, to, from, chunk_elems, on_chunk));
-  if constexpr (!std::is_same_v<OnChunk, coll::NoChunkCallback>) {
-    if (gpu_)
-      fail(
-          "permute: a chunk callback runs on the CPU backend only; on the GPU backend consume "
-          "chunks in a kernel with the device form (coll::permute)");
+  if (!gpu_)
     return coll::permute(device::ThreadGroup{}, ctx_, checked(team, "permute"), dest, source,
                          nelems, to, from, chunk_elems, on_chunk);
-  }
+  if constexpr (!std::is_same_v<OnChunk, coll::NoChunkCallback>)
+    fail(
+        "permute: a chunk callback runs on the CPU backend only; on the GPU backend consume "
+        "chunks in a kernel with the device form (coll::permute)");
   permute_on_stream(team, dest, source, nelems, to, from, chunk_elems, nullptr);
 }
 template <class T>
