@@ -52,10 +52,9 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   }
   const bool host = !gpu_ && !stream;  // the host form on the CPU backend
   const std::size_t elem = data_type_size(c.type);
-  const auto* d = static_cast<const std::byte*>(c.dest);
-  const auto* s = static_cast<const std::byte*>(c.source);
   const auto overlap = [&](std::size_t dest_elems, std::size_t source_elems) {
-    return d != nullptr && s != nullptr && d < s + source_elems * elem && s < d + dest_elems * elem;
+    return c.dest != nullptr && c.source != nullptr &&
+           coll::detail::ranges_overlap(c.dest, dest_elems * elem, c.source, source_elems * elem);
   };
   const bool bitwise =
       c.op == coll::ReduceOp::kAnd || c.op == coll::ReduceOp::kOr || c.op == coll::ReduceOp::kXor;

@@ -73,10 +73,10 @@ SYMMETRA_INLINE AllreduceAlgo default_algo(const device::TeamDesc& t, std::size_
   if (!one_host) return AllreduceAlgo::kHierarchical;
   // Measured with symmetra-perf on the 2-core VM (docs/perf_cpu.md#collectives), since the direct
   // algorithms' CPU loop runs blocks: LL recursive doubling for a few cache lines, then the
-  // two-shot (one read and one write of the message per member); with two PEs the ring from
-  // 2 MiB (8 MiB: 1035-1093 us against 1222-1337). In place the direct algorithms cannot run
-  // (the selector would fall back to the LL two-shot): the ring from 2 KiB (two PEs) or 8 KiB
-  // (four, two per core; 32 KiB: 38 us against the LL two-shot's 71-74).
+  // two-shot (one read and one write of the message per member); with two PEs the ring above
+  // 1 MiB (2 MiB a tie; 8 MiB: 1035-1093 us against 1222-1337). In place the direct algorithms
+  // cannot run (the selector would fall back to the LL two-shot): the ring from 2 KiB (two PEs) or
+  // 8 KiB (four, two per core; 32 KiB: 38 us against the LL two-shot's 71-74).
   const bool in_place = buffers == Buffers::kInPlace;
   if (t.size == 2) {
     if (bytes <= (in_place ? 1024u : 512u)) return AllreduceAlgo::kRecursiveDoubling;

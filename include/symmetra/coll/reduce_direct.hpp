@@ -30,9 +30,7 @@ SYMMETRA_INLINE void check_reduce(const device::Context& ctx, const char* op_nam
                                   const T* dest, std::size_t dest_n, const T* source,
                                   std::size_t source_n) {
   if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, op_name, "bitwise reductions need an integer type");
-  const auto* d = reinterpret_cast<const char*>(dest);
-  const auto* s = reinterpret_cast<const char*>(source);
-  if (d < s + source_n * sizeof(T) && s < d + dest_n * sizeof(T))
+  if (ranges_overlap(dest, dest_n * sizeof(T), source, source_n * sizeof(T)))
     SYMMETRA_FATAL(ctx, op_name,
                    "dest and source overlap (use the host form for in-place reductions)");
 }

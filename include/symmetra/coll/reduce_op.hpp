@@ -6,6 +6,8 @@
 // Every PE combines in team order, so all PEs compute bit-identical results.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "symmetra/core/float16.hpp"
@@ -14,6 +16,17 @@
 namespace symmetra::coll {
 
 enum class ReduceOp : int { kSum, kProd, kMin, kMax, kAnd, kOr, kXor };
+
+namespace detail {
+// Whether a reduction's dest and source bytes share any byte (its in-place forms): the device
+// forms refuse that, and the host forms take a temporary for it. Empty ranges share none.
+SYMMETRA_INLINE bool ranges_overlap(const void* dest, std::size_t dest_bytes, const void* source,
+                                    std::size_t source_bytes) {
+  const auto d = reinterpret_cast<std::uintptr_t>(dest);
+  const auto s = reinterpret_cast<std::uintptr_t>(source);
+  return d < s + source_bytes && s < d + dest_bytes;
+}
+}  // namespace detail
 
 template <class T>
 struct Accum {

@@ -18,7 +18,6 @@
 #endif
 
 #include <cstddef>
-#include <cstdint>
 #include <type_traits>
 
 #include "symmetra/coll/call.hpp"
@@ -163,11 +162,9 @@ void Runtime::reduce_scatter(const Team& team, T* dest, const T* source, std::si
   if (!gpu_) {
     // In place, Runtime::collective reduces into a temporary first; otherwise the caller's code.
     const int h = checked(team, "reduce_scatter");
-    const auto d = reinterpret_cast<std::uintptr_t>(dest),
-               s = reinterpret_cast<std::uintptr_t>(source);
-    const std::size_t out = nreduce * sizeof(T),
-                      in = out * static_cast<std::size_t>(ctx_.teams[h].size);
-    if (d >= s + in || s >= d + out)
+    const std::size_t out = nreduce * sizeof(T);
+    if (!coll::detail::ranges_overlap(dest, out, source,
+                                      out * static_cast<std::size_t>(ctx_.teams[h].size)))
       return coll::reduce_scatter(device::ThreadGroup{}, ctx_, h, dest, source, nreduce, op);
   }
   reduce_scatter_on_stream(team, dest, source, nreduce, op, nullptr);
