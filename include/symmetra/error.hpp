@@ -2,8 +2,9 @@
 //
 // Setup calls throw symmetra::Error whose message names the PE and what to do. Internal control
 // paths return Status / Result<T> and propagate them with SYMMETRA_TRY; the first code that sees
-// an error words it. Data-path calls never throw: a failed check ends the job (see
-// device/impl/check.hpp).
+// an error words it. Data-path calls never throw for their own arguments: a failed check ends
+// the job (see device/impl/check.hpp); their waits throw JobStopped (another PE stopped the job)
+// and Timeout (nothing came within SYMMETRA_TIMEOUT_S).
 #pragma once
 
 #include <stdexcept>
@@ -22,6 +23,16 @@ class Error : public std::runtime_error {
 // Thrown by a wait when another PE's failure or departure stops the job (its message names that
 // PE): this PE did nothing wrong. The OpenSHMEM C API ends the process with status 1 on it.
 class JobStopped : public Error {
+ public:
+  using Error::Error;
+};
+
+// Thrown by a host-side wait that saw nothing it waits for arrive within SYMMETRA_TIMEOUT_S: a
+// collective whose other members never came, a message that never arrived. The message names
+// the wait and the PEs it was waiting for. This PE marked the job failed before throwing, so
+// the other PEs' waits end with JobStopped naming it; catch it to report and end the program
+// (the job does not go on). The OpenSHMEM C API ends the job with the message.
+class Timeout : public Error {
  public:
   using Error::Error;
 };

@@ -7,7 +7,8 @@ collective happens anywhere else; importing this package starts nothing.
 
 Errors: a wrong argument raises ValueError (or TypeError) naming it, before anything moves; what
 the library reports raises SymmetraError (a RuntimeError) with its "[pe N] op: ..." message;
-JobStopped when another PE failed or left.
+JobStopped when another PE failed or left; Timeout (a SymmetraError) when a collective or wait
+saw nothing arrive within SYMMETRA_TIMEOUT_S, naming the PEs not yet arrived.
 """
 
 import atexit as _atexit
@@ -46,6 +47,7 @@ from ._symmetra import (  # noqa: F401  (the public names)
     OutOfMemory,
     SymmetraError,
     Team,
+    Timeout,
     all_gather,
     allreduce,
     alltoall,

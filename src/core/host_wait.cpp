@@ -120,6 +120,27 @@ void host_fatal(const Context& ctx, const char* op, const char* msg) {
   std::abort();
 }
 
+void host_timeout(const Context& ctx, const char* op, const char* msg) {
+  std::string what = "[pe " + std::to_string(ctx.my_pe) + "] " + op + ": " + msg;
+  const std::string blocked = symmetra::detail::blocked_threads();
+  if (!blocked.empty()) what += " (blocked in this process: " + blocked + ")";
+  // Said at once, as a failed check is: marking the other heaps can take long where a link is
+  // down, and the launcher may end this process before the exception reaches anyone.
+  std::fprintf(stderr, "%s\n", what.c_str());
+  std::fflush(stderr);
+  host_mark_abort(ctx, ctx.my_pe, static_cast<std::uint32_t>(AbortWhy::kTimedOut));
+  throw symmetra::Timeout(what);
+}
+
+void host_timeoutf(const Context& ctx, const char* op, const char* fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  host_timeout(ctx, op, msg);
+}
+
 void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...) {
   char msg[512];
   va_list ap;

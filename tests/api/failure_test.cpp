@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/command.hpp"
@@ -96,6 +97,45 @@ TEST(FailurePaths, ThreadsStopWithinTwoSecondsNamingTheFailedPe) {
     EXPECT_NE(s.second.find("stopping: PE 2 failed"), std::string::npos)
         << "PE " << pe << ": " << s.second;
   }
+}
+
+// A PE that comes late to a barrier, past SYMMETRA_TIMEOUT_S: the waiting PEs' barrier throws a
+// catchable error (Timeout, or JobStopped once another waiter stopped the job), not an abort of
+// the process; a Timeout names the PE not yet arrived, and the late PE's own barrier, if it
+// waits at all, stops naming the PE that timed out. Then every PE finalizes (launch_threads does):
+// the job ends. The late PE comes 3 s after the others, within a second timeout of theirs, so that
+// finalize's own meeting (bounded by the same timeout) sees it.
+TEST(FailurePaths, ATimeoutIsCatchableAndNamesThePeNotArrived) {
+  setenv("SYMMETRA_TIMEOUT_S", "2", 1);
+  std::mutex m;
+  std::map<int, std::pair<bool, std::string>> caught;  // PE -> (a Timeout, its message)
+  symmetra::launch_threads(3, [&](symmetra::Runtime& rt) {
+    rt.barrier_all();
+    if (rt.my_pe() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    try {
+      rt.barrier_all();
+    } catch (const symmetra::Error& e) {
+      std::lock_guard<std::mutex> lock(m);
+      caught[rt.my_pe()] = {dynamic_cast<const symmetra::Timeout*>(&e) != nullptr, e.what()};
+    }
+  });
+  unsetenv("SYMMETRA_TIMEOUT_S");
+  // PEs 0 and 2 cannot pass the barrier without PE 1. PE 1 may: it can be the last to arrive at
+  // a central counter whose other arrivals stand, and then it releases the barrier itself.
+  ASSERT_TRUE(caught.count(0) && caught.count(2)) << "a PE passed the barrier PE 1 came late to";
+  int timeouts = 0;
+  for (const auto& [pe, c] : caught) {
+    if (c.first) {
+      ++timeouts;
+      EXPECT_NE(pe, 1) << c.second;
+      EXPECT_NE(c.second.find("timed out after 2 s"), std::string::npos) << c.second;
+      EXPECT_NE(c.second.find("not yet arrived: PE 1 (at sync"), std::string::npos) << c.second;
+    } else {
+      EXPECT_NE(c.second.find("timed out waiting for another PE"), std::string::npos)
+          << "PE " << pe << ": " << c.second;
+    }
+  }
+  EXPECT_GE(timeouts, 1);
 }
 
 // No launcher to end the job: the test starts the PEs as Slurm would and kills nobody. PE 0

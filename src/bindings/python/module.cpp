@@ -61,6 +61,7 @@ NB_MODULE(_symmetra, m) {
   const nb::exception<Error> error(m, "SymmetraError", PyExc_RuntimeError);
   const nb::exception<JobStopped> stopped(m, "JobStopped", error);
   const nb::exception<OutOfMemory> oom(m, "OutOfMemory", error);
+  const nb::exception<Timeout> timeout(m, "Timeout", error);
 
   m.def(
       "get_unique_id",

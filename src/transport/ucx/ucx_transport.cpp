@@ -389,10 +389,10 @@ ucs_status_t UcxTransport::poll(const device::Context& ctl, const char* op, int 
         ucp_request_free(req);
       }
       dd::host_stop_if_marked(ctl, op);
-      dd::host_fatalf(ctl, op,
-                      "timed out after %.0f s waiting for UCX to complete an operation to PE %d "
-                      "(SYMMETRA_TIMEOUT_S)",
-                      static_cast<double>(ctl.timeout_ns) / 1e9, pe);
+      dd::host_timeoutf(ctl, op,
+                        "timed out after %.0f s waiting for UCX to complete an operation to PE %d "
+                        "(SYMMETRA_TIMEOUT_S)",
+                        static_cast<double>(ctl.timeout_ns) / 1e9, pe);
     }
   }
 }

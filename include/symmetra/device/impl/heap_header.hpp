@@ -18,11 +18,12 @@ inline constexpr int kSyncRounds = 32;  // dissemination rounds: enough for 2^32
 
 // Why a job is stopping (HeapHeader::abort_why), for the message of every PE that stops.
 enum class AbortWhy : std::uint32_t {
-  kFailed = 0,   // the PE hit an error and printed it
-  kLeft = 1,     // the PE's process ended without finalize (exit, a return from main)
-  kGone = 2,     // the PE's connection to the job's rendezvous closed (killed, crashed, or left)
-  kExit = 3,     // the PE called shmem_global_exit
-  kHubGone = 4,  // the job's rendezvous (symrun, or the process of the PE that hosted it) is gone
+  kFailed = 0,    // the PE hit an error and printed it
+  kLeft = 1,      // the PE's process ended without finalize (exit, a return from main)
+  kGone = 2,      // the PE's connection to the job's rendezvous closed (killed, crashed, or left)
+  kExit = 3,      // the PE called shmem_global_exit
+  kHubGone = 4,   // the job's rendezvous (symrun, or the process of the PE that hosted it) is gone
+  kTimedOut = 5,  // the PE's wait timed out (SYMMETRA_TIMEOUT_S) and it stopped the job
 };
 SYMMETRA_INLINE const char* abort_text(AbortWhy why) {
   switch (why) {
@@ -34,6 +35,8 @@ SYMMETRA_INLINE const char* abort_text(AbortWhy why) {
       return "ended the job (global exit)";
     case AbortWhy::kHubGone:
       return "is gone, and with it the job's rendezvous";
+    case AbortWhy::kTimedOut:
+      return "timed out waiting for another PE (see its message)";
     default:
       return "failed (see its message)";
   }

@@ -20,6 +20,14 @@ struct HeapHeader;
 [[noreturn]] void host_fatalf(const Context& ctx, const char* op, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+// A host wait's timeout: prints "[pe N] op: msg" (and the threads of this process that are
+// blocked) to stderr, marks the job failed by this PE (AbortWhy::kTimedOut) in every reachable
+// heap, so that the other PEs stop, and throws symmetra::Timeout with the same message. Threads: any; the library's own threads
+// catch it (the proxy reports it to its producers).
+[[noreturn]] void host_timeout(const Context& ctx, const char* op, const char* msg);
+[[noreturn]] void host_timeoutf(const Context& ctx, const char* op, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 // Marks every reachable heap so that waiting PEs stop: PE `failed_pe` failed (or left, ...:
 // `why` is an AbortWhy). The first mark of a heap stays. Threads: any.
 void host_mark_abort(const Context& ctx, int failed_pe, std::uint32_t why = 0);

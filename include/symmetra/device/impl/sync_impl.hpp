@@ -39,6 +39,45 @@ SYMMETRA_INLINE void quiet(const Context& ctx) {
 
 namespace detail {
 
+#if !SYMMETRA_DEVICE_PASS
+// For a sync's timeout message: the members that have not started sync `seq` of the team (each
+// member's count of syncs begun on the slot, in its header), "PE 1 (at sync 38), PE 3 (at
+// 38)"; members on other hosts, whose counts are not mapped here, as "PE 5 (another host)".
+inline void describe_late(const Context& ctx, const TeamDesc& t, std::uint64_t seq, char* buf,
+                          unsigned n) {
+  int len = std::snprintf(buf, n, "the team's members at its sync %llu; not yet arrived:",
+                          static_cast<unsigned long long>(seq));
+  int listed = 0, late = 0;
+  for (int r = 0; r < t.size && len >= 0 && static_cast<unsigned>(len) < n; ++r) {
+    const int pe = team_pe(t, r);
+    if (pe == ctx.my_pe) continue;
+    std::uint64_t theirs = 0;
+    const bool remote = is_remote(ctx, pe);
+    if (!remote) theirs = atomic_load(&peer_header(ctx, pe)->team_seq[t.slot], kRelaxed);
+    if (!remote && theirs >= seq) continue;
+    ++late;
+    if (listed >= 8) continue;
+    ++listed;
+    len += remote
+               ? std::snprintf(buf + len, n - len, "%s PE %d (another host)", listed > 1 ? "," : "",
+                               pe)
+               : std::snprintf(buf + len, n - len, "%s PE %d (at sync %llu)", listed > 1 ? "," : "",
+                               pe, static_cast<unsigned long long>(theirs));
+  }
+  if (late > listed && len >= 0 && static_cast<unsigned>(len) < n)
+    std::snprintf(buf + len, n - len, " and %d more", late - listed);
+}
+
+// The host's wait of a sync round: until `word` (this PE's) reaches `seq`; a timeout names the
+// members not yet arrived.
+inline void wait_arrival(const Context& ctx, const TeamDesc& t, const std::uint64_t* word,
+                         std::uint64_t seq) {
+  wait_for(
+      ctx, "sync", word, word + 1, [&] { return poll_load(word) >= seq; },
+      [&](char* buf, unsigned n) { describe_late(ctx, t, seq, buf, n); });
+}
+#endif
+
 // Dissemination: in round r, member i announces its sync count to member i + 2^r and waits for
 // member i - 2^r's announcement. Counts only grow, and every member of a team makes the same
 // number of calls, so "announcement >= my count" is the test and nothing is ever reset. A
@@ -70,7 +109,7 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
         notify(ctx, pe, &me->team_sync[t.slot][0], sizeof(seq));
       }
     }
-    wait_value(ctx, "sync", &me->team_sync[t.slot][0], Cmp::kGe, seq);
+    wait_arrival(ctx, t, &me->team_sync[t.slot][0], seq);
     return;
   }
 #endif
@@ -100,7 +139,7 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
                      static_cast<unsigned long long>(theirs));
                });
 #else
-    wait_value(ctx, "sync", &me->team_sync[t.slot][round], Cmp::kGe, seq);
+    wait_arrival(ctx, t, &me->team_sync[t.slot][round], seq);
 #endif
   }
 }

@@ -202,11 +202,11 @@ SYMMETRA_INLINE void wait_for(const Context& ctx, const char* op, const void* lo
     const std::uint32_t bell = waiter.doorbell();
     if (pred()) return;
     if (!waiter.park(bell)) {
-      char what[192];
+      char what[320];
       describe(what, sizeof(what));
-      host_fatalf(ctx, op,
-                  "timed out after %llu s waiting for %s (SYMMETRA_TIMEOUT_S sets the bound)",
-                  static_cast<unsigned long long>(ctx.timeout_ns / 1000000000ull), what);
+      host_timeoutf(ctx, op,
+                    "timed out after %llu s waiting for %s (SYMMETRA_TIMEOUT_S sets the bound)",
+                    static_cast<unsigned long long>(ctx.timeout_ns / 1000000000ull), what);
     }
   }
 #endif
