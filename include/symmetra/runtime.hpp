@@ -591,6 +591,14 @@ class Runtime {
   void* checked_peer_rest(const char* op, void* sym, std::size_t bytes, int pe) const;
   [[noreturn]] void fail(const std::string& what) const;
   int checked(const Team& team, const char* op) const;
+  // With checks on (debug builds, SYMMETRA_CHECK=1): the members of a host-form collective
+  // compare their arguments (count, kind, type, operator, root) before any data moves, and a
+  // difference is an Error on every member naming two members' values (src/runtime/agree.cpp).
+  void agree(const coll::Call& call, const char* op);
+  void agree_if_checking(const coll::Call& call, const char* op) {
+    if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]]
+      agree(call, op);
+  }
   // Collective over `team`: every member contributes `value`; returns all, in team order.
   std::vector<std::uint64_t> team_allgather(int team, std::uint64_t value);
   // A block `phase` bytes past a multiple of `alignment` (memory.cpp).

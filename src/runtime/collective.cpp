@@ -38,6 +38,10 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   coll::Call c = call;
   const char* op = op_name(c.kind, stream != nullptr);
   c.team = checked(Team(this, c.team), op);
+  // The host forms' arguments agree across the team (checks on); the stream forms are not waited
+  // for on the host, and a host round per enqueue would change what they are.
+  if (!stream && c.kind != coll::Kind::kBarrier && c.kind != coll::Kind::kSync)
+    agree_if_checking(c, op);
   // GPU PEs reach members on other hosts through the proxy ring, from the kernels that have
   // the remote branch compiled in (CudaBackend::collective picks them); a PE without a ring
   // cannot, and says so before anything collective (NCCL's setup) starts. A team on one host has

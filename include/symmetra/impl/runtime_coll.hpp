@@ -29,6 +29,11 @@ void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t 
                         bool write_root) {
   SYMMETRA_OBSERVE(&Runtime::broadcast<T>, "broadcast", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems, root, write_root);
+  if (!gpu_) {
+    auto c = coll::make_call(coll::Kind::kBroadcast, team.handle(), dest, source, nelems);
+    c.root = root;
+    agree_if_checking(c, "broadcast");
+  }
   if (!write_root) {
     if (gpu_)
       fail("broadcast: leaving the root's dest alone (write_root false) needs the CPU backend");
@@ -53,6 +58,9 @@ void Runtime::fcollect(const Team& team, T* dest, const T* source, std::size_t n
   SYMMETRA_OBSERVE(&Runtime::fcollect<T>, "fcollect", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
   if (!gpu_)
+    agree_if_checking(coll::make_call(coll::Kind::kFcollect, team.handle(), dest, source, nelems),
+                      "fcollect");
+  if (!gpu_)
     return coll::fcollect(device::ThreadGroup{}, ctx_, checked(team, "fcollect"), dest, source,
                           nelems);
   collective(coll::make_call(coll::Kind::kFcollect, team.handle(), dest, source, nelems));
@@ -66,6 +74,10 @@ template <class T>
 void Runtime::fcollect_read(const Team& team, T* dest, const T* source, std::size_t nelems) {
   SYMMETRA_OBSERVE(&Runtime::fcollect_read<T>, "fcollect_read", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
+  if (!gpu_)
+    agree_if_checking(
+        coll::make_call(coll::Kind::kFcollectRead, team.handle(), dest, source, nelems),
+        "fcollect_read");
   if (!gpu_)
     return coll::fcollect_read(device::ThreadGroup{}, ctx_, checked(team, "fcollect_read"), dest,
                                source, nelems);
@@ -81,6 +93,10 @@ void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::siz
   SYMMETRA_OBSERVE(&Runtime::fcollect_ring<T>, "fcollect_ring", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
   if (!gpu_)
+    agree_if_checking(
+        coll::make_call(coll::Kind::kFcollectRing, team.handle(), dest, source, nelems),
+        "fcollect_ring");
+  if (!gpu_)
     return coll::fcollect_ring(device::ThreadGroup{}, ctx_, checked(team, "fcollect_ring"), dest,
                                source, nelems);
   collective(coll::make_call(coll::Kind::kFcollectRing, team.handle(), dest, source, nelems));
@@ -94,6 +110,9 @@ template <class T>
 void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t nelems) {
   SYMMETRA_OBSERVE(&Runtime::collect<T>, "collect", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
+  if (!gpu_)
+    agree_if_checking(coll::make_call(coll::Kind::kCollect, team.handle(), dest, source, nelems),
+                      "collect");
   if (!gpu_)
     return coll::collect(device::ThreadGroup{}, ctx_, checked(team, "collect"), dest, source,
                          nelems);
@@ -110,6 +129,9 @@ void Runtime::alltoall(const Team& team, T* dest, const T* source, std::size_t n
   SYMMETRA_OBSERVE(&Runtime::alltoall<T>, "alltoall", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
   if (!gpu_)
+    agree_if_checking(coll::make_call(coll::Kind::kAlltoall, team.handle(), dest, source, nelems),
+                      "alltoall");
+  if (!gpu_)
     return coll::alltoall(device::ThreadGroup{}, ctx_, checked(team, "alltoall"), dest, source,
                           nelems);
   collective(coll::make_call(coll::Kind::kAlltoall, team.handle(), dest, source, nelems));
@@ -124,6 +146,9 @@ void Runtime::alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff
                         std::ptrdiff_t sst, std::size_t nelems) {
   SYMMETRA_OBSERVE(&Runtime::alltoalls<T>, "alltoalls", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, dst, sst, nelems);
+  if (!gpu_)
+    agree_if_checking(coll::make_call(coll::Kind::kAlltoalls, team.handle(), dest, source, nelems),
+                      "alltoalls");
   if (!gpu_)
     return coll::alltoalls(device::ThreadGroup{}, ctx_, checked(team, "alltoalls"), dest, source,
                            dst, sst, nelems);
@@ -160,6 +185,9 @@ void Runtime::reduce_scatter(const Team& team, T* dest, const T* source, std::si
   SYMMETRA_OBSERVE(&Runtime::reduce_scatter<T>, "reduce_scatter", -1, nreduce * sizeof(T),
                    Form::kHost, team.handle(), team, dest, source, nreduce, op);
   if (!gpu_) {
+    auto c = coll::make_call(coll::Kind::kReduceScatter, team.handle(), dest, source, nreduce);
+    c.op = op;
+    agree_if_checking(c, "reduce_scatter");
     // In place, Runtime::collective reduces into a temporary first; otherwise the caller's code.
     const int h = checked(team, "reduce_scatter");
     const std::size_t out = nreduce * sizeof(T);
@@ -183,6 +211,9 @@ void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t 
   SYMMETRA_OBSERVE(&Runtime::allreduce<T>, "allreduce", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems, op, algo);
   if (!gpu_) {
+    auto c = coll::make_call(coll::Kind::kAllreduce, team.handle(), dest, source, nelems);
+    c.op = op;
+    agree_if_checking(c, "allreduce");
     algo = allreduce_algo(team, nelems * sizeof(T),
                           allreduce_buffers(dest, source, nelems * sizeof(T)), algo,
                           data_type_of<T>(), op);
@@ -208,6 +239,9 @@ void Runtime::permute(const Team& team, T* dest, const T* source, std::size_t ne
       return observed<&Runtime::permute<T, OnChunk>>(
           ObserveCall{"permute", -1, team.handle(), nelems * sizeof(T), Form::kHost},
           std::make_tuple(team, dest, source, nelems, to, from, chunk_elems, on_chunk));
+  if (!gpu_)
+    agree_if_checking(coll::make_call(coll::Kind::kPermute, team.handle(), dest, source, nelems),
+                      "permute");
   if (!gpu_)
     return coll::permute(device::ThreadGroup{}, ctx_, checked(team, "permute"), dest, source,
                          nelems, to, from, chunk_elems, on_chunk);

@@ -1,0 +1,105 @@
+// Collectives whose members pass different arguments (src/runtime/agree.cpp): with checks on
+// (SYMMETRA_CHECK=1, as every test here runs), every member gets a symmetra::Error naming the
+// field and two members' values, before any data moves; the job then goes on, and the next,
+// matching call is right. Issue 44 saw a partial result on one PE and an abort on the other for
+// an all-reduce of different sizes, and garbage for different types.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/pe_runner.hpp"
+
+namespace symmetra::testing {
+namespace {
+
+using coll::ReduceOp;
+
+class AgreeTest : public ::testing::TestWithParam<PeConfig> {};
+
+// Runs `call` on this PE and returns the message of the Error it threw ("" if none).
+template <class F>
+std::string error_of(F&& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_has(const std::string& msg, const std::vector<std::string>& parts, int me) {
+  for (const std::string& p : parts)
+    EXPECT_NE(msg.find(p), std::string::npos) << "[pe " << me << "] '" << p << "' not in: " << msg;
+}
+
+// After a refused call the job goes on: an all-reduce of matching arguments is exact.
+void expect_job_goes_on(Runtime& rt, std::int64_t* buf, std::int64_t* out) {
+  const int n = rt.n_pes();
+  for (int i = 0; i < 16; ++i) buf[i] = rt.my_pe() * 100 + i;
+  rt.barrier_all();
+  rt.allreduce(rt.team_world(), out, buf, 16, ReduceOp::kSum);
+  for (int i = 0; i < 16; ++i)
+    ASSERT_EQ(out[i], 100LL * n * (n - 1) / 2 + static_cast<std::int64_t>(n) * i) << i;
+}
+
+TEST_P(AgreeTest, DifferentCountsTypesOpsRootsAndKindsAreErrorsOnEveryPe) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe();
+    auto* buf = rt.allocate_array<std::int64_t>(64);
+    auto* out = rt.allocate_array<std::int64_t>(64 * rt.n_pes());
+    for (int i = 0; i < 64; ++i) out[i] = -7;  // poison: a refused call moves nothing
+    rt.barrier_all();
+    const Team world = rt.team_world();
+
+    // Counts: PE 0 reduces 4 elements, the others 8.
+    std::string e =
+        error_of([&] { rt.allreduce(world, out, buf, me == 0 ? 4 : 8, ReduceOp::kSum); });
+    expect_has(e,
+               {"allreduce: the team's PEs passed different arguments (element count)",
+                "PE 0 passed 4 elements", "passed 8 elements"},
+               me);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(out[i], -7) << "[pe " << me << "] moved data at " << i;
+    expect_job_goes_on(rt, buf, out);
+
+    // Types, through the type-erased entry (the Python and C bindings' way in).
+    coll::Call c = coll::make_call(coll::Kind::kAllreduce, world.handle(), out, buf, 4);
+    c.type = me == 0 ? DataType::kFloat : DataType::kInt32;
+    e = error_of([&] { rt.collective(c); });
+    expect_has(e, {"(element type)", "PE 0 passed float32", "passed int32"}, me);
+    expect_job_goes_on(rt, buf, out);
+
+    // Operators.
+    e = error_of(
+        [&] { rt.allreduce(world, out, buf, 4, me == 0 ? ReduceOp::kSum : ReduceOp::kMax); });
+    expect_has(e, {"(operator)", "PE 0 passed op 'sum'", "passed op 'max'"}, me);
+    expect_job_goes_on(rt, buf, out);
+
+    // Roots.
+    e = error_of([&] { rt.broadcast(world, out, buf, 4, me == 0 ? 0 : 1); });
+    expect_has(e, {"broadcast: ", "(root)", "PE 0 passed root 0", "passed root 1"}, me);
+    expect_job_goes_on(rt, buf, out);
+
+    // Different collectives: PE 0 all-gathers while the others reduce.
+    e = error_of([&] {
+      if (me == 0)
+        rt.fcollect(world, out, buf, 4);
+      else
+        rt.allreduce(world, out, buf, 4, ReduceOp::kSum);
+    });
+    expect_has(e, {"(collective)", "PE 0 passed fcollect", "passed allreduce"}, me);
+    expect_job_goes_on(rt, buf, out);
+    rt.barrier_all();
+    rt.free(out);
+    rt.free(buf);
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Pes, AgreeTest,
+                         ::testing::Values(PeConfig{2, Mode::kThreads}, PeConfig{3, Mode::kThreads},
+                                           PeConfig{2, Mode::kProcesses},
+                                           PeConfig{3, Mode::kProcesses}),
+                         PeConfigName());
+
+}  // namespace
+}  // namespace symmetra::testing
