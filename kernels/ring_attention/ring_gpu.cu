@@ -56,31 +56,36 @@ __device__ __half from_float<__half>(float x) {
 }
 
 // Folds a block's (o_blk, l_blk) into the running (o_acc, l_acc) by the online-softmax rule, for
-// the piece's query rows: a warp per (batch, head, row). o: [B, L, H, D]; l_acc [B, H, L];
-// l_blk packed [B, H, q_len]. `first`: the running pair holds nothing yet (not even zeros).
+// the piece's query rows: a warp per (batch, head, row), striding over the rows, since the grid is
+// capped (blocks_for) and a long sequence has more rows than the grid has warps. o: [B, L, H, D];
+// l_acc [B, H, L]; l_blk packed [B, H, q_len]. `first`: the running pair holds nothing yet (not
+// even zeros).
 template <class T>
 __global__ void merge_kernel(float* o_acc, float* l_acc, const T* o_blk, const float* l_blk, int B,
                              int H, int D, long long L, long long q_off, long long q_len,
                              bool first) {
-  const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const long long rows = static_cast<long long>(B) * H * q_len;
+  const long long warps = static_cast<long long>(gridDim.x) * blockDim.x / 32;
   const int lane = threadIdx.x % 32;
-  if (row >= static_cast<long long>(B) * H * q_len) return;
-  const long long bh = row / q_len, i = row % q_len;
-  const long long b = bh / H, h = bh % H, s = q_off + i;
-  const long long li = bh * L + s;
-  const long long oi = ((b * L + s) * H + h) * D;
-  const float lb = l_blk[row];
-  float wa = 0, wb = 1, l_new = lb;
-  if (!first) {
-    const float la = l_acc[li], m = fmaxf(la, lb);
-    if (m == -INFINITY) return;  // neither has seen a key: nothing to fold
-    l_new = m + logf(expf(la - m) + expf(lb - m));
-    wa = expf(la - l_new);
-    wb = expf(lb - l_new);
+  for (long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+       row < rows; row += warps) {
+    const long long bh = row / q_len, i = row % q_len;
+    const long long b = bh / H, h = bh % H, s = q_off + i;
+    const long long li = bh * L + s;
+    const long long oi = ((b * L + s) * H + h) * D;
+    const float lb = l_blk[row];
+    float wa = 0, wb = 1, l_new = lb;
+    if (!first) {
+      const float la = l_acc[li], m = fmaxf(la, lb);
+      if (m == -INFINITY) continue;  // neither has seen a key: nothing to fold
+      l_new = m + logf(expf(la - m) + expf(lb - m));
+      wa = expf(la - l_new);
+      wb = expf(lb - l_new);
+    }
+    for (int d = lane; d < D; d += 32)
+      o_acc[oi + d] = (first ? 0.f : wa * o_acc[oi + d]) + wb * to_float(o_blk[oi + d]);
+    if (lane == 0) l_acc[li] = l_new;
   }
-  for (int d = lane; d < D; d += 32)
-    o_acc[oi + d] = (first ? 0.f : wa * o_acc[oi + d]) + wb * to_float(o_blk[oi + d]);
-  if (lane == 0) l_acc[li] = l_new;
 }
 
 // acc (+)= part over rows [off, off + len) of [B, L, row] tensors; init: acc = part there.
