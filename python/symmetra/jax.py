@@ -16,8 +16,8 @@ import functools
 import jax
 import numpy as np
 
+from . import SymmetraError, my_pe, n_pes
 from . import _symmetra as _ext
-from . import my_pe, n_pes
 
 if not hasattr(_ext, "_jax_cpu_handlers"):
     raise ImportError(
@@ -46,7 +46,28 @@ def _op(op):
     return np.int32(_OPS[op])
 
 
+def _one_device_per_process(op, x):
+    """Refuses a process with several devices of the platform the call runs on: each process is
+    one PE, and the handlers cannot tell its devices apart, so under shard_map over several local
+    devices every shard would be reduced alone (a 1-PE job, or shards racing for one PE's
+    buffers). Checked where the call is traced, before any handler runs."""
+    platform = jax.default_backend()
+    if not isinstance(x, jax.core.Tracer):
+        try:
+            platform = next(iter(x.devices())).platform
+        except (AttributeError, StopIteration):
+            pass
+    count = jax.local_device_count(platform)
+    if count > 1:
+        raise SymmetraError(
+            f"[pe {my_pe()}] symmetra.jax.{op}: this process has {count} {platform} devices, and "
+            "symmetra.jax supports one device per process (each process is one PE: one process "
+            "per GPU, or on the CPU no --xla_force_host_platform_device_count); several devices "
+            "per process are not supported yet (docs/python.md, JAX)")
+
+
 def _call(target, shape, x, **attrs):
+    _one_device_per_process(target.removeprefix("symmetra_"), x)
     # The result's dtype is the one JAX gives x (float64 NumPy input is float32 without x64).
     return jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(shape, x.dtype), has_side_effect=True,
                             vmap_method="sequential")(x, **attrs)
@@ -100,6 +121,7 @@ def _ring_forward(q, k, v, causal):
             "ring_attention: q must be [batch, tokens, q_heads, head_dim] and k, v [batch, tokens, "
             f"kv_heads, head_dim] with kv_heads dividing q_heads; got {q.shape}, {k.shape}, "
             f"{v.shape}")
+    _one_device_per_process("ring_attention", q)
     b, t, hq, _ = q.shape
     out, lse = jax.ffi.ffi_call(
         "symmetra_ring_attention_fwd",
@@ -109,6 +131,7 @@ def _ring_forward(q, k, v, causal):
 
 
 def _ring_backward(q, k, v, out, lse, dout, causal):
+    _one_device_per_process("ring_attention", q)
     return jax.ffi.ffi_call(
         "symmetra_ring_attention_bwd",
         (jax.ShapeDtypeStruct(q.shape, q.dtype), jax.ShapeDtypeStruct(k.shape, k.dtype),
