@@ -3,14 +3,9 @@ becomes a program, run as a job of its own by PE 0 of this one (the other PEs wa
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
-
-import symmetra as s
-from symmetra._launch import binary
-from test_setup import CLEAN_ENV
+from jobs import run_job
 
 DOC = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")
 
@@ -25,20 +20,9 @@ def test_the_doc_has_its_examples():
 
 
 def run_example(tmp_path, me, name, pes):
-    """PE 0 runs the example as a job of `pes` PEs; returns its result there, None elsewhere."""
-    result = None
-    try:
-        if me == 0:
-            prog = tmp_path / f"example_{name}.py"  # not jax.py: it would shadow jax
-            prog.write_text(examples()[name])
-            # Inside the others' barrier wait (SYMMETRA_TIMEOUT_S bounds it): a slow example
-            # fails here, on PE 0, rather than ending the other PEs' wait first.
-            limit = 0.8 * float(os.environ.get("SYMMETRA_TIMEOUT_S", "60"))
-            result = subprocess.run([binary(), "-n", str(pes), sys.executable, str(prog)],
-                                    env=CLEAN_ENV, capture_output=True, text=True, timeout=limit)
-    finally:
-        s.barrier_all()
-    return result
+    """PE 0 runs the example as a job of `pes` PEs; returns its result there, None elsewhere.
+    Not jax.py: the program's name would shadow jax."""
+    return run_job(tmp_path, me, examples()[name], pes, name=f"example_{name}.py")
 
 
 def expect_neighbour_products(result, pes, label):

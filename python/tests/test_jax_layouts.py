@@ -4,17 +4,11 @@ by jax.distributed. Inside jax.shard_map each must be refused with a message on 
 never answered (issue 44: [0,4,8,12] came back where psum gives [24,24,24,24]). Each layout is a
 job of its own, run by PE 0 of this one while the other PEs wait at a barrier."""
 
-import os
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
-
-import symmetra as s
-from symmetra._launch import binary
-from test_setup import CLEAN_ENV
+from jobs import run_job
 
 pytest.importorskip("jax")
 
@@ -54,27 +48,11 @@ PROGRAM = textwrap.dedent("""
 """)
 
 
-def run_layout(tmp_path, me, pes, devices):
-    """PE 0 runs PROGRAM as a job of `pes` processes with `devices` CPU devices each."""
-    result = None
-    try:
-        if me == 0:
-            prog = tmp_path / "layout.py"
-            prog.write_text(PROGRAM)
-            env = dict(CLEAN_ENV)
-            env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
-            env["JAX_PLATFORMS"] = "cpu"
-            limit = 0.8 * float(os.environ.get("SYMMETRA_TIMEOUT_S", "60"))
-            result = subprocess.run([binary(), "-n", str(pes), sys.executable, str(prog)],
-                                    env=env, capture_output=True, text=True, timeout=limit)
-    finally:
-        s.barrier_all()
-    return result
-
-
 @pytest.mark.parametrize("pes,devices", [(1, 4), (2, 2)])
 def test_several_devices_per_process_are_refused(tmp_path, me, pes, devices):
-    result = run_layout(tmp_path, me, pes, devices)
+    flags = f"--xla_force_host_platform_device_count={devices}"
+    result = run_job(tmp_path, me, PROGRAM, pes, name="layout.py", XLA_FLAGS=flags,
+                     JAX_PLATFORMS="cpu")
     if result is None:
         return
     out = result.stdout + result.stderr

@@ -6,15 +6,10 @@ PE's call, if it waits, raises JobStopped. The late PE comes 3 s late with a 2 s
 the others' finalize, whose meeting the same bound covers. Each is a job of its own, run by PE 0 of this one while the others
 wait at a barrier."""
 
-import os
 import re
-import subprocess
-import sys
 import textwrap
 
-import symmetra as s
-from symmetra._launch import binary
-from test_setup import CLEAN_ENV
+from jobs import run_job
 
 MISMATCH = textwrap.dedent("""
     import functools
@@ -63,22 +58,6 @@ LATE = textwrap.dedent("""
         print(f"pe {me}: STOPPED {e}")
     s.finalize()
 """)
-
-
-def run_job(tmp_path, me, code, pes, **env):
-    """PE 0 runs `code` as a job of `pes` PEs; returns its result there, None elsewhere."""
-    result = None
-    try:
-        if me == 0:
-            prog = tmp_path / "job.py"
-            prog.write_text(code)
-            full = dict(CLEAN_ENV, **env)
-            limit = 0.8 * float(os.environ.get("SYMMETRA_TIMEOUT_S", "60"))
-            result = subprocess.run([binary(), "-n", str(pes), sys.executable, str(prog)],
-                                    env=full, capture_output=True, text=True, timeout=limit)
-    finally:
-        s.barrier_all()
-    return result
 
 
 def test_different_sizes_and_dtypes_are_errors_on_every_pe(tmp_path, me):
