@@ -22,8 +22,8 @@ struct HeapHeader;
 
 // A host wait's timeout: prints "[pe N] op: msg" (and the threads of this process that are
 // blocked) to stderr, marks the job failed by this PE (AbortWhy::kTimedOut) in every reachable
-// heap, so that the other PEs stop, and throws symmetra::Timeout with the same message. Threads: any; the library's own threads
-// catch it (the proxy reports it to its producers).
+// heap, so that the other PEs stop, and throws symmetra::Timeout with the same message. Threads:
+// any; the library's own threads catch it (the proxy reports it to its producers).
 [[noreturn]] void host_timeout(const Context& ctx, const char* op, const char* msg);
 [[noreturn]] void host_timeoutf(const Context& ctx, const char* op, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
