@@ -301,16 +301,6 @@ int main(int argc, char** argv) {
   std::mutex server_mu;
   std::string server_error;
   std::thread server_thread;
-  if (server)
-    server_thread = std::thread([&] {
-      auto st = server->serve();
-      if (st.ok()) return;
-      {
-        std::lock_guard<std::mutex> lock(server_mu);
-        server_error = st.message();
-      }
-      kill(getpid(), SIGCHLD);  // wakes the main loop
-    });
   auto report_server_error = [&] {
     std::lock_guard<std::mutex> lock(server_mu);
     if (!server_error.empty() && !ending)
@@ -370,6 +360,21 @@ int main(int argc, char** argv) {
       tagger.add(err[0], pe, stderr);
     }
   }
+  // The rendezvous serves only once every PE is forked: a child runs setenv and the rest between
+  // fork and exec, and a malloc lock that the server's thread held at the fork (it allocates
+  // for each PE that joins) would be held forever in the child, which then never joined ("only
+  // 1 of 2 PEs joined within 60 s", under load). The PEs that connect before it serves wait in
+  // the listener's backlog, which has room for every PE.
+  if (server)
+    server_thread = std::thread([&] {
+      auto st = server->serve();
+      if (st.ok()) return;
+      {
+        std::lock_guard<std::mutex> lock(server_mu);
+        server_error = st.message();
+      }
+      kill(getpid(), SIGCHLD);  // wakes the main loop
+    });
   std::thread tag_thread;
   if (o.tag_output) tag_thread = std::thread([&] { tagger.run(); });
 

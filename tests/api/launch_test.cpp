@@ -3,6 +3,7 @@
 // a real mpirun run follows where Open MPI is installed (tools/setup installs it).
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,6 +178,38 @@ void expect_ring_ok(const symmetra::testing::CommandResult& r, int n) {
 TEST(Launchers, Symrun) {
   expect_ring_ok(
       symmetra::testing::run_command(std::string(SYMRUN_PATH) + " -n 5 " LAUNCH_PROG_PATH), 5);
+}
+
+// Many short jobs while both CPUs are busy: every PE joins every time. symrun once served the
+// rendezvous on a thread while it forked the PEs, and a child that forked while that thread held
+// a malloc lock hung before exec, so the job failed with "only 1 of 2 PEs joined within 60 s"
+// (issue 44: 1 run in about 45 under load). Two busy processes load the CPUs for the whole run.
+TEST(Launchers, SymrunStartsEveryJobUnderLoad) {
+  std::vector<pid_t> busy;
+  for (int i = 0; i < 2; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      for (unsigned long x = 0;; ++x) asm volatile("" : "+r"(x));  // spins, never optimized away
+    }
+    busy.push_back(pid);
+  }
+  int ok = 0;
+  constexpr int kJobs = 60;
+  std::string failed;
+  for (int j = 0; j < kJobs; ++j) {
+    const auto r =
+        symmetra::testing::run_command("SYMMETRA_TIMEOUT_S=20 " + std::string(SYMRUN_PATH) +
+                                       " -n " + std::to_string(2 + j % 3) + " " LAUNCH_PROG_PATH);
+    if (r.status == 0)
+      ++ok;
+    else if (failed.empty())
+      failed = "job " + std::to_string(j) + ":\n" + r.output;
+  }
+  for (pid_t p : busy) {
+    kill(p, SIGKILL);
+    waitpid(p, nullptr, 0);
+  }
+  EXPECT_EQ(ok, kJobs) << failed;
 }
 
 // symrun binds PE i to the CPUs bind_cpus gives it out of symrun's own (here: this test's)
