@@ -91,7 +91,8 @@ SYMMETRA_INLINE void team_sync_thread(const Context& ctx, int team) {
   const TeamDesc t = ctx.teams[team];
   HeapHeader* me = my_header(ctx);
   const std::uint64_t seq = me->team_seq[t.slot] + 1;
-  me->team_seq[t.slot] = seq;
+  // Atomic: a timeout's message reads the members' counts (describe_late).
+  atomic_store(&me->team_seq[t.slot], seq, kRelaxed);
 #if !SYMMETRA_DEVICE_PASS
   if ((ctx.flags & Context::kCentralSync) && t.size > 1 && t.local == t.size) {
     // Central counter: arrive at the first member's counter; the last to arrive releases every
