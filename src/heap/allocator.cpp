@@ -21,11 +21,14 @@ std::optional<std::uint64_t> Allocator::allocate(std::uint64_t bytes, std::uint6
                                                  std::uint64_t phase) {
   if (bytes == 0 || align == 0 || (align & (align - 1)) != 0 || phase >= align || phase % 16 != 0)
     return std::nullopt;
+  // No block can hold more than the range: refused before the rounding below could wrap.
+  if (bytes > end_ - begin_ || align > end_ - begin_) return std::nullopt;
   bytes = align_up(bytes, 16);  // keep every block 16-byte granular for vector copies
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     const std::uint64_t start = it->first, size = it->second;
     const std::uint64_t at = place(start, align, phase);
-    if (at + bytes > start + size) continue;
+    // Subtractions, not sums: nothing here can wrap.
+    if (at > start + size || bytes > start + size - at) continue;
     free_.erase(it);
     if (at > start) free_[start] = at - start;
     if (at + bytes < start + size) free_[at + bytes] = start + size - (at + bytes);
@@ -84,6 +87,8 @@ std::uint64_t Allocator::largest_free() const {
 
 std::uint64_t Allocator::shortfall(std::uint64_t bytes, std::uint64_t align,
                                    std::uint64_t phase) const {
+  constexpr std::uint64_t kAll = ~std::uint64_t{0};
+  if (bytes > kAll / 4 || align > kAll / 4) return kAll;  // more than any heap: saturate
   bytes = align_up(bytes, 16);
   std::uint64_t tail_start = end_;
   if (!free_.empty()) {

@@ -29,6 +29,14 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
            ": symmetric allocations must be the same on every PE");
   }
   if (bytes == 0) return nullptr;
+  // A size or alignment past what the heap may ever grow to is refused here, on every PE alike
+  // (they agree on both), before the allocator's arithmetic: rounding SIZE_MAX up to 16 bytes
+  // wrapped to 0 and handed out a live block's offset.
+  if (bytes > s_->heap_limit || alignment > s_->heap_limit)
+    throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] " + op + ": cannot allocate " +
+                      std::to_string(bytes) + " bytes aligned to " + std::to_string(alignment) +
+                      ": the symmetric heap may grow to " + std::to_string(s_->heap_limit) +
+                      " bytes at most (SYMMETRA_MAX_SYMMETRIC_SIZE)");
   auto offset = s_->allocator->allocate(bytes, alignment, phase);
   if (!offset) {
     const std::uint64_t want =

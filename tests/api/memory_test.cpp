@@ -4,9 +4,12 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -158,6 +161,44 @@ TEST_P(MemoryTest, ExhaustionNamesTheSetting) {
           << e.what();
     }
     rt.free(fits);
+  });
+}
+
+// Sizes no heap can hold (issue 51): SIZE_MAX and just below it, an alignment of 4096 with
+// SIZE_MAX, a reallocation to SIZE_MAX, calloc(1, SIZE_MAX): OutOfMemory on every PE at once,
+// and the live blocks keep their contents (reallocate keeps the old block). Before, rounding
+// wrapped and the calls returned a live block's address; calloc ran a memset that never ended.
+TEST_P(MemoryTest, SizesNoHeapCanHoldAreRefusedAndLiveBlocksKeepTheirData) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    auto* live = rt.allocate_array<std::uint64_t>(64);
+    for (int i = 0; i < 64; ++i) live[i] = 0x5a5a000000000000ull + i;
+    rt.barrier_all();
+    const std::size_t kMax = SIZE_MAX;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto refused = [&](const char* what, const std::function<void*()>& call) {
+      try {
+        void* p = call();
+        ADD_FAILURE() << what << " returned " << p;
+      } catch (const OutOfMemory& e) {
+        const std::string m = e.what();
+        EXPECT_TRUE(m.find("cannot allocate") != std::string::npos ||
+                    m.find("overflows") != std::string::npos)
+            << what << ": " << m;
+      }
+    };
+    for (std::size_t less : {std::size_t{0}, std::size_t{15}, std::size_t{63}, std::size_t{4095}})
+      refused("allocate(SIZE_MAX - k)", [&] { return rt.allocate(kMax - less); });
+    refused("align(4096, SIZE_MAX)", [&] { return rt.align(4096, kMax); });
+    refused("reallocate(live, SIZE_MAX)", [&] { return rt.reallocate(live, kMax); });
+    refused("calloc(1, SIZE_MAX)", [&] { return rt.calloc(1, kMax); });
+    refused("calloc(2, SIZE_MAX / 2 + 1)", [&] { return rt.calloc(2, kMax / 2 + 1); });
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+    // A block made now overlaps none that lives.
+    auto* more = rt.allocate_array<std::uint64_t>(64);
+    for (int i = 0; i < 64; ++i) more[i] = ~std::uint64_t{0};
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(live[i], 0x5a5a000000000000ull + i) << i;
+    rt.free(more);
+    rt.free(live);
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <map>
 #include <random>
 
@@ -25,6 +26,45 @@ TEST(Allocator, FirstFitAlignmentAndReuse) {
   EXPECT_EQ(*z, 4096u);  // the hole is reused
   EXPECT_FALSE(a.allocate(0, 16));
   EXPECT_FALSE(a.allocate(8, 3));  // not a power of two
+}
+
+// Sizes near 0, near the range's size and near SIZE_MAX, with random alignments and phases,
+// on fresh random requests: every result is refused or a block inside the range that overlaps
+// no live block (issue 51: SIZE_MAX rounded up to 16 wrapped to 0 and returned a live offset).
+TEST(Allocator, SizesNoRangeCanHoldAreRefusedAndBlocksNeverOverlap) {
+  constexpr std::uint64_t kBegin = 4096, kSize = 1 << 20, kMax = ~std::uint64_t{0};
+  std::mt19937_64 rng(std::random_device{}());
+  Allocator a(kBegin, kBegin + kSize);
+  std::map<std::uint64_t, std::uint64_t> live;  // offset -> bytes asked
+  const std::uint64_t near[] = {0,          1,         15,          16,        17,
+                                kSize - 16, kSize - 1, kSize,       kSize + 1, kMax,
+                                kMax - 15,  kMax - 63, kMax - 4095, kMax / 2,  kMax / 2 + 1};
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t bytes =
+        rng() % 3 == 0 ? near[rng() % std::size(near)] + rng() % 3 : 1 + rng() % (kSize / 8);
+    const std::uint64_t align = std::uint64_t{1} << (rng() % 64);
+    const std::uint64_t phase = align >= 32 && rng() % 2 ? 16 : 0;
+    const auto got = a.allocate(bytes, align, phase);
+    if (got) {
+      ASSERT_NE(bytes, 0u);
+      ASSERT_GE(*got, kBegin);
+      ASSERT_LE(bytes, kBegin + kSize - *got) << "past the range: " << bytes << " at " << *got;
+      ASSERT_EQ((*got - phase) % align, 0u);
+      auto next = live.lower_bound(*got);
+      if (next != live.end()) ASSERT_LE(*got + bytes, next->first) << "overlaps the next block";
+      if (next != live.begin()) {
+        const auto prev = std::prev(next);
+        ASSERT_LE(prev->first + prev->second, *got) << "overlaps the block before";
+      }
+      live[*got] = bytes;
+    }
+    if (!live.empty() && rng() % 2) {  // free a random live block
+      auto it = std::next(live.begin(), static_cast<long>(rng() % live.size()));
+      ASSERT_TRUE(a.free(it->first));
+      live.erase(it);
+    }
+    if (bytes > kMax / 2) EXPECT_EQ(a.shortfall(bytes, align, phase), kMax);
+  }
 }
 
 TEST(Allocator, MergesNeighboursAndGrows) {
