@@ -134,3 +134,15 @@ def test_library_errors_are_symmetra_errors():
     assert issubclass(s.JobStopped, s.SymmetraError)
     with pytest.raises(s.SymmetraError, match="already initialized"):
         s.init()
+
+
+def test_sizes_no_heap_can_hold():
+    """Issue 51: a size no heap can hold is OutOfMemory on every PE at once, and live arrays keep
+    their data (before, SIZE_MAX wrapped to a live block's address)."""
+    live = s.zeros(16, "int64")
+    live.numpy()[:] = np.arange(16) + 7
+    for shape in ((2**64 - 1,), (2**64 - 16,), (2**62, 8), (2**33, 2**33)):
+        with pytest.raises(s.OutOfMemory, match="cannot allocate|overflows"):
+            s.empty(shape, "uint8")
+    np.testing.assert_array_equal(live.numpy(), np.arange(16) + 7)
+    s.free(live)

@@ -281,7 +281,12 @@ void bind_array(nb::module_& m) {
         Array a;
         a.shape = shape;
         a.dtype = dtype;
-        const std::size_t bytes = a.nbytes();
+        // The shape's bytes, overflow-checked: a product that wraps would allocate too little.
+        std::size_t bytes = data_type_size(static_cast<DataType>(dtype));
+        for (std::size_t d : shape)
+          if (__builtin_mul_overflow(bytes, d, &bytes))
+            throw OutOfMemory("[pe " + std::to_string(r.my_pe()) +
+                              "] empty: the shape's size in bytes overflows");
         {
           nb::gil_scoped_release release;  // collective: the others may take a while
           a.data = r.allocate(bytes);
