@@ -120,8 +120,28 @@ void* Runtime::reallocate(void* p, std::size_t bytes) {
 }
 
 void Runtime::free(void* p) {
-  // Collective, with a barrier first: no PE may still be writing into the block.
-  barrier_all();
+  // Collective, with a barrier first: no PE may still be writing into the block. With checks on,
+  // the barrier is an all-gather of the block's offset (team_allgather: quiet, sync, read, sync),
+  // and PEs that free different blocks fail alike before any heap changes (issue 51: the heaps
+  // diverged and a later put overwrote a live block).
+  if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]] {
+    const std::uint64_t mine =
+        p == nullptr ? ~std::uint64_t{0}
+                     : static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base());
+    const auto all = team_allgather(device::kTeamWorld, mine);
+    const auto what = [](std::uint64_t v) {
+      return v == ~std::uint64_t{0} ? std::string("a null pointer")
+                                    : "the block at heap offset " + std::to_string(v);
+    };
+    for (int pe = 1; pe < n_pes(); ++pe)
+      if (all[pe] != all[0])
+        fail("free: the PEs freed different blocks: PE 0 freed " + what(all[0]) + ", PE " +
+             std::to_string(pe) + " " + what(all[pe]) +
+             " (a symmetric free names the same block on every PE; checked with "
+             "SYMMETRA_CHECK=1)");
+  } else {
+    barrier_all();
+  }
   if (p == nullptr) return;
   if (!is_symmetric(p) ||
       !s_->allocator->free(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base())))

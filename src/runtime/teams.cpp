@@ -143,6 +143,27 @@ void Runtime::set_slot_counters(int slot, const SlotCounters& c, int team_size) 
 
 int Runtime::create_team(int parent, int start, int stride, int size, const char* op) {
   const device::TeamDesc par = s_->teams[parent];
+  // With checks on, the parent's members compare the split first (one all-gather), so that
+  // arguments differing between PEs fail alike everywhere instead of making teams that disagree.
+  if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]] {
+    const auto pack = [](int a, int b, int c) {
+      const auto f = [](int v) {
+        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(v)) & 0x1fffff;
+      };
+      return f(a) | f(b) << 21 | f(c) << 42;
+    };
+    const auto all = team_allgather(parent, pack(start, stride, size));
+    const auto text = [](std::uint64_t v) {
+      return "start " + std::to_string(v & 0x1fffff) + ", stride " +
+             std::to_string(v >> 21 & 0x1fffff) + ", size " + std::to_string(v >> 42 & 0x1fffff);
+    };
+    for (int r = 1; r < par.size; ++r)
+      if (all[r] != all[0])
+        fail(std::string(op) + ": the parent team's PEs passed different arguments: PE " +
+             std::to_string(par.start) + " passed " + text(all[0]) + ", PE " +
+             std::to_string(par.start + r * par.stride) + " passed " + text(all[r]) +
+             " (a team split is collective; checked with SYMMETRA_CHECK=1)");
+  }
   if (size < 1 || start < 0 || stride < 1 ||
       start + (size - 1) * static_cast<long>(stride) >= par.size)
     fail(std::string(op) + ": start " + std::to_string(start) + ", stride " +

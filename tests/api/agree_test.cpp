@@ -95,6 +95,45 @@ TEST_P(AgreeTest, DifferentCountsTypesOpsRootsAndKindsAreErrorsOnEveryPe) {
   });
 }
 
+// Issue 51: PE 0 frees block a while the others free block b; a team split whose size differs
+// by PE. Both are errors on every PE naming each side, and nothing changes: the blocks are
+// still allocated alike (freed again in agreement) and a matching split works.
+TEST_P(AgreeTest, DifferentFreesAndSplitsAreErrorsOnEveryPe) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    auto* a = rt.allocate_array<std::int64_t>(8);
+    auto* b = rt.allocate_array<std::int64_t>(8);
+    std::string e = error_of([&] { rt.free(me == 0 ? a : b); });
+    expect_has(e,
+               {"free: the PEs freed different blocks: PE 0 freed the block at heap offset",
+                "PE 1 the block at heap offset"},
+               me);
+    e = error_of([&] { rt.free(me == 0 ? nullptr : a); });
+    expect_has(e, {"PE 0 freed a null pointer", "PE 1 the block at heap offset"}, me);
+    // Nothing was freed: a block made now lands apart from both, alike on every PE.
+    auto* c = rt.allocate_array<std::int64_t>(8);
+    EXPECT_TRUE(c != a && c != b);
+    rt.free(c);
+    rt.free(b);
+    rt.free(a);
+
+    e = error_of([&] { (void)rt.split_strided(rt.team_world(), 0, 1, me == 0 ? n : n - 1); });
+    expect_has(e,
+               {"split_strided: the parent team's PEs passed different arguments",
+                "PE 0 passed start 0, stride 1, size " + std::to_string(n),
+                "passed start 0, stride 1, size " + std::to_string(n - 1)},
+               me);
+    Team half = rt.split_strided(rt.team_world(), 0, 1, n - 1);
+    if (me < n - 1) {
+      ASSERT_TRUE(half.valid());
+      EXPECT_EQ(half.n_pes(), n - 1);
+      rt.barrier(half);
+      rt.destroy(half);
+    }
+    rt.barrier_all();
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Pes, AgreeTest,
                          ::testing::Values(PeConfig{2, Mode::kThreads}, PeConfig{3, Mode::kThreads},
                                            PeConfig{2, Mode::kProcesses},
