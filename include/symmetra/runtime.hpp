@@ -599,6 +599,15 @@ class Runtime {
     if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]]
       agree(call, op);
   }
+  // Every collective's buffers lie in the symmetric heap or the static data, in every build
+  // (an error naming the call, the buffer and its address; the all-reduce takes any memory):
+  // a private dest ended in a segfault with checks off (src/runtime/collective.cpp).
+  void check_coll_buffers(const coll::Call& call, const char* op) const;
+  // The entry of every collective form: its buffers, then (host forms) the members' agreement.
+  void enter_collective(const coll::Call& call, const char* op, bool host_form = true) {
+    check_coll_buffers(call, op);
+    if (host_form) agree_if_checking(call, op);
+  }
   // Collective over `team`: every member contributes `value`; returns all, in team order.
   std::vector<std::uint64_t> team_allgather(int team, std::uint64_t value);
   // A block `phase` bytes past a multiple of `alignment` (memory.cpp).

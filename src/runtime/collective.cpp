@@ -2,7 +2,9 @@
 // resolves what depends on the backend and the buffers (the all-reduce's algorithm, in-place
 // reductions), then runs it: on the CPU backend's host form on the calling thread, by element
 // size or type (coll/run.hpp), elsewhere through the backend (gpu_collective).
+#include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -29,7 +31,56 @@ const char* op_name(coll::Kind k, bool stream) {
   return names[static_cast<int>(k)][stream ? 1 : 0].c_str();
 }
 
+// Whether [p, p + bytes) lies in the heap `[lo, lo + size)`, without a sum that could wrap.
+bool inside(const void* p, std::size_t bytes, const std::byte* lo, std::size_t size) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(lo);
+  return a >= b && a - b <= size && bytes <= size - (a - b);
+}
+
 }  // namespace
+
+void Runtime::check_coll_buffers(const coll::Call& c, const char* op) const {
+  using coll::Kind;
+  if (c.kind == Kind::kAllreduce || c.kind == Kind::kBarrier || c.kind == Kind::kSync) return;
+  const std::size_t elem = data_type_size(c.type), n = c.nelems * elem;
+  // The team's size (an invalid handle is checked() next, by the caller: 1 until then).
+  const bool team_ok = c.team >= 0 && c.team < device::kMaxTeams;
+  const std::size_t m = static_cast<std::size_t>(team_ok ? std::max(s_->teams[c.team].size, 1) : 1);
+  // Each kind's extent of dest and source in bytes; strided and variable ones from their start.
+  std::size_t dest = n, source = n;
+  switch (c.kind) {
+    case Kind::kFcollect:
+    case Kind::kFcollectRead:
+    case Kind::kFcollectRing:
+      dest = n * m;
+      break;
+    case Kind::kAlltoall:
+      dest = source = n * m;
+      break;
+    case Kind::kReduceScatter:
+      source = n * m;
+      break;
+    case Kind::kCollect:
+    case Kind::kAlltoalls:
+      dest = source = std::min<std::size_t>(n, elem);
+      break;
+    default:
+      break;
+  }
+  const auto check = [&](const char* which, const void* p, std::size_t bytes) {
+    if (bytes == 0 || inside(p, bytes, data_base(), data_size())) return;
+    if (ctx_.in_static(p) && ctx_.in_static(static_cast<const std::byte*>(p) + bytes - 1)) return;
+    char addr[32];
+    std::snprintf(addr, sizeof(addr), "%p", p);
+    fail(std::string(op) + ": " + which + " (" + std::to_string(bytes) + " bytes at " + addr +
+         ") is not in the symmetric heap: a collective's buffers are symmetric (allocate them "
+         "with the symmetric allocator, or make them global or static in an OpenSHMEM program)");
+  };
+  // A permute with no peer one way passes no buffer that way; null elsewhere fails its own check.
+  if (c.dest != nullptr && !(c.kind == Kind::kPermute && c.from < 0)) check("dest", c.dest, dest);
+  if (c.source != nullptr && !(c.kind == Kind::kPermute && c.to < 0))
+    check("source", c.source, source);
+}
 
 void Runtime::collective(const coll::Call& call, Stream stream) {
   const ObserveScope observe(*this, coll::kind_name(call.kind), -1,
@@ -40,8 +91,8 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
   c.team = checked(Team(this, c.team), op);
   // The host forms' arguments agree across the team (checks on); the stream forms are not waited
   // for on the host, and a host round per enqueue would change what they are.
-  if (!stream && c.kind != coll::Kind::kBarrier && c.kind != coll::Kind::kSync)
-    agree_if_checking(c, op);
+  if (c.kind != coll::Kind::kBarrier && c.kind != coll::Kind::kSync)
+    enter_collective(c, op, !stream);
   // GPU PEs reach members on other hosts through the proxy ring, from the kernels that have
   // the remote branch compiled in (CudaBackend::collective picks them); a PE without a ring
   // cannot, and says so before anything collective (NCCL's setup) starts. A team on one host has

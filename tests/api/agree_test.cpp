@@ -1,10 +1,12 @@
-// Collectives whose members pass different arguments (src/runtime/agree.cpp): with checks on
+// Collectives whose members pass different arguments (src/runtime/agree.cpp), and buffers that
+// are not symmetric (Runtime::check_coll_buffers): with checks on
 // (SYMMETRA_CHECK=1, as every test here runs), every member gets a symmetra::Error naming the
 // field and two members' values, before any data moves; the job then goes on, and the next,
 // matching call is right. Issue 44 saw a partial result on one PE and an abort on the other for
 // an all-reduce of different sizes, and garbage for different types.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,13 @@ namespace {
 using coll::ReduceOp;
 
 class AgreeTest : public ::testing::TestWithParam<PeConfig> {};
+
+// Sets an environment variable for one test (processes inherit it; threads read it at init).
+struct ScopedEnvForTest {
+  std::string name;
+  ScopedEnvForTest(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
+  ~ScopedEnvForTest() { setenv(name.c_str(), "1", 1); }  // the suite's SYMMETRA_CHECK=1
+};
 
 // Runs `call` on this PE and returns the message of the Error it threw ("" if none).
 template <class F>
@@ -131,6 +140,38 @@ TEST_P(AgreeTest, DifferentFreesAndSplitsAreErrorsOnEveryPe) {
       rt.destroy(half);
     }
     rt.barrier_all();
+  });
+}
+
+// Issue 51, item 2: a collective into memory that is not symmetric (a malloc'd dest, a stack
+// source) is an Error naming the call, the buffer and its address on every PE, in every build
+// and with SYMMETRA_CHECK=0 too; before, a release build's broadcast into malloc'd memory ended
+// in a segfault. The all-reduce takes any memory and is not refused.
+TEST_P(AgreeTest, PrivateBuffersOfACollectiveAreErrorsWithChecksOff) {
+  ScopedEnvForTest off("SYMMETRA_CHECK", "0");
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    auto* sym = rt.allocate_array<std::int64_t>(16 * static_cast<std::size_t>(n));
+    std::vector<std::int64_t> priv(16 * static_cast<std::size_t>(n), 3);
+    const Team world = rt.team_world();
+    std::string e = error_of([&] { rt.broadcast(world, priv.data(), sym, 16, 0); });
+    expect_has(e, {"broadcast: dest (128 bytes at 0x", "is not in the symmetric heap"}, me);
+    e = error_of([&] { rt.fcollect(world, sym, priv.data(), 16); });
+    expect_has(e, {"fcollect: source (128 bytes at 0x", "is not in the symmetric heap"}, me);
+    e = error_of([&] { rt.alltoall(world, priv.data(), sym, 16); });
+    expect_has(e, {"alltoall: dest (" + std::to_string(128 * n) + " bytes at 0x"}, me);
+    e = error_of([&] {
+      rt.collective(coll::make_call(coll::Kind::kReduceScatter, world.handle(), sym,
+                                    static_cast<const std::int64_t*>(priv.data()), 8));
+    });
+    expect_has(e, {"reduce_scatter: source (", "is not in the symmetric heap"}, me);
+    // The all-reduce of private buffers stays allowed, and right.
+    for (std::size_t i = 0; i < 16; ++i) priv[i] = me + 1;
+    std::vector<std::int64_t> out(16, -1);
+    rt.allreduce(world, out.data(), priv.data(), 16, coll::ReduceOp::kSum);
+    for (std::size_t i = 0; i < 16; ++i) ASSERT_EQ(out[i], n * (n + 1) / 2) << i;
+    rt.barrier_all();
+    rt.free(sym);
   });
 }
 

@@ -9,6 +9,7 @@
 //   exit_prog c_invalid_ctx                   PE 1 puts through SHMEM_CTX_INVALID
 //   exit_prog c_ctx_not_member                PE 0 puts through a context of the team {0} to
 //                                              that team's PE 1, which does not exist
+//   exit_prog c_bcast_private                 every PE broadcasts into a malloc'd dest
 #include <shmem.h>
 
 #include <cstdio>
@@ -39,6 +40,14 @@ int main(int argc, char** argv) {
   shmem_init();
   const int me = shmem_my_pe();
   shmem_barrier_all();
+  if (c == "c_bcast_private") {
+    auto* src = static_cast<long*>(shmem_malloc(4 * sizeof(long)));
+    auto* dest = static_cast<long*>(std::malloc(4 * sizeof(long)));
+    shmem_long_broadcast(SHMEM_TEAM_WORLD, dest, src, 4, 0);
+    std::printf("pe %d passed the bad call\n", me);
+    shmem_finalize();
+    return 0;
+  }
   if (c == "c_invalid_ctx" || c == "c_ctx_not_member") {
     if (c == "c_invalid_ctx" && me == 1) shmem_ctx_putmem(SHMEM_CTX_INVALID, &word, &word, 8, 0);
     shmem_team_t first = SHMEM_TEAM_INVALID;

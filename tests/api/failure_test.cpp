@@ -261,10 +261,14 @@ TEST(CApiErrors, EachEndsTheJobWithItsMessage) {
            Case{"c_invalid_ctx", "[pe 1] shmem_ctx_putmem: the context is SHMEM_CTX_INVALID"},
            Case{"c_ctx_not_member",
                 "[pe 0] shmem_ctx_long_p: PE 1 is not a member of the context's team"},
+           // Issue 51: with checks off (below) this was a bare segfault.
+           Case{"c_bcast_private", "shmem_long_broadcast: broadcast: dest (32 bytes at 0x"},
        }) {
-    const auto r = run_command("SYMMETRA_TIMEOUT_S=60 " SYMRUN_PATH " -n 2 " EXIT_PROG_PATH " " +
+    const auto r = run_command("SYMMETRA_TIMEOUT_S=60 SYMMETRA_CHECK=0 " SYMRUN_PATH
+                               " -n 2 " EXIT_PROG_PATH " " +
                                std::string(c.how));
     EXPECT_NE(r.status, 0) << c.how << "\n" << r.output;
+    EXPECT_NE(r.status, 128 + 11) << c.how << ": a segfault, not a message\n" << r.output;
     EXPECT_TRUE(r.has(c.message)) << c.how << "\n" << r.output;
     EXPECT_EQ(r.output.find("passed the bad call"), std::string::npos) << c.how << "\n" << r.output;
     EXPECT_LT(r.seconds, 20.0) << c.how << ": the job did not end promptly\n" << r.output;

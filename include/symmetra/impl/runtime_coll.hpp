@@ -32,7 +32,7 @@ void Runtime::broadcast(const Team& team, T* dest, const T* source, std::size_t 
   if (!gpu_) {
     auto c = coll::make_call(coll::Kind::kBroadcast, team.handle(), dest, source, nelems);
     c.root = root;
-    agree_if_checking(c, "broadcast");
+    enter_collective(c, "broadcast");
   }
   if (!write_root) {
     if (gpu_)
@@ -58,8 +58,8 @@ void Runtime::fcollect(const Team& team, T* dest, const T* source, std::size_t n
   SYMMETRA_OBSERVE(&Runtime::fcollect<T>, "fcollect", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
   if (!gpu_)
-    agree_if_checking(coll::make_call(coll::Kind::kFcollect, team.handle(), dest, source, nelems),
-                      "fcollect");
+    enter_collective(coll::make_call(coll::Kind::kFcollect, team.handle(), dest, source, nelems),
+                     "fcollect");
   if (!gpu_)
     return coll::fcollect(device::ThreadGroup{}, ctx_, checked(team, "fcollect"), dest, source,
                           nelems);
@@ -75,7 +75,7 @@ void Runtime::fcollect_read(const Team& team, T* dest, const T* source, std::siz
   SYMMETRA_OBSERVE(&Runtime::fcollect_read<T>, "fcollect_read", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
   if (!gpu_)
-    agree_if_checking(
+    enter_collective(
         coll::make_call(coll::Kind::kFcollectRead, team.handle(), dest, source, nelems),
         "fcollect_read");
   if (!gpu_)
@@ -93,7 +93,7 @@ void Runtime::fcollect_ring(const Team& team, T* dest, const T* source, std::siz
   SYMMETRA_OBSERVE(&Runtime::fcollect_ring<T>, "fcollect_ring", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
   if (!gpu_)
-    agree_if_checking(
+    enter_collective(
         coll::make_call(coll::Kind::kFcollectRing, team.handle(), dest, source, nelems),
         "fcollect_ring");
   if (!gpu_)
@@ -111,8 +111,8 @@ void Runtime::collect(const Team& team, T* dest, const T* source, std::size_t ne
   SYMMETRA_OBSERVE(&Runtime::collect<T>, "collect", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
   if (!gpu_)
-    agree_if_checking(coll::make_call(coll::Kind::kCollect, team.handle(), dest, source, nelems),
-                      "collect");
+    enter_collective(coll::make_call(coll::Kind::kCollect, team.handle(), dest, source, nelems),
+                     "collect");
   if (!gpu_)
     return coll::collect(device::ThreadGroup{}, ctx_, checked(team, "collect"), dest, source,
                          nelems);
@@ -129,8 +129,8 @@ void Runtime::alltoall(const Team& team, T* dest, const T* source, std::size_t n
   SYMMETRA_OBSERVE(&Runtime::alltoall<T>, "alltoall", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, nelems);
   if (!gpu_)
-    agree_if_checking(coll::make_call(coll::Kind::kAlltoall, team.handle(), dest, source, nelems),
-                      "alltoall");
+    enter_collective(coll::make_call(coll::Kind::kAlltoall, team.handle(), dest, source, nelems),
+                     "alltoall");
   if (!gpu_)
     return coll::alltoall(device::ThreadGroup{}, ctx_, checked(team, "alltoall"), dest, source,
                           nelems);
@@ -147,8 +147,8 @@ void Runtime::alltoalls(const Team& team, T* dest, const T* source, std::ptrdiff
   SYMMETRA_OBSERVE(&Runtime::alltoalls<T>, "alltoalls", -1, nelems * sizeof(T), Form::kHost,
                    team.handle(), team, dest, source, dst, sst, nelems);
   if (!gpu_)
-    agree_if_checking(coll::make_call(coll::Kind::kAlltoalls, team.handle(), dest, source, nelems),
-                      "alltoalls");
+    enter_collective(coll::make_call(coll::Kind::kAlltoalls, team.handle(), dest, source, nelems),
+                     "alltoalls");
   if (!gpu_)
     return coll::alltoalls(device::ThreadGroup{}, ctx_, checked(team, "alltoalls"), dest, source,
                            dst, sst, nelems);
@@ -187,7 +187,7 @@ void Runtime::reduce_scatter(const Team& team, T* dest, const T* source, std::si
   if (!gpu_) {
     auto c = coll::make_call(coll::Kind::kReduceScatter, team.handle(), dest, source, nreduce);
     c.op = op;
-    agree_if_checking(c, "reduce_scatter");
+    enter_collective(c, "reduce_scatter");
     // In place, Runtime::collective reduces into a temporary first; otherwise the caller's code.
     const int h = checked(team, "reduce_scatter");
     const std::size_t out = nreduce * sizeof(T);
@@ -213,7 +213,7 @@ void Runtime::allreduce(const Team& team, T* dest, const T* source, std::size_t 
   if (!gpu_) {
     auto c = coll::make_call(coll::Kind::kAllreduce, team.handle(), dest, source, nelems);
     c.op = op;
-    agree_if_checking(c, "allreduce");
+    enter_collective(c, "allreduce");
     algo = allreduce_algo(team, nelems * sizeof(T),
                           allreduce_buffers(dest, source, nelems * sizeof(T)), algo,
                           data_type_of<T>(), op);
@@ -239,12 +239,14 @@ void Runtime::permute(const Team& team, T* dest, const T* source, std::size_t ne
       return observed<&Runtime::permute<T, OnChunk>>(
           ObserveCall{"permute", -1, team.handle(), nelems * sizeof(T), Form::kHost},
           std::make_tuple(team, dest, source, nelems, to, from, chunk_elems, on_chunk));
-  if (!gpu_)
-    agree_if_checking(coll::make_call(coll::Kind::kPermute, team.handle(), dest, source, nelems),
-                      "permute");
-  if (!gpu_)
+  if (!gpu_) {
+    auto c = coll::make_call(coll::Kind::kPermute, team.handle(), dest, source, nelems);
+    c.to = to;
+    c.from = from;
+    enter_collective(c, "permute");
     return coll::permute(device::ThreadGroup{}, ctx_, checked(team, "permute"), dest, source,
                          nelems, to, from, chunk_elems, on_chunk);
+  }
   if constexpr (!std::is_same_v<OnChunk, coll::NoChunkCallback>)
     fail(
         "permute: a chunk callback runs on the CPU backend only; on the GPU backend consume "
