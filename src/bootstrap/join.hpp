@@ -8,6 +8,7 @@
 // Threads: each object handles one connection.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -38,8 +39,11 @@ class Admission {
   int fd() const { return fd_; }
   int rank() const { return rank_; }
   const Status& why() const { return why_; }
+  const std::string& peer() const { return peer_; }
   // Reads what has arrived, without blocking.
   State step();
+  // When the connection was accepted: one that has not said its hello soon after is not a PE.
+  std::chrono::steady_clock::time_point since() const { return since_; }
 
  private:
   State refuse(const std::string& why);
@@ -53,6 +57,7 @@ class Admission {
   Status why_;
   std::uint8_t nonce_[16] = {};
   std::string peer_;  // who connected, for the log
+  std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace symmetra::detail

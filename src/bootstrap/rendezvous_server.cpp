@@ -67,6 +67,10 @@ Status RendezvousServer::accept_all() {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
   std::vector<std::unique_ptr<Admission>> joining;
   const std::size_t kMaxJoining = static_cast<std::size_t>(n_) + 64;  // bounds what strays cost
+  // A PE sends its hello (over TCP its answer to the challenge) as soon as it is connected: a
+  // connection silent for this long is not a PE at work, and is dropped, so that idle
+  // connections cannot fill the joining slots and keep the PEs out (issue 51).
+  constexpr auto kHello = std::chrono::seconds(5);
   auto drop = [&](std::size_t k, bool log) {
     if (log)
       std::fprintf(stderr, "%srendezvous refused %s\n", log_prefix_.c_str(),
@@ -89,11 +93,27 @@ Status RendezvousServer::accept_all() {
                                    deadline - std::chrono::steady_clock::now())
                                        .count() +
                                    1);
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t k = joining.size(); k-- > 0;)
+      if (now - joining[k]->since() > kHello) {
+        std::fprintf(stderr, "%srendezvous refused %s: no hello within %lld s\n",
+                     log_prefix_.c_str(), joining[k]->peer().c_str(),
+                     static_cast<long long>(kHello.count()));
+        drop(k, false);
+      }
+    // Wake for the oldest connection's deadline too.
+    long long until_expiry = left;
+    for (const auto& a : joining)
+      until_expiry = std::min<long long>(
+          until_expiry,
+          std::chrono::duration_cast<std::chrono::milliseconds>(a->since() + kHello - now).count() +
+              1);
     const int tick = poll_ms();
     std::vector<pollfd> p = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     for (auto& a : joining) p.push_back({a->fd(), POLLIN, 0});
+    const long long wait = std::max<long long>(0, std::min(left, until_expiry));
     if (poll(p.data(), p.size(),
-             static_cast<int>(tick < 0 ? left : std::min<long long>(left, tick))) <= 0)
+             static_cast<int>(tick < 0 ? wait : std::min<long long>(wait, tick))) <= 0)
       continue;
     // Handshakes first (newest last), then the listener.
     for (std::size_t k = joining.size(); k-- > 0;) {
@@ -118,10 +138,13 @@ Status RendezvousServer::accept_all() {
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     if (joining.size() >= kMaxJoining) {
-      std::fprintf(stderr, "%srendezvous refused a connection: %zu are already joining\n",
-                   log_prefix_.c_str(), joining.size());
-      close(fd);
-      continue;
+      // Full: the oldest goes, not the newcomer. A PE says its hello at once, so the oldest
+      // silent connection is the likeliest stray, and a PE connecting behind many idle ones
+      // still gets in.
+      std::fprintf(stderr,
+                   "%srendezvous refused %s: %zu connections are joining, it is the oldest\n",
+                   log_prefix_.c_str(), joining[0]->peer().c_str(), joining.size());
+      drop(0, false);
     }
     joining.push_back(std::make_unique<Admission>(fd, tcp_, secret_, n_));
     if (joining.back()->state() == Admission::State::kRefused) drop(joining.size() - 1, true);

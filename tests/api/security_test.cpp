@@ -169,6 +169,38 @@ TEST(Join, ForeignAndStrayConnectionsAreRefusedAndTheJobGoesOn) {
   EXPECT_TRUE(runs[0].has("not a Symmetra hello")) << all_output(runs);
 }
 
+// Issue 51: 200 idle connections and 20 that send garbage, open while a 16-PE job starts, do not
+// keep a PE out. Before, 66 idle connections filled the joining slots and the PEs that came
+// after them were refused. Now the oldest silent connection makes room, and one silent for 5 s
+// is dropped; both are logged.
+TEST(Join, IdleAndGarbageConnectionsNeverHoldUpTheJoin) {
+  const std::string job = "id" + std::to_string(getpid());
+  const std::string address = "unix:symmetra-slurm-" + job + ".0";
+  constexpr int kPes = 16;
+  std::vector<PeRun> runs;
+  std::thread pes([&] {
+    runs = spawn(
+        kPes, [&](int r) { return slurm_env(r, kPes, job); },
+        {"/bin/sh", "-c", "[ \"$SLURM_PROCID\" != 0 ] && sleep 0.8; exec " LAUNCH_PROG_PATH}, 40);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // PE 0 is listening
+  std::vector<int> held;
+  for (int i = 0; i < 220; ++i) {
+    auto fd = detail::connect_to(address, 5000);
+    if (!fd.ok()) continue;
+    if (i >= 200) {
+      const std::string junk = "GET / HTTP/1.0\r\n\r\n" + std::string(64, static_cast<char>(i));
+      (void)detail::send_all(fd.value(), junk.data(), junk.size());
+    }
+    held.push_back(fd.value());
+  }
+  pes.join();
+  for (int fd : held) close(fd);
+  EXPECT_GE(held.size(), 200u) << "the test's connections did not reach the rendezvous";
+  expect_ring_ok(runs);
+  EXPECT_TRUE(runs[0].has("rendezvous refused")) << all_output(runs);
+}
+
 // Over TCP only the secret admits: a PE with a wrong one is refused (and told), the job goes
 // on; a PE without one fails at once; and a server that cannot prove it is refused by the PE.
 TEST(Join, TcpAdmitsOnlyTheJobsSecret) {
