@@ -5,7 +5,8 @@
 // PE 0 measures against PE 1 (put/get latency and bandwidth 8 B - 4 MiB, p, put_signal
 // ping-pong, fetch_add); barrier latency is measured on teams of 2, 4, ... n PEs. Times come
 // from steady_clock around batches of operations after a warm-up; rows report the median and
-// 99th percentile over batches. All-reduce: every algorithm and the selector's pick, 8 B -
+// 99th percentile over batches. Allocation: malloc + free against barrier_all (--parts alloc
+// alone for the large PE counts). All-reduce: every algorithm and the selector's pick, 8 B -
 // 64 MiB. bench/oshmem/oshmem_perf.c measures the same with OpenSHMEM.
 #include <chrono>
 #include <cstdint>
@@ -31,9 +32,9 @@ struct Options {
   bool quick = false;
   std::size_t max_bytes = 4u << 20;
   std::size_t allreduce_max = 64u << 20;
-  // --parts rma,small,barrier,coll,allreduce: the sections to run (default all), so that a
+  // --parts rma,small,barrier,alloc,coll,allreduce: the sections to run (default all), so that a
   // paired check of a few rows need not run the whole sweep.
-  std::string parts = "rma,small,barrier,coll,allreduce";
+  std::string parts = "rma,small,barrier,alloc,coll,allreduce";
   bool runs(const char* part) const {
     const std::string p = "," + parts + ",";
     return p.find("," + std::string(part) + ",") != std::string::npos;
@@ -155,6 +156,43 @@ void barriers(Runtime& rt, Report& report, const Options& o) {
       rt.destroy(team);
     }
     rt.barrier_all();
+  }
+}
+
+// Symmetric allocation against the barrier it must contain (issue 51: malloc + free cost 5.5
+// barriers at 16 PEs and 11.6 at 256). Rows, all on the world team: barrier_all, and
+// malloc_free (allocate + free of 4 KiB and of 1 MiB). Each sampled block is checked first: a
+// put from the previous PE lands in it. The summary line is malloc_free's p50 in barriers.
+void allocations(Runtime& rt, Report& report, const Options& o) {
+  const int batches = o.quick ? 5 : 11, per = o.quick ? 10 : 40;
+  const int n = rt.n_pes(), me = rt.my_pe();
+  const auto bar = sample(batches, per, [&] { rt.barrier_all(); });
+  double bar50 = 0, bar99 = 0;
+  symmetra::bench::percentiles(bar, &bar50, &bar99);
+  if (me == 0) report.add(Row{"barrier_all", 0, n, "host", "symmetra-cpu", bar50, bar99, 0});
+  for (std::size_t bytes : {std::size_t{4096}, std::size_t{1} << 20}) {
+    // The check, once per size: a block of every PE's, written by the previous PE.
+    auto* blk = static_cast<std::uint64_t*>(rt.allocate(bytes));
+    rt.p(&blk[bytes / 8 - 1], std::uint64_t(me) + 1, (me + 1) % n);
+    rt.barrier_all();
+    const std::uint64_t want = std::uint64_t((me + n - 1) % n) + 1;
+    if (blk[bytes / 8 - 1] != want) {
+      std::fprintf(stderr, "[pe %d] malloc_free %zu B: WRONG RESULT: read %llu, want %llu\n", me,
+                   bytes, static_cast<unsigned long long>(blk[bytes / 8 - 1]),
+                   static_cast<unsigned long long>(want));
+      std::exit(1);
+    }
+    rt.free(blk);
+    const auto us = sample(batches, per, [&] { rt.free(rt.allocate(bytes)); });
+    if (me == 0) {
+      double p50, p99;
+      symmetra::bench::percentiles(us, &p50, &p99);
+      report.add(Row{"malloc_free", bytes, n, "host", "symmetra-cpu", p50, p99, 0});
+      std::printf(
+          "summary: malloc_free %zu B at %d PEs = %.2f barrier_all (p50 %.1f us, barrier "
+          "%.1f us; at most 3 is the aim)\n",
+          bytes, n, p50 / bar50, p50, bar50);
+    }
   }
 }
 
@@ -296,7 +334,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: symmetra-perf [--quick] [--max-bytes N] [--allreduce-max N] "
-                   "[--parts rma,small,barrier,coll,allreduce]\n");
+                   "[--parts rma,small,barrier,alloc,coll,allreduce]\n");
       return 2;
     }
   }
@@ -309,6 +347,7 @@ int main(int argc, char** argv) {
   if (o.runs("rma")) rma_sweep(*rt, report, o);
   if (o.runs("small")) small_ops(*rt, report, o);
   if (o.runs("barrier")) barriers(*rt, report, o);
+  if (o.runs("alloc")) allocations(*rt, report, o);
   if (o.runs("coll")) collectives(*rt, report, o);
   if (o.runs("allreduce")) allreduces(*rt, report, o);
   if (rt->my_pe() == 0) report.table();

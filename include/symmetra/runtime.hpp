@@ -156,7 +156,9 @@ class Runtime {
   int device() const;
 
   // --- Symmetric memory (collective over the world; include a barrier, as OpenSHMEM's do) ---
-  // Same `bytes` on every PE, else symmetra::Error naming both sizes and PEs. Never returns
+  // Same `bytes` on every PE: with checks on (debug, SYMMETRA_CHECK=1) a difference is a
+  // symmetra::Error on every PE naming two PEs' requests; with checks off the allocation's one
+  // round is its barrier, and it compares nothing (memory.cpp). Never returns
   // null for bytes > 0; exhaustion throws naming SYMMETRA_SYMMETRIC_SIZE. allocate, calloc and
   // reallocate align to 16 bytes, as malloc does; on the CPU backend a block of 256 bytes or
   // more starts 16 bytes past a cache line, where large malloc'd buffers start (memory.cpp says
@@ -610,6 +612,11 @@ class Runtime {
   }
   // Collective over `team`: every member contributes `value`; returns all, in team order.
   std::vector<std::uint64_t> team_allgather(int team, std::uint64_t value);
+  // Collective over `team`: empty if every member passed the same `word`, else every member's
+  // word (team order), alike on every member. On the CPU backend one LL all-reduce of two words
+  // (log2(n) exchanges, no sync, no store to every member); on the GPU backend, whose host
+  // context has no workspace, team_allgather. For argument checks that must scale (teams.cpp).
+  std::vector<std::uint64_t> team_compare(int team, std::uint64_t word);
   // A block `phase` bytes past a multiple of `alignment` (memory.cpp).
   void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op,
                          std::size_t phase);

@@ -1,4 +1,6 @@
 // Symmetric allocation: the same deterministic allocator on every PE (runtime.hpp).
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -14,24 +16,48 @@
 
 namespace symmetra {
 
+namespace {
+
+// A request as one word for the agreement: log2(alignment) in the top 6 bits, the size below,
+// saturated (sizes of 2^58 bytes or more are past every heap, refused alike on every PE).
+constexpr int kSizeBits = 58;
+constexpr std::uint64_t kSizeMax = (std::uint64_t{1} << kSizeBits) - 1;
+
+std::uint64_t request_word(std::size_t alignment, std::size_t bytes) {
+  return static_cast<std::uint64_t>(std::countr_zero(alignment)) << kSizeBits |
+         std::min<std::uint64_t>(bytes, kSizeMax);
+}
+
+std::string request_text(std::uint64_t word) {
+  const std::uint64_t size = word & kSizeMax;
+  return (size == kSizeMax ? std::string("2^58 bytes or more") : std::to_string(size) + " bytes") +
+         " aligned to " + std::to_string(std::uint64_t{1} << (word >> kSizeBits));
+}
+
+}  // namespace
+
+// Collective over the world; the one barrier that the spec puts at the end of an allocation is
+// its only sync (issue 51: two all-gathers in front of it made malloc + free cost 5.5 barriers
+// at 16 PEs, 11.6 at 256, and minutes over UCX at 256; docs/design.md §4). With checks on, the
+// PEs' requests are compared first, in one all-reduce of two words (team_compare).
 void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op,
                                 std::size_t phase) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     fail(std::string(op) + ": alignment " + std::to_string(alignment) + " is not a power of two");
-  // Every PE must ask for the same block, or the offsets would stop matching.
-  const auto sizes = team_allgather(device::kTeamWorld, bytes);
-  const auto aligns = team_allgather(device::kTeamWorld, alignment);
-  for (int p = 0; p < n_pes(); ++p) {
-    if (sizes[p] != bytes || aligns[p] != alignment)
-      fail(std::string(op) + ": this PE asked for " + std::to_string(bytes) + " bytes aligned to " +
-           std::to_string(alignment) + " but PE " + std::to_string(p) + " asked for " +
-           std::to_string(sizes[p]) + " aligned to " + std::to_string(aligns[p]) +
-           ": symmetric allocations must be the same on every PE");
+  if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]] {
+    // Every PE must ask for the same block, or the offsets would stop matching.
+    const auto all = team_compare(device::kTeamWorld, request_word(alignment, bytes));
+    for (std::size_t p = 1; p < all.size(); ++p)
+      if (all[p] != all[0])
+        fail(std::string(op) + ": the PEs asked for different blocks: PE 0 for " +
+             request_text(all[0]) + ", PE " + std::to_string(p) + " for " + request_text(all[p]) +
+             " (symmetric allocations are the same on every PE; checked with SYMMETRA_CHECK=1)");
   }
-  if (bytes == 0) return nullptr;
-  // A size or alignment past what the heap may ever grow to is refused here, on every PE alike
-  // (they agree on both), before the allocator's arithmetic: rounding SIZE_MAX up to 16 bytes
-  // wrapped to 0 and handed out a live block's offset.
+  // From here every PE takes the same path (with checks on, the requests agree).
+  if (bytes == 0) return nullptr;  // no action and no barrier (OpenSHMEM 1.5 §9.3.1)
+  // A size or alignment past what the heap may ever grow to is refused here, on every PE alike,
+  // before the allocator's arithmetic: rounding SIZE_MAX up to 16 bytes wrapped to 0 and handed
+  // out a live block's offset.
   if (bytes > s_->heap_limit || alignment > s_->heap_limit)
     throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] " + op + ": cannot allocate " +
                       std::to_string(bytes) + " bytes aligned to " + std::to_string(alignment) +
@@ -121,27 +147,26 @@ void* Runtime::reallocate(void* p, std::size_t bytes) {
 
 void Runtime::free(void* p) {
   // Collective, with a barrier first: no PE may still be writing into the block. With checks on,
-  // the barrier is an all-gather of the block's offset (team_allgather: quiet, sync, read, sync),
-  // and PEs that free different blocks fail alike before any heap changes (issue 51: the heaps
-  // diverged and a later put overwrote a live block).
+  // the PEs first compare the block's offset (team_compare), and PEs that free different blocks
+  // fail alike before any heap changes (issue 51: the heaps diverged and a later put overwrote
+  // a live block).
   if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]] {
     const std::uint64_t mine =
         p == nullptr ? ~std::uint64_t{0}
                      : static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base());
-    const auto all = team_allgather(device::kTeamWorld, mine);
+    const auto all = team_compare(device::kTeamWorld, mine);
     const auto what = [](std::uint64_t v) {
       return v == ~std::uint64_t{0} ? std::string("a null pointer")
                                     : "the block at heap offset " + std::to_string(v);
     };
-    for (int pe = 1; pe < n_pes(); ++pe)
+    for (std::size_t pe = 1; pe < all.size(); ++pe)
       if (all[pe] != all[0])
         fail("free: the PEs freed different blocks: PE 0 freed " + what(all[0]) + ", PE " +
              std::to_string(pe) + " " + what(all[pe]) +
              " (a symmetric free names the same block on every PE; checked with "
              "SYMMETRA_CHECK=1)");
-  } else {
-    barrier_all();
   }
+  barrier_all();
   if (p == nullptr) return;
   if (!is_symmetric(p) ||
       !s_->allocator->free(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base())))
