@@ -116,9 +116,11 @@ Result<LaunchInfo> launch_info_from_env() {
           "SYMMETRA_RANK is set but SYMMETRA_BOOTSTRAP is not: start PEs with symrun");
     info.address = env("SYMMETRA_BOOTSTRAP");
     SYMMETRA_TRY(read_local_rank(&info));
-    // symrun hosts a Unix rendezvous itself; over TCP (symrun --rendezvous tcp, the PEs meeting
-    // as on separate machines) PE 0 hosts it, as under the other launchers.
-    info.host_server = info.rank == 0 && info.address.rfind("tcp:", 0) == 0;
+    // symrun hosts the rendezvous itself, over TCP too (symrun --rendezvous tcp, the PEs meeting
+    // as on separate machines), and says so; a TCP address without that word (an older symrun,
+    // or a launcher setting symrun's variables) is PE 0's to host, as under the other launchers.
+    info.host_server = info.rank == 0 && info.address.rfind("tcp:", 0) == 0 &&
+                       env("SYMMETRA_RENDEZVOUS_HOSTED") == nullptr;
     return info;
   }
   if (env("OMPI_COMM_WORLD_RANK") != nullptr) {

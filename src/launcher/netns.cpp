@@ -9,6 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
+
+#include "bootstrap/socket.hpp"
 
 namespace symmetra::launcher {
 
@@ -30,6 +33,30 @@ bool enter_netns(const std::string& name, std::string* error) {
   umount2("/sys", MNT_DETACH);
   if (mount(name.c_str(), "/sys", "sysfs", 0, nullptr) != 0) return failed("mount sysfs");
   return true;
+}
+
+int listen_in_netns(const std::string& name, const std::string& address, int backlog,
+                    std::string* error) {
+  int lfd = -1;
+  // A thread of its own: setns moves only the calling thread, and the socket stays in the
+  // namespace it was made in.
+  std::thread([&] {
+    if (!name.empty()) {
+      const int fd = open(("/run/netns/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+        *error = "cannot enter network namespace " + name + ": " + std::strerror(errno);
+        if (fd >= 0) close(fd);
+        return;
+      }
+      close(fd);
+    }
+    auto l = symmetra::detail::listen_on(address, backlog);
+    if (l.ok())
+      lfd = l.value();
+    else
+      *error = l.status().message();
+  }).join();
+  return lfd;
 }
 
 int free_tcp_port() {

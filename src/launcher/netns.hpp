@@ -15,6 +15,11 @@ namespace symmetra::launcher {
 // Returns false with *error saying which step failed.
 bool enter_netns(const std::string& name, std::string* error);
 
+// A socket listening at `address` (listen_on's form), made inside network namespace `name`
+// (none: this process's), from a thread of its own; -1 with *error if it cannot be made.
+int listen_in_netns(const std::string& name, const std::string& address, int backlog,
+                    std::string* error);
+
 // A TCP port that nothing on this machine listens on now (the kernel's pick for port 0), -1 if
 // none. PE 0 binds it moments later; in a fresh namespace every port is free anyway.
 int free_tcp_port();

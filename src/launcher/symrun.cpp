@@ -258,9 +258,9 @@ int main(int argc, char** argv) {
     const std::string secret = new_job_secret();
     if (!secret.empty()) setenv("SYMMETRA_SECRET", secret.c_str(), 1);
   }
-  // Over TCP PE 0 hosts the rendezvous; else symrun does, on an abstract socket, which needs no
-  // cleaning up, or with --netns on a path, since abstract names live in one network namespace
-  // and the PEs then sit in others.
+  // symrun hosts the rendezvous: over TCP at --rendezvous's address; else on an abstract socket,
+  // which needs no cleaning up, or with --netns on a path, since abstract names live in one
+  // network namespace and the PEs then sit in others.
   std::string address = o.rendezvous;
   SocketDir socket_dir;
   std::unique_ptr<RendezvousServer> server;
@@ -273,6 +273,22 @@ int main(int argc, char** argv) {
       }
       address += ":" + std::to_string(port);
     }
+    // symrun hosts the TCP rendezvous too (in host 0's namespace with --netns, where its address
+    // is), so that it knows which PE the job lost first: with PE 0 hosting it, a PE that died
+    // could be reported by a bystander's status (issue 51). The PEs learn it from
+    // SYMMETRA_RENDEZVOUS_HOSTED and only connect.
+    std::string why;
+    const int lfd = symmetra::launcher::listen_in_netns(
+        o.netns.empty() ? std::string() : o.netns + "0", address, o.n + 16, &why);
+    if (lfd < 0) {
+      std::fprintf(stderr, "symrun: cannot host the rendezvous at %s: %s\n", address.c_str(),
+                   why.c_str());
+      return 1;
+    }
+    const char* secret = std::getenv("SYMMETRA_SECRET");
+    server = std::make_unique<RendezvousServer>(lfd, o.n, timeout_ms_from_env(), true,
+                                                secret ? secret : "", "symrun: ");
+    setenv("SYMMETRA_RENDEZVOUS_HOSTED", "1", 1);
   } else {
     address = "unix:symmetra-run-" + std::to_string(getpid()) + "-" +
               std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());

@@ -180,4 +180,33 @@ TEST(SymrunFault, LinkDownBetweenHostsEndsWithAClearError) {
   EXPECT_LT(o.seconds, 20.0) << o.output;
 }
 
+// Issue 51: a PE killed in a job of two forced hosts over UCX (a TCP rendezvous, as across
+// machines). Every other PE stops within 1 s naming it, and symrun's status and message are the
+// killed PE's, also when it is PE 0, which used to host the TCP rendezvous, so that symrun could
+// not tell which PE the job lost first and reported a bystander's status.
+TEST(SymrunFault, APeKilledAcrossHostsIsTheJobsStatus) {
+  if (!SYMMETRA_TEST_UCX) GTEST_SKIP() << "no UCX in this build";
+  for (int victim : {0, 3}) {
+    const auto o = symmetra::testing::run_command(
+        "SYMMETRA_TRANSPORT=ucx SYMMETRA_TIMEOUT_S=30 " NETNS_HOSTS_PATH
+        " run 2 -- sh -c '" SYMRUN_PATH
+        " -n 4 --hosts 2 --netns \"$SYMMETRA_NETNS_PREFIX\" --rendezvous "
+        "tcp:$SYMMETRA_NETNS_HOST0 " FAULT_PROG_PATH " lost_while_waiting " +
+        std::to_string(victim) + " kill'");
+    if (o.has("running on loopback")) GTEST_SKIP() << "no namespaces here:\n" << o.output;
+    EXPECT_EQ(o.status, 128 + 9) << o.output;
+    EXPECT_TRUE(o.has("symrun: PE " + std::to_string(victim) + " was killed by signal 9"))
+        << o.output;
+    // A PE that stops says how soon, unless symrun's SIGTERM ended it first; the whole job,
+    // start-up and namespaces included, takes a fraction of a second here (a wait for the
+    // timeout would take 30 s).
+    for (int pe = 0; pe < 4; ++pe) {
+      const std::string tag = "pe " + std::to_string(pe) + " stopped after ";
+      if (const auto at = o.output.find(tag); pe != victim && at != std::string::npos)
+        EXPECT_LT(std::atol(o.output.c_str() + at + tag.size()), 1000) << o.output;
+    }
+    EXPECT_LT(o.seconds, 5.0) << o.output;
+  }
+}
+
 }  // namespace
