@@ -223,6 +223,42 @@ TEST_P(AllreduceTest, TenThousandBackToBack) {
   });
 }
 
+// Private buffers (any memory, as NumPy's through Python) at the sizes where the selector picks
+// an algorithm that needs symmetric ones: staged through a symmetric block (Runtime::
+// staged_allreduce), in place too, and past the block's 4 MiB halves in chunks; exact int64
+// sums of fresh values, and the user's next block still symmetric.
+TEST_P(AllreduceTest, PrivateBuffersAtEverySize) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int n = rt.n_pes(), me = rt.my_pe();
+    std::uint64_t call = 0;
+    for (std::size_t count : {std::size_t{40}, std::size_t{3000}, std::size_t{1} << 17,
+                              (std::size_t{4} << 20) / 8 * 2 + 3}) {
+      for (bool in_place : {false, true}) {
+        ++call;
+        std::vector<std::int64_t> src(count), dst(count, -1);
+        for (std::size_t i = 0; i < count; ++i)
+          src[i] = static_cast<std::int64_t>(mix(call, me, i) >> 8);
+        coll::Call c = coll::make_call(coll::Kind::kAllreduce, device::kTeamWorld,
+                                       in_place ? src.data() : dst.data(), src.data(), count);
+        c.op = ReduceOp::kSum;
+        rt.collective(c);
+        const std::vector<std::int64_t>& got = in_place ? src : dst;
+        for (std::size_t i = 0; i < count; ++i) {
+          std::int64_t want = 0;
+          for (int r = 0; r < n; ++r) want += static_cast<std::int64_t>(mix(call, r, i) >> 8);
+          ASSERT_EQ(got[i], want) << "[pe " << me << "] " << count << " elements"
+                                  << (in_place ? " in place" : "") << ", at " << i;
+        }
+      }
+    }
+    auto* block = rt.allocate_array<std::int64_t>(4);
+    rt.p(&block[1], std::int64_t{me}, (me + 1) % n);
+    rt.barrier_all();
+    EXPECT_EQ(block[1], (me + n - 1) % n);
+    rt.free(block);
+  });
+}
+
 TEST_P(AllreduceTest, BadRequestsAreClearErrors) {
   run_pes(GetParam(), [](Runtime& rt) {
     std::vector<float> priv(8, 1.0f);
