@@ -12,16 +12,7 @@ import time
 import numpy as np
 
 import symmetra
-
-
-def median_us(body, iters):
-    times = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        body()
-        times.append((time.perf_counter() - t0) * 1e6)
-    times.sort()
-    return times[len(times) // 2]
+from _timing import median_us
 
 
 def main():

@@ -6,23 +6,14 @@ ratio = symmetra / gloo (below 1: Symmetra is faster). Usage: symrun -n 2 python
 
 import json
 import os
-import time
 
 import torch
 import torch.distributed as dist
 
 import symmetra
+from _timing import median_us
 import symmetra.torch as st
 
-
-def median_us(body, iters):
-    times = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        body()
-        times.append((time.perf_counter() - t0) * 1e6)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():
