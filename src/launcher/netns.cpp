@@ -15,6 +15,17 @@
 
 namespace symmetra::launcher {
 
+namespace {
+// Moves the calling thread into the network namespace at `file`; the failed step, or null.
+const char* join_net_ns(const std::string& file) {
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "open";
+  const int rc = setns(fd, CLONE_NEWNET);
+  close(fd);
+  return rc != 0 ? "setns" : nullptr;
+}
+}  // namespace
+
 bool enter_netns(const std::string& name, std::string* error) {
   const std::string file = "/run/netns/" + name;
   auto failed = [&](const char* step) {
@@ -22,11 +33,7 @@ bool enter_netns(const std::string& name, std::string* error) {
              std::strerror(errno);
     return false;
   };
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return failed("open");
-  const int rc = setns(fd, CLONE_NEWNET);
-  close(fd);
-  if (rc != 0) return failed("setns");
+  if (const char* step = join_net_ns(file)) return failed(step);
   if (unshare(CLONE_NEWNS) != 0) return failed("unshare");
   if (mount("", "/", nullptr, MS_SLAVE | MS_REC, nullptr) != 0)
     return failed("mount --make-rslave /");
@@ -41,15 +48,12 @@ int listen_in_netns(const std::string& name, const std::string& address, int bac
   // A thread of its own: setns moves only the calling thread, and the socket stays in the
   // namespace it was made in.
   std::thread([&] {
-    if (!name.empty()) {
-      const int fd = open(("/run/netns/" + name).c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
-        *error = "cannot enter network namespace " + name + ": " + std::strerror(errno);
-        if (fd >= 0) close(fd);
+    if (!name.empty())
+      if (const char* step = join_net_ns("/run/netns/" + name)) {
+        *error =
+            "cannot enter network namespace " + name + ": " + step + ": " + std::strerror(errno);
         return;
       }
-      close(fd);
-    }
     auto l = symmetra::detail::listen_on(address, backlog);
     if (l.ok())
       lfd = l.value();

@@ -21,7 +21,7 @@ int listen_in_netns(const std::string& name, const std::string& address, int bac
                     std::string* error);
 
 // A TCP port that nothing on this machine listens on now (the kernel's pick for port 0), -1 if
-// none. PE 0 binds it moments later; in a fresh namespace every port is free anyway.
+// none. symrun binds it moments later; in a fresh namespace every port is free anyway.
 int free_tcp_port();
 
 }  // namespace symmetra::launcher
