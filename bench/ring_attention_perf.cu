@@ -220,6 +220,8 @@ Result measure(int pes, std::int64_t tokens, int iters, unsigned long long seed)
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A line at a time: a run stopped at its step's bound keeps the rows it printed.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const std::vector<int> pe_counts = quick ? std::vector<int>{2} : std::vector<int>{2, 4};
   const std::vector<std::int64_t> token_counts =

@@ -320,8 +320,9 @@ class Runtime {
   // Data then signal, in stream order.
   void putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
                                std::uint64_t value, SignalOp op, int pe, Stream stream);
-  // Holds the stream until `*sig <cmp> value` on this PE: cuStreamWaitValue64 for kEq, kGe, kGt;
-  // a polling one-thread kernel for the others. Bounded like every wait.
+  // Holds the stream until `*sig <cmp> value` on this PE: a one-thread polling kernel, bounded
+  // by SYMMETRA_TIMEOUT_S like every wait (SYMMETRA_STREAM_WAIT=value: cuStreamWaitValue64 for
+  // kEq, kGe, kGt, which uses no SM and has no bound).
   void signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint64_t value, Stream stream);
   // Completes this stream's earlier stream-ordered operations (stream order already does).
   void quiet_on_stream(Stream stream);

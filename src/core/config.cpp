@@ -93,7 +93,6 @@ Result<Config> config_from_env() {
   SYMMETRA_TRY(t);
   c.timeout_ns = static_cast<std::uint64_t>(t.value() * 1e9);
   if (const char* v = env("SYMMETRA_CHECK")) c.check = std::string(v) != "0";
-  c.stream_wait = c.check ? Config::StreamWait::kKernel : Config::StreamWait::kValue;
   if (const char* v = env("SYMMETRA_STREAM_WAIT")) {
     const std::string s = v;
     if (s == "value") {

@@ -62,12 +62,12 @@ struct Config {
   // SYMMETRA_LL_LANES=1: split the CPU backend's collective workspace into channel lanes as the
   // GPU backend does (Context::kWorkspaceLanes), so that CPU tests run the GPU's lane protocol.
   bool ll_lanes = false;
-  // SYMMETRA_STREAM_WAIT: how signal_wait_until_on_stream waits for kEq, kGe, kGt. kValue:
-  // cuStreamWaitValue64 (no SM, no bound); kKernel: a one-thread polling kernel bounded by
-  // SYMMETRA_TIMEOUT_S, which stops with a message. Unset: kKernel where checks are on (debug
-  // builds, SYMMETRA_CHECK=1), else kValue (config_from_env).
+  // SYMMETRA_STREAM_WAIT: how signal_wait_until_on_stream waits for kEq, kGe, kGt. kKernel (the
+  // default, every build): a one-thread polling kernel bounded by SYMMETRA_TIMEOUT_S, which stops
+  // the job with a message; kValue: cuStreamWaitValue64 (no SM, no bound: a lost signal holds the
+  // stream forever, without a word).
   enum class StreamWait { kValue, kKernel };
-  StreamWait stream_wait = StreamWait::kValue;
+  StreamWait stream_wait = StreamWait::kKernel;
   // SYMMETRA_TRACE=<file>: a JSON line per host and stream operation (core/trace.hpp); empty:
   // off. SYMMETRA_NVTX=1: an NVTX range per operation.
   std::string trace_path;

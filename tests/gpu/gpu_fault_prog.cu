@@ -12,8 +12,8 @@
 //                                   PE 1 is killed; the proxy's transport fails, and the kernel
 //                                   must stop saying so, not wait out SYMMETRA_TIMEOUT_S.
 //   gpu_fault_prog stream_wait      1 PE: signal_wait_until_on_stream for a signal that never
-//                                   comes (bounded with SYMMETRA_STREAM_WAIT=kernel); with =value,
-//                                   the host sets the signal after 1.5 s to release the stream.
+//                                   comes (bounded unless SYMMETRA_STREAM_WAIT=value; with that,
+//                                   the host sets the signal after 1.5 s to release the stream).
 #include <cuda_runtime.h>
 #include <unistd.h>
 

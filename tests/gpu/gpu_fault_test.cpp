@@ -71,10 +71,19 @@ TEST(GpuFaults, BoundedStreamWaitStopsAtTheTimeout) {
   EXPECT_LT(r.seconds, 20.0) << r.output;
 }
 
-TEST(GpuFaults, ChecksMakeStreamWaitsBounded) {  // SYMMETRA_CHECK=1 picks the kernel by default
-  const auto r = run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_CHECK=1 " + prog() + " stream_wait");
-  EXPECT_NE(r.status, 0) << r.output;
-  EXPECT_TRUE(r.has("signal_wait_until_on_stream: timed out")) << r.output;
+// Unset, the wait is bounded in every build, checks off (a release run) as on: a lost signal
+// ends the job with a message instead of holding the stream forever.
+TEST(GpuFaults, StreamWaitsAreBoundedByDefault) {
+  for (const char* check : {"0", "1"}) {
+    // timeout(1) bounds the unbounded form that this guards against.
+    const auto r = run_command("SYMMETRA_TIMEOUT_S=1 SYMMETRA_CHECK=" + std::string(check) +
+                               " timeout -s KILL 30 " + prog() + " stream_wait");
+    EXPECT_NE(r.status, 0) << "SYMMETRA_CHECK=" << check << "\n" << r.output;
+    EXPECT_TRUE(r.has("signal_wait_until_on_stream: timed out after 1000 ms"))
+        << "SYMMETRA_CHECK=" << check << "\n"
+        << r.output;
+    EXPECT_LT(r.seconds, 20.0) << r.output;
+  }
 }
 
 TEST(GpuFaults, StreamMemoryWaitHoldsUntilTheSignal) {

@@ -123,8 +123,8 @@ void CudaBackend::signal_wait_on_stream(const device::Context& ctl, std::uint64_
   // top of the range, so that case polls in a kernel like kNe, kLt and kLe.
   if (cmp == Cmp::kGt && value == ~std::uint64_t{0}) mem_op = false;
   // The stream memory operation has no bound: a lost signal holds the stream forever. Bounded
-  // waits (debug builds, SYMMETRA_CHECK=1, SYMMETRA_STREAM_WAIT=kernel) poll in a kernel that
-  // stops with a message after SYMMETRA_TIMEOUT_S (docs/gpu_backend.md).
+  // waits (the default; all but SYMMETRA_STREAM_WAIT=value) poll in a kernel that stops with a
+  // message after SYMMETRA_TIMEOUT_S (docs/gpu_backend.md).
   if (bounded) mem_op = false;
   if (mem_op) {
     static const Driver* drv = cuda_driver().value();
