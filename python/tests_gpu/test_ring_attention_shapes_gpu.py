@@ -1,12 +1,14 @@
-"""symmetra.torch.ring_attention at the shapes users run, as issue 44 ran it: Llama 3 8B's
+"""symmetra.torch's and symmetra.jax's ring_attention at the shapes users run, as issue 44 ran it: Llama 3 8B's
 attention (batch 1, 32 query heads, 8 KV heads, head_dim 128, bf16, causal) and head_dim 64
 without GQA at batch 2, the zigzag split by zigzag_positions, PEs as processes (symrun -n 2 and
 -n 4). Reference: torch's attention in float32 over the whole sequence on the same bf16 inputs,
-forward and backward of one global loss. 4K tokens per PE here; SYMMETRA_RING_FULL=1 adds 8K
+forward and backward of one global loss (symmetra.jax's through jax.vjp under jax.jit). 4K
+tokens per PE here; SYMMETRA_RING_FULL=1 adds 8K
 and 16K (tools/gpu-check --full)."""
 
 import os
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -32,9 +34,13 @@ def reference(q, k, v, dout, causal):
     return out.detach(), rq.grad, rk.grad, rv.grad
 
 
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "b{}_{}x{}_d{}_{}tok_{}".format(
-    s[0], s[1], s[2], s[3], s[4], "causal" if s[5] else "full"))
-def test_ring_attention_at_model_shapes(gen, me, n, shape):
+SHAPE_IDS = ["b{}_{}x{}_d{}_{}tok_{}".format(s[0], s[1], s[2], s[3], s[4],
+                                               "causal" if s[5] else "full") for s in SHAPES]
+
+
+def inputs(gen, n, shape):
+    """The whole sequence's q, k, v and dout (bf16, alike on every PE), the zigzag positions,
+    and the float32 reference over the whole sequence."""
     batch, hq, hkv, dim, per_pe, causal = shape
     tokens = per_pe * n
     make = lambda h: torch.randn(  # noqa: E731
@@ -42,16 +48,15 @@ def test_ring_attention_at_model_shapes(gen, me, n, shape):
     ).to(torch.bfloat16)
     q, k, v, dout = make(hq), make(hkv), make(hkv), make(hq)
     pos = st.zigzag_positions(tokens).cuda()
-    mq, mk, mv = (t[:, pos].clone().requires_grad_() for t in (q, k, v))
-    out = st.ring_attention(mq, mk, mv, causal=causal)
-    out.backward(dout[:, pos])
-    torch.cuda.synchronize()
-    want = reference(q, k, v, dout, causal)
+    return (q, k, v, dout), pos, reference(q, k, v, dout, causal)
+
+
+def check(me, got, want, pos):
+    """Each of out, dq, dk, dv against the reference's rows at this PE's positions."""
     report, bad = [], []
-    for got, ref, name in ((out, want[0], "out"), (mq.grad, want[1], "dq"),
-                           (mk.grad, want[2], "dk"), (mv.grad, want[3], "dv")):
+    for x, ref, name in zip(got, want, ("out", "dq", "dk", "dv")):
         ref = ref[:, pos]
-        diff = (got.float() - ref).abs()
+        diff = (x.float() - ref).abs()
         rel_max = (diff.max() / ref.abs().max()).item()
         rel_norm = (diff.norm() / ref.norm()).item()
         # bf16 outputs: each element within 2.5e-2 (1 + |ref|), the tensor within 1e-2 in norm.
@@ -62,3 +67,34 @@ def test_ring_attention_at_model_shapes(gen, me, n, shape):
             bad.append(name)
     print("\n".join(report))
     assert not bad, "\n".join(report)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+def test_ring_attention_at_model_shapes(gen, me, n, shape):
+    (q, k, v, dout), pos, want = inputs(gen, n, shape)
+    mq, mk, mv = (t[:, pos].clone().requires_grad_() for t in (q, k, v))
+    out = st.ring_attention(mq, mk, mv, causal=shape[5])
+    out.backward(dout[:, pos])
+    torch.cuda.synchronize()
+    check(me, (out, mq.grad, mk.grad, mv.grad), want, pos)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+def test_jax_ring_attention_at_model_shapes(gen, me, n, shape):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    import symmetra.jax as sj
+
+    (q, k, v, dout), pos, want = inputs(gen, n, shape)
+    mine = [jnp.asarray(t[:, pos].float().cpu().numpy()).astype(jnp.bfloat16)
+            for t in (q, k, v, dout)]
+
+    def f(q_, k_, v_, g):
+        out, pull = jax.vjp(lambda a, b, c: sj.ring_attention(a, b, c, shape[5]), q_, k_, v_)
+        return (out,) + pull(g)
+
+    got = jax.jit(f)(*mine)
+    assert all(x.dtype == jnp.bfloat16 for x in got)
+    check(me, [torch.from_numpy(np.array(x.astype(jnp.float32))).cuda() for x in got], want,
+          pos)
