@@ -521,8 +521,8 @@ class Runtime {
   // A resolved call on the CPU backend, on this thread (src/runtime/collective.cpp).
   void host_collective(const coll::Call& call);
   // The host all-reduce of private buffers over the world on the CPU backend, through a
-  // symmetric staging block with the algorithms that need symmetric buffers; false (nothing
-  // done) where the heap has no room for the block (collective.cpp).
+  // symmetric staging block; false (nothing done) where the heap has no room for the block
+  // (private_allreduce.cpp).
   bool staged_allreduce(const coll::Call& call);
   // A collective call, resolved and checked, to the backend (src/runtime/backend_ops.cpp):
   // channels, the NCCL route, the kernels. stream null: the internal stream, waited for.

@@ -17,9 +17,6 @@
 namespace symmetra {
 namespace {
 
-// The staging block's halves grow with the messages up to this; longer ones go in chunks.
-constexpr std::size_t kStageMax = std::size_t{4} << 20;
-
 // The call's name in messages ("allreduce", "allreduce_on_stream"): made once per kind, not on
 // every call (a string built per call cost a heap allocation on the enqueue path).
 const char* op_name(coll::Kind k, bool stream) {
@@ -173,50 +170,6 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
     c.chunk = c.chunk == 0 ? 0 : std::max<std::size_t>(c.nelems, 1);
   if (host) return host_collective(c);
   gpu_collective(c, stream, op);
-}
-
-// Private NumPy buffers took the LL two-shot: 9-14x the symmetric all-reduce at 64 KiB - 4 MiB
-// on 2-4 PEs (issue 44). Copying into a symmetric block and out again costs two local copies of
-// the message; docs/python.md#private-buffers has the rows.
-bool Runtime::staged_allreduce(const coll::Call& c) {
-  const std::size_t elem = data_type_size(c.type);
-  const std::size_t total = c.nelems * elem;
-  const std::size_t half = std::min(total, kStageMax) / elem * elem;
-  if (s_->stage_half < half) {
-    // Collective over the world, as the all-reduce is; every member sees the same sizes and
-    // the same heap, so all make (or are refused) the block alike.
-    if (s_->stage_refused) return false;
-    try {
-      void* block = allocate_aligned(64, 2 * half, "allreduce (staging)", 0);
-      if (s_->stage != nullptr) free(s_->stage);
-      s_->stage = static_cast<std::byte*>(block);
-      s_->stage_half = half;
-    } catch (const OutOfMemory&) {
-      s_->stage_refused = true;
-      SYMMETRA_LOG(kInfo, my_pe(),
-                   "allreduce: no room for a %zu-byte staging block in the "
-                   "symmetric heap: private buffers take the LL two-shot",
-                   2 * half);
-      return false;
-    }
-  }
-  std::byte* in = s_->stage;
-  std::byte* out = s_->stage + s_->stage_half;
-  for (std::size_t off = 0; off < total; off += s_->stage_half) {
-    const std::size_t n = std::min(s_->stage_half, total - off);
-    // The previous chunk's call ended with every member past reading `in` (as any all-reduce
-    // does before its source may change) and the next call starts with `out` free again.
-    std::memcpy(in, static_cast<const std::byte*>(c.source) + off, n);
-    coll::Call k = c;
-    k.source = in;
-    k.dest = out;
-    k.nelems = n / elem;
-    k.algo = allreduce_algo(Team(this, c.team), n, coll::Buffers::kSeparate,
-                            coll::AllreduceAlgo::kAuto, c.type, c.op);
-    host_collective(k);
-    std::memcpy(static_cast<std::byte*>(c.dest) + off, out, n);
-  }
-  return true;
 }
 
 void Runtime::host_collective(const coll::Call& c) {

@@ -51,10 +51,12 @@ struct Runtime::State {
   std::unique_ptr<detail::GpuProxy> gpu_proxy;
   std::uint64_t static_window = 0;  // symmetric static data's bytes at the top of each heap slot
   std::uint64_t heap_limit = 0;  // what a PE's data heap may grow to (SYMMETRA_MAX_SYMMETRIC_SIZE)
-  // The world all-reduce's staging block for private buffers (collective.cpp): source half, then
-  // dest half, `stage_half` bytes each; made on first use. stage_refused: the heap had no room.
+  // The world all-reduce's staging block for private buffers (private_allreduce.cpp): two
+  // halves of `stage_half` bytes, made on first use; stage_parity: the half the next call of the
+  // two-shot takes. stage_refused: the heap had no room.
   std::byte* stage = nullptr;
   std::size_t stage_half = 0;
+  bool stage_parity = false;
   bool stage_refused = false;
   std::vector<std::int32_t> pe_index;   // ctx_.pe_index points here
   std::vector<int> host_of;             // world PE -> topology host index

@@ -46,40 +46,58 @@ SYMMETRA_INLINE void reduce_elements(Group g, const device::Context& ctx, const 
 }
 
 #if !SYMMETRA_DEVICE_PASS
+// Elements of a block of reduce_blocks_from: 1 KiB of accumulators. 2 KiB blocks (and their
+// 4 KiB frame) cost a small call 50-120 ns more, and the large ones ran slower too (two-shot,
+// 2 PEs, 1 MiB: 133 us against 107).
+template <class T>
+inline constexpr std::size_t kHostBlock = 1024 / sizeof(typename Accum<T>::type);
+
 // The CPU's loop: blocks of elements, each member's address translated once per block and the
 // operator's switch taken once (with_op), so that each member's pass over a block is one loop the
 // compiler vectorizes. reduce_elements translates and switches per element and member: 2.6 ns an
 // element on 2 PEs (docs/perf_cpu.md#collectives). Same order of combining, same results.
-// With `onto`, element i starts from onto[i] and combines every member onto it (the put ring's
-// partial sums).
+// member(k) is where member k's elements start; result i goes to to(b)[i - b] for the block at
+// b, then stored(b, values, n) sees the block's n values. With `onto`, element i starts from
+// onto[i] and combines every member onto it (the put ring's partial sums).
+template <class T, class Member, class To, class Stored>
+inline void reduce_blocks_from(int members, const Member& member, std::size_t count, ReduceOp op,
+                               const To& to, const Stored& stored, const T* onto = nullptr) {
+  using A = typename Accum<T>::type;
+  constexpr std::size_t kBlock = kHostBlock<T>;
+  with_op(op, [&](auto o) {
+    constexpr ReduceOp kOp = decltype(o)::value;
+    A acc[kBlock];
+    for (std::size_t b = 0; b < count; b += kBlock) {
+      const std::size_t n = count - b < kBlock ? count - b : kBlock;
+      const T* s = onto != nullptr ? onto + b : member(0) + b;
+      for (std::size_t i = 0; i < n; ++i) acc[i] = to_accum(s[i]);
+      for (int k = onto != nullptr ? 0 : 1; k < members; ++k) {
+        s = member(k) + b;
+        for (std::size_t i = 0; i < n; ++i) acc[i] = combine(kOp, acc[i], to_accum(s[i]));
+      }
+      T* const out = to(b);
+      for (std::size_t i = 0; i < n; ++i) out[i] = from_accum<T>(acc[i]);
+      stored(b, static_cast<const T*>(out), n);
+    }
+  });
+}
+
+// The block loop over the members of `t`: source[first..] of each, into st (this PE's out, or
+// pushed into every member's dest).
 template <class T>
 inline void reduce_blocks_host(const device::Context& ctx, const TeamView& t, const T* source,
                                std::size_t first, std::size_t count, ReduceOp op,
                                const RangeStore<T>& st, const T* onto = nullptr) {
-  using A = typename Accum<T>::type;
-  // 1 KiB of accumulators: 2 KiB blocks (and their 4 KiB frame) cost a small call 50-120 ns
-  // more, and the large ones ran slower too (two-shot, 2 PEs, 1 MiB: 133 us against 107).
-  constexpr std::size_t kBlock = 1024 / sizeof(A);
-  with_op(op, [&](auto o) {
-    constexpr ReduceOp kOp = decltype(o)::value;
-    A acc[kBlock];
-    T out[kBlock];
-    for (std::size_t b = 0; b < count; b += kBlock) {
-      const std::size_t n = count - b < kBlock ? count - b : kBlock;
-      const T* s = onto != nullptr ? onto + b : ctx.peer(source, t.world(0)) + first + b;
-      for (std::size_t i = 0; i < n; ++i) acc[i] = to_accum(s[i]);
-      for (int k = onto != nullptr ? 0 : 1; k < t.size(); ++k) {
-        s = ctx.peer(source, t.world(k)) + first + b;
-        for (std::size_t i = 0; i < n; ++i) acc[i] = combine(kOp, acc[i], to_accum(s[i]));
-      }
-      T* const to = st.out != nullptr ? st.out + b : out;
-      for (std::size_t i = 0; i < n; ++i) to[i] = from_accum<T>(acc[i]);
-      if (st.out == nullptr) {
+  T out[kHostBlock<T>];
+  reduce_blocks_from<T>(
+      t.size(), [&](int k) { return ctx.peer(source, t.world(k)) + first; }, count, op,
+      [&](std::size_t b) { return st.out != nullptr ? st.out + b : out; },
+      [&](std::size_t b, const T* v, std::size_t n) {
+        if (st.out != nullptr) return;
         for (int k = 0; k < t.size(); ++k)
-          std::memcpy(ctx.peer(st.dest, t.world(k)) + st.first + b, out, n * sizeof(T));
-      }
-    }
-  });
+          std::memcpy(ctx.peer(st.dest, t.world(k)) + st.first + b, v, n * sizeof(T));
+      },
+      onto);
 }
 #endif
 
