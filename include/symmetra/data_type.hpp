@@ -56,37 +56,49 @@ constexpr DataType data_type_of() {
 template <class T>
 inline constexpr DataType kDataTypeOf = data_type_of<T>();
 
-// Calls f(std::type_identity<T>{}) with the C++ type of `t` and returns what f returns: how
+// The tag visit_type passes: std::type_identity, or the same where the includer compiles C++17
+// (nvshmem.h's device forms under nvcc's default standard).
+#if __cplusplus >= 202002L
+template <class T>
+using TypeTag = std::type_identity<T>;
+#else
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+#endif
+
+// Calls f(TypeTag<T>{}) with the C++ type of `t` and returns what f returns: how
 // type-erased code (the collectives' dispatch, host-initiated atomics) gets back to templates.
 template <class F>
 constexpr decltype(auto) visit_type(DataType t, F&& f) {
   switch (t) {
     case DataType::kInt8:
-      return f(std::type_identity<std::int8_t>{});
+      return f(TypeTag<std::int8_t>{});
     case DataType::kUint8:
-      return f(std::type_identity<std::uint8_t>{});
+      return f(TypeTag<std::uint8_t>{});
     case DataType::kInt16:
-      return f(std::type_identity<std::int16_t>{});
+      return f(TypeTag<std::int16_t>{});
     case DataType::kUint16:
-      return f(std::type_identity<std::uint16_t>{});
+      return f(TypeTag<std::uint16_t>{});
     case DataType::kInt32:
-      return f(std::type_identity<std::int32_t>{});
+      return f(TypeTag<std::int32_t>{});
     case DataType::kUint32:
-      return f(std::type_identity<std::uint32_t>{});
+      return f(TypeTag<std::uint32_t>{});
     case DataType::kInt64:
-      return f(std::type_identity<std::int64_t>{});
+      return f(TypeTag<std::int64_t>{});
     case DataType::kUint64:
-      return f(std::type_identity<std::uint64_t>{});
+      return f(TypeTag<std::uint64_t>{});
     case DataType::kHalf:
-      return f(std::type_identity<half>{});
+      return f(TypeTag<half>{});
     case DataType::kBfloat16:
-      return f(std::type_identity<bfloat16>{});
+      return f(TypeTag<bfloat16>{});
     case DataType::kFloat:
-      return f(std::type_identity<float>{});
+      return f(TypeTag<float>{});
     case DataType::kDouble:
       break;
   }
-  return f(std::type_identity<double>{});
+  return f(TypeTag<double>{});
 }
 
 // The same with the unsigned integer of `bytes` (1, 2, 4, else 8): what moves elements of a
@@ -95,15 +107,15 @@ template <class F>
 constexpr decltype(auto) visit_size(std::size_t bytes, F&& f) {
   switch (bytes) {
     case 1:
-      return f(std::type_identity<std::uint8_t>{});
+      return f(TypeTag<std::uint8_t>{});
     case 2:
-      return f(std::type_identity<std::uint16_t>{});
+      return f(TypeTag<std::uint16_t>{});
     case 4:
-      return f(std::type_identity<std::uint32_t>{});
+      return f(TypeTag<std::uint32_t>{});
     default:
       break;
   }
-  return f(std::type_identity<std::uint64_t>{});
+  return f(TypeTag<std::uint64_t>{});
 }
 
 constexpr int data_type_size(DataType t) {

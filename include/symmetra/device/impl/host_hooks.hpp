@@ -60,7 +60,14 @@ struct NbiTargets {
 #else
 #define SYMMETRA_TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))
 #endif
-inline constinit thread_local NbiTargets nbi_targets SYMMETRA_TLS_INITIAL_EXEC;
+// constinit where the includer compiles C++20; C++17 includers (nvshmem.h under nvcc's default)
+// get the same constant initialization without the check.
+#if __cplusplus >= 202002L
+#define SYMMETRA_CONSTINIT constinit
+#else
+#define SYMMETRA_CONSTINIT
+#endif
+inline SYMMETRA_CONSTINIT thread_local NbiTargets nbi_targets SYMMETRA_TLS_INITIAL_EXEC;
 
 // Rings the PEs in `t` whose sleepers watch a stored range, and empties it. Called by quiet()
 // after its fence, with the caller's nbi_targets (each shared object has its own copy of an
