@@ -1,0 +1,153 @@
+/* nvshmem.h: NVSHMEM 3.x's API on Symmetra (docs/nvshmem.md lists every name and its status).
+ * Written from NVSHMEM's documentation, so that NVSHMEM programs build unchanged against
+ * libsymmetra_nvshmem: change the include path and the library, nothing else.
+ *
+ * Host code (C or C++) calls the library. In CUDA code (nvcc), the functions NVSHMEM makes
+ * callable from both sides are __host__ __device__: on the device they run Symmetra's device API
+ * (symmetra/device.hpp) on a copy of the PE's device state that each translation unit keeps in
+ * __constant__ memory, filled by nvshmem_init (and again whenever it changes). So kernels need
+ * no context argument and no -rdc; -rdc=true works too. One PE per process, as in NVSHMEM.
+ *
+ * Threads: the host calls, as NVSHMEM's (one thread at a time for init and finalize). Ordering:
+ * as OpenSHMEM 1.5 and NVSHMEM say, per call below. */
+#ifndef SYMMETRA_NVSHMEM_H
+#define SYMMETRA_NVSHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The NVSHMEM release whose API this follows. */
+#define NVSHMEM_MAJOR_VERSION 3
+#define NVSHMEM_MINOR_VERSION 4
+#define NVSHMEM_PATCH_VERSION 0
+#define NVSHMEM_VENDOR_STRING "Symmetra"
+#define NVSHMEM_MAX_NAME_LEN 256
+
+typedef int32_t nvshmem_team_t;
+
+/* The predefined teams. Symmetra's shared team (the PEs of this host, which reach each other by
+ * loads and stores) serves both NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE. */
+enum {
+  NVSHMEM_TEAM_INVALID = -1,
+  NVSHMEM_TEAM_WORLD = 0,
+  NVSHMEM_TEAM_WORLD_INDEX = 0,
+  NVSHMEM_TEAM_SHARED = 1,
+  NVSHMEM_TEAM_SHARED_INDEX = 1,
+  NVSHMEMX_TEAM_NODE = 2,
+  NVSHMEM_TEAM_NODE_INDEX = 2
+};
+
+/* nvshmemx_init_status() */
+enum {
+  NVSHMEM_STATUS_NOT_INITIALIZED = 0,
+  NVSHMEM_STATUS_IS_BOOTSTRAPPED = 1,
+  NVSHMEM_STATUS_IS_INITIALIZED = 2
+};
+
+/* The standard RMA types: NVSHMEM's name, then the C type. */
+#define SYMMETRA_NVSHMEM_RMA_TYPES(X) \
+  X(float, float)                     \
+  X(double, double)                   \
+  X(char, char)                       \
+  X(schar, signed char)               \
+  X(short, short)                     \
+  X(int, int)                         \
+  X(long, long)                       \
+  X(longlong, long long)              \
+  X(uchar, unsigned char)             \
+  X(ushort, unsigned short)           \
+  X(uint, unsigned int)               \
+  X(ulong, unsigned long)             \
+  X(ulonglong, unsigned long long)    \
+  X(int8, int8_t)                     \
+  X(int16, int16_t)                   \
+  X(int32, int32_t)                   \
+  X(int64, int64_t)                   \
+  X(uint8, uint8_t)                   \
+  X(uint16, uint16_t)                 \
+  X(uint32, uint32_t)                 \
+  X(uint64, uint64_t)                 \
+  X(size, size_t)                     \
+  X(ptrdiff, ptrdiff_t)
+
+/* The calls NVSHMEM makes callable on both sides, as (name, return, parameters, arguments). The
+ * library exports each under its own name for C and C++ host code, and under symmetrai_host_
+ * for the host side of the CUDA forms below. */
+#define SYMMETRA_NVSHMEM_TYPED_HD(NAME, T)                                                      \
+  X(NAME##_p, void, (T * dest, T value, int pe), (dest, value, pe))                             \
+  X(NAME##_g, T, (const T* src, int pe), (src, pe))                                             \
+  X(NAME##_put, void, (T * dest, const T* src, size_t nelems, int pe), (dest, src, nelems, pe)) \
+  X(NAME##_get, void, (T * dest, const T* src, size_t nelems, int pe), (dest, src, nelems, pe))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Collective over every PE: joins the job (as symrun, a Slurm-like launcher or PMIx started
+ * it), makes the symmetric heap (NVSHMEM_SYMMETRIC_SIZE, else SYMMETRA_SYMMETRIC_SIZE) on the
+ * GPU where one is visible (SYMMETRA_BACKEND overrides), and fills every CUDA module's device
+ * state. A second call is counted and does nothing. */
+void nvshmem_init(void);
+/* Collective: the last finalize ends the PE's part in the job. */
+void nvshmem_finalize(void);
+int nvshmemx_init_status(void);
+void nvshmem_info_get_version(int* major, int* minor);
+void nvshmem_info_get_name(char* name);
+
+/* Collective over the world, with a barrier, as NVSHMEM's: the same size on every PE. NULL
+ * where the heap cannot hold it (the reason is logged). */
+void* nvshmem_malloc(size_t size);
+void* nvshmem_calloc(size_t count, size_t size);
+void* nvshmem_align(size_t alignment, size_t size);
+void nvshmem_free(void* ptr);
+
+/* Host-only forms of the both-sided calls below, for the CUDA forms' host side. */
+#define X(name, ret, params, args) ret symmetrai_host_##name params;
+X(my_pe, int, (void), ())
+X(n_pes, int, (void), ())
+X(team_my_pe, int, (nvshmem_team_t team), (team))
+X(team_n_pes, int, (nvshmem_team_t team), (team))
+X(ptr, void*, (const void* dest, int pe), (dest, pe))
+X(quiet, void, (void), ())
+X(fence, void, (void), ())
+X(barrier_all, void, (void), ())
+X(sync_all, void, (void), ())
+X(putmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
+X(getmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
+#define SYMMETRA_NVSHMEM_DECLARE_TYPED(NAME, T) SYMMETRA_NVSHMEM_TYPED_HD(NAME, T)
+SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_DECLARE_TYPED)
+#undef X
+
+/* A CUDA module registers the function that copies the device state into its __constant__
+ * copy (the CUDA forms below do it for each translation unit, before main). Host code, any
+ * thread; returns a cudaError_t's value. */
+typedef int (*symmetrai_module_update_t)(const void* state, size_t bytes);
+void symmetrai_register_module(symmetrai_module_update_t update);
+
+#if !defined(__CUDACC__)
+/* Host code: the library's own functions. */
+#define X(name, ret, params, args) ret nvshmem_##name params;
+X(my_pe, int, (void), ())
+X(n_pes, int, (void), ())
+X(team_my_pe, int, (nvshmem_team_t team), (team))
+X(team_n_pes, int, (nvshmem_team_t team), (team))
+X(ptr, void*, (const void* dest, int pe), (dest, pe))
+X(quiet, void, (void), ())
+X(fence, void, (void), ())
+X(barrier_all, void, (void), ())
+X(sync_all, void, (void), ())
+X(putmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
+X(getmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
+SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_DECLARE_TYPED)
+#undef X
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#if defined(__CUDACC__)
+#include "symmetra/nvshmem_device.cuh"
+#endif
+
+#endif /* SYMMETRA_NVSHMEM_H */

@@ -1,0 +1,159 @@
+// The CUDA forms of nvshmem.h's both-sided calls (nvshmem.h includes this under nvcc).
+//
+// Each translation unit keeps its own copy of the PE's device state in __constant__ memory:
+// without -rdc every translation unit is a module of its own, and a variable of one module is not
+// another's. A static object registers the copy's updater with the library before main;
+// nvshmem_init fills every registered copy, and the library fills them again when the state
+// changes (the heap grew). On the device each call reads its fields from the
+// constant bank, so a context-free call costs what the same call with a context argument does.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "symmetra/device.hpp"
+
+static __constant__ symmetra::device::Context symmetrai_nvshmem_state;
+
+namespace {
+int symmetrai_update_state(const void* state, size_t bytes) {
+  if (bytes != sizeof(symmetra::device::Context)) return static_cast<int>(cudaErrorInvalidValue);
+  return static_cast<int>(cudaMemcpyToSymbol(symmetrai_nvshmem_state, state, bytes));
+}
+struct SymmetraiModule {
+  SymmetraiModule() { symmetrai_register_module(&symmetrai_update_state); }
+};
+const SymmetraiModule symmetrai_module;
+}  // namespace
+
+namespace symmetra::nvshmem_detail {
+// NVSHMEM's team ids to Symmetra's team handles: NODE is the shared team.
+__host__ __device__ inline int team_handle(nvshmem_team_t team) {
+  return team == NVSHMEMX_TEAM_NODE ? device::kTeamShared : team;
+}
+}  // namespace symmetra::nvshmem_detail
+
+#define SYMMETRAI_STATE symmetrai_nvshmem_state
+#define SYMMETRAI_THREAD \
+  symmetra::device::ThreadGroup {}
+
+extern "C" {
+
+__host__ __device__ inline int nvshmem_my_pe(void) {
+#ifdef __CUDA_ARCH__
+  return SYMMETRAI_STATE.my_pe;
+#else
+  return symmetrai_host_my_pe();
+#endif
+}
+__host__ __device__ inline int nvshmem_n_pes(void) {
+#ifdef __CUDA_ARCH__
+  return SYMMETRAI_STATE.n_pes;
+#else
+  return symmetrai_host_n_pes();
+#endif
+}
+// -1 where this PE is not a member, or the team is not valid.
+__host__ __device__ inline int nvshmem_team_my_pe(nvshmem_team_t team) {
+#ifdef __CUDA_ARCH__
+  const int h = symmetra::nvshmem_detail::team_handle(team);
+  return h < 0 || h >= symmetra::device::kMaxTeams ? -1 : SYMMETRAI_STATE.teams[h].my_rank;
+#else
+  return symmetrai_host_team_my_pe(team);
+#endif
+}
+__host__ __device__ inline int nvshmem_team_n_pes(nvshmem_team_t team) {
+#ifdef __CUDA_ARCH__
+  const int h = symmetra::nvshmem_detail::team_handle(team);
+  return h < 0 || h >= symmetra::device::kMaxTeams ? -1 : SYMMETRAI_STATE.teams[h].size;
+#else
+  return symmetrai_host_team_n_pes(team);
+#endif
+}
+__host__ __device__ inline void* nvshmem_ptr(const void* dest, int pe) {
+#ifdef __CUDA_ARCH__
+  return symmetra::device::ptr(SYMMETRAI_STATE, const_cast<void*>(dest), pe);
+#else
+  return symmetrai_host_ptr(dest, pe);
+#endif
+}
+__host__ __device__ inline void nvshmem_quiet(void) {
+#ifdef __CUDA_ARCH__
+  symmetra::device::quiet(SYMMETRAI_STATE);
+#else
+  symmetrai_host_quiet();
+#endif
+}
+__host__ __device__ inline void nvshmem_fence(void) {
+#ifdef __CUDA_ARCH__
+  symmetra::device::fence(SYMMETRAI_STATE);
+#else
+  symmetrai_host_fence();
+#endif
+}
+// On the device: one thread of each PE calls it.
+__host__ __device__ inline void nvshmem_barrier_all(void) {
+#ifdef __CUDA_ARCH__
+  symmetra::device::barrier_all(SYMMETRAI_THREAD, SYMMETRAI_STATE);
+#else
+  symmetrai_host_barrier_all();
+#endif
+}
+__host__ __device__ inline void nvshmem_sync_all(void) {
+#ifdef __CUDA_ARCH__
+  symmetra::device::sync_all(SYMMETRAI_THREAD, SYMMETRAI_STATE);
+#else
+  symmetrai_host_sync_all();
+#endif
+}
+__host__ __device__ inline void nvshmem_putmem(void* dest, const void* src, size_t bytes, int pe) {
+#ifdef __CUDA_ARCH__
+  symmetra::device::putmem(SYMMETRAI_THREAD, SYMMETRAI_STATE, dest, src, bytes, pe);
+#else
+  symmetrai_host_putmem(dest, src, bytes, pe);
+#endif
+}
+__host__ __device__ inline void nvshmem_getmem(void* dest, const void* src, size_t bytes, int pe) {
+#ifdef __CUDA_ARCH__
+  symmetra::device::getmem(SYMMETRAI_THREAD, SYMMETRAI_STATE, dest, src, bytes, pe);
+#else
+  symmetrai_host_getmem(dest, src, bytes, pe);
+#endif
+}
+
+// The typed calls: the same signatures in both passes of nvcc, the bodies of each side.
+#ifdef __CUDA_ARCH__
+#define SYMMETRAI_P(NAME) symmetra::device::p(SYMMETRAI_STATE, dest, value, pe)
+#define SYMMETRAI_G(NAME) symmetra::device::g(SYMMETRAI_STATE, src, pe)
+#define SYMMETRAI_PUT(NAME) \
+  symmetra::device::put(SYMMETRAI_THREAD, SYMMETRAI_STATE, dest, src, nelems, pe)
+#define SYMMETRAI_GET(NAME) \
+  symmetra::device::get(SYMMETRAI_THREAD, SYMMETRAI_STATE, dest, src, nelems, pe)
+#else
+#define SYMMETRAI_P(NAME) symmetrai_host_##NAME##_p(dest, value, pe)
+#define SYMMETRAI_G(NAME) symmetrai_host_##NAME##_g(src, pe)
+#define SYMMETRAI_PUT(NAME) symmetrai_host_##NAME##_put(dest, src, nelems, pe)
+#define SYMMETRAI_GET(NAME) symmetrai_host_##NAME##_get(dest, src, nelems, pe)
+#endif
+#define SYMMETRAI_TYPED(NAME, T)                                                             \
+  __host__ __device__ inline void nvshmem_##NAME##_p(T* dest, T value, int pe) {             \
+    SYMMETRAI_P(NAME);                                                                       \
+  }                                                                                          \
+  __host__ __device__ inline T nvshmem_##NAME##_g(const T* src, int pe) {                    \
+    return SYMMETRAI_G(NAME);                                                                \
+  }                                                                                          \
+  __host__ __device__ inline void nvshmem_##NAME##_put(T* dest, const T* src, size_t nelems, \
+                                                       int pe) {                             \
+    SYMMETRAI_PUT(NAME);                                                                     \
+  }                                                                                          \
+  __host__ __device__ inline void nvshmem_##NAME##_get(T* dest, const T* src, size_t nelems, \
+                                                       int pe) {                             \
+    SYMMETRAI_GET(NAME);                                                                     \
+  }
+SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRAI_TYPED)
+#undef SYMMETRAI_TYPED
+#undef SYMMETRAI_P
+#undef SYMMETRAI_G
+#undef SYMMETRAI_PUT
+#undef SYMMETRAI_GET
+
+}  // extern "C"

@@ -1,0 +1,294 @@
+// libsymmetra_nvshmem: nvshmem.h's and nvshmemx.h's host calls on a Runtime of this process,
+// and the registry of CUDA modules whose device state nvshmem_init fills (nvshmem_device.cuh).
+#include <nvshmemx.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "symmetra/error.hpp"
+#include "symmetra/runtime.hpp"
+
+#if SYMMETRA_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace symmetra::nvshmem {
+namespace {
+
+std::unique_ptr<Runtime> g_rt;  // made by the first nvshmem_init
+int g_init_count = 0;
+
+// The registered modules' updaters and the state last given to them. A module registers
+// before main (its static object) or when it is loaded; both may race with nothing but each
+// other, under the lock.
+std::mutex g_modules_mutex;
+std::vector<symmetrai_module_update_t>& modules() {
+  static std::vector<symmetrai_module_update_t> m;
+  return m;
+}
+device::Context g_pushed;
+bool g_pushed_any = false;
+
+[[noreturn]] void die(const char* op, const std::string& message) {
+  const int pe = g_rt ? g_rt->my_pe() : -1;
+  if (pe >= 0)
+    std::fprintf(stderr, "[pe %d] %s: %s\n", pe, op, message.c_str());
+  else
+    std::fprintf(stderr, "%s: %s\n", op, message.c_str());
+  std::fflush(stderr);
+  if (g_rt) g_rt->mark_failed();
+  std::abort();
+}
+
+Runtime& rt(const char* op) {
+  if (!g_rt) [[unlikely]]
+    die(op, "called before nvshmem_init (or after nvshmem_finalize)");
+  return *g_rt;
+}
+
+// Gives every module the current device state where it changed (the GPU backend only: on the
+// CPU backend no kernel runs).
+void push_state(const char* op) {
+  Runtime& r = rt(op);
+  if (!r.on_gpu()) return;
+  const device::Context& c = r.device_context();
+  std::lock_guard<std::mutex> lock(g_modules_mutex);
+  if (g_pushed_any && std::memcmp(&g_pushed, &c, sizeof(c)) == 0) return;
+  for (symmetrai_module_update_t update : modules())
+    if (const int rc = update(&c, sizeof(c)); rc != 0)
+      die(op, "filling a CUDA module's device state failed (cudaError " + std::to_string(rc) + ")");
+  g_pushed = c;
+  g_pushed_any = true;
+}
+
+// NVSHMEM's variables that Symmetra reads under its own names: set the Symmetra one where the
+// user set only NVSHMEM's.
+void map_environment() {
+  static const char* const kSame[][2] = {{"NVSHMEM_SYMMETRIC_SIZE", "SYMMETRA_SYMMETRIC_SIZE"}};
+  for (const auto& m : kSame)
+    if (const char* v = std::getenv(m[0]); v != nullptr && std::getenv(m[1]) == nullptr)
+      setenv(m[1], v, 0);
+}
+
+// The GPU backend where this library has it and a GPU is visible, unless SYMMETRA_BACKEND says.
+Backend pick_backend() {
+  if (std::getenv("SYMMETRA_BACKEND") != nullptr) return Backend::kAuto;
+#if SYMMETRA_HAVE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) return Backend::kCuda;
+  cudaGetLastError();  // not sticky, but leave no error for the program to find
+#endif
+  return Backend::kCpu;
+}
+
+}  // namespace
+}  // namespace symmetra::nvshmem
+
+using namespace symmetra;
+using nvshmem::rt;
+
+// Every host call: an exception from the Runtime ends the job with its message, as NVSHMEM's
+// calls have no error returns.
+#define SYMMETRA_NVSHMEM_GUARD(op, ...) \
+  try {                                 \
+    __VA_ARGS__;                        \
+  } catch (const std::exception& e) {   \
+    nvshmem::die(op, e.what());         \
+  }
+
+extern "C" {
+
+void symmetrai_register_module(symmetrai_module_update_t update) {
+  {
+    std::lock_guard<std::mutex> lock(nvshmem::g_modules_mutex);
+    nvshmem::modules().push_back(update);
+    if (!nvshmem::g_pushed_any) return;
+    // Loaded after init: this module gets the state now.
+    if (const int rc = update(&nvshmem::g_pushed, sizeof(nvshmem::g_pushed)); rc != 0)
+      nvshmem::die(
+          "nvshmem (module load)",
+          "filling a CUDA module's device state failed (cudaError " + std::to_string(rc) + ")");
+  }
+}
+
+void nvshmem_init(void) {
+  if (nvshmem::g_init_count++ > 0) return;
+  try {
+    nvshmem::map_environment();
+    RuntimeOptions options;
+    options.backend = nvshmem::pick_backend();
+    nvshmem::g_rt = Runtime::init(options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nvshmem_init: %s\n", e.what());
+    std::fflush(stderr);
+    std::exit(1);
+  }
+  nvshmem::push_state("nvshmem_init");
+}
+
+void nvshmem_finalize(void) {
+  if (nvshmem::g_init_count == 0 || --nvshmem::g_init_count > 0) return;
+  SYMMETRA_NVSHMEM_GUARD("nvshmem_finalize", rt("nvshmem_finalize").finalize());
+  nvshmem::g_rt.reset();
+}
+
+int nvshmemx_init_status(void) {
+  return nvshmem::g_rt ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
+}
+
+void nvshmem_info_get_version(int* major, int* minor) {
+  if (major) *major = NVSHMEM_MAJOR_VERSION;
+  if (minor) *minor = NVSHMEM_MINOR_VERSION;
+}
+
+void nvshmem_info_get_name(char* name) {
+  if (name) std::snprintf(name, NVSHMEM_MAX_NAME_LEN, "%s", NVSHMEM_VENDOR_STRING);
+}
+
+// Allocation: NULL, with the reason on stderr, where the heap cannot hold the block.
+#define SYMMETRA_NVSHMEM_ALLOC(op, ...)                     \
+  void* p = nullptr;                                        \
+  try {                                                     \
+    p = __VA_ARGS__;                                        \
+  } catch (const OutOfMemory& e) {                          \
+    std::fprintf(stderr, "%s; returning NULL\n", e.what()); \
+    return nullptr;                                         \
+  } catch (const std::exception& e) {                       \
+    nvshmem::die(op, e.what());                             \
+  }                                                         \
+  nvshmem::push_state(op);                                  \
+  return p
+
+void* nvshmem_malloc(size_t size) {
+  SYMMETRA_NVSHMEM_ALLOC("nvshmem_malloc", rt("nvshmem_malloc").allocate(size));
+}
+void* nvshmem_calloc(size_t count, size_t size) {
+  SYMMETRA_NVSHMEM_ALLOC("nvshmem_calloc", rt("nvshmem_calloc").calloc(count, size));
+}
+void* nvshmem_align(size_t alignment, size_t size) {
+  SYMMETRA_NVSHMEM_ALLOC("nvshmem_align", rt("nvshmem_align").align(alignment, size));
+}
+void nvshmem_free(void* ptr) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmem_free", rt("nvshmem_free").free(ptr));
+}
+
+// The both-sided calls' host forms, under both names (nvshmem.h says why).
+#define SYMMETRA_NVSHMEM_BOTH_NAMES(name, ret, params, args) \
+  ret nvshmem_##name params {                                \
+    return symmetrai_host_##name args;                       \
+  }
+
+int symmetrai_host_my_pe(void) {
+  return rt("nvshmem_my_pe").my_pe();
+}
+int symmetrai_host_n_pes(void) {
+  return rt("nvshmem_n_pes").n_pes();
+}
+static int team_handle(nvshmem_team_t team) {
+  return team == NVSHMEMX_TEAM_NODE ? device::kTeamShared : team;
+}
+int symmetrai_host_team_my_pe(nvshmem_team_t team) {
+  Runtime& r = rt("nvshmem_team_my_pe");
+  const int h = team_handle(team);
+  if (h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0) return -1;
+  return r.team_desc(h).my_rank;
+}
+int symmetrai_host_team_n_pes(nvshmem_team_t team) {
+  Runtime& r = rt("nvshmem_team_n_pes");
+  const int h = team_handle(team);
+  if (h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0) return -1;
+  return r.team_desc(h).size;
+}
+void* symmetrai_host_ptr(const void* dest, int pe) {
+  Runtime& r = rt("nvshmem_ptr");
+  // GPU memory has no host load and store; NVSHMEM's host nvshmem_ptr returns NULL there too
+  // for peers it maps only into the device.
+  if (!r.pe_accessible(pe) || !r.is_symmetric(dest) || r.on_gpu()) return nullptr;
+  return r.ptr(const_cast<void*>(dest), pe);
+}
+void symmetrai_host_quiet(void) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmem_quiet", rt("nvshmem_quiet").quiet());
+}
+void symmetrai_host_fence(void) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmem_fence", rt("nvshmem_fence").fence());
+}
+void symmetrai_host_barrier_all(void) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmem_barrier_all", rt("nvshmem_barrier_all").barrier_all());
+}
+void symmetrai_host_sync_all(void) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmem_sync_all", rt("nvshmem_sync_all").sync_all());
+}
+void symmetrai_host_putmem(void* dest, const void* src, size_t bytes, int pe) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmem_putmem", rt("nvshmem_putmem").putmem(dest, src, bytes, pe));
+}
+void symmetrai_host_getmem(void* dest, const void* src, size_t bytes, int pe) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmem_getmem", rt("nvshmem_getmem").getmem(dest, src, bytes, pe));
+}
+
+// Typed: one element or n, moved as their bytes.
+#define SYMMETRA_NVSHMEM_HOST_TYPED(NAME, T)                                       \
+  void symmetrai_host_##NAME##_p(T* dest, T value, int pe) {                       \
+    symmetrai_host_putmem(dest, &value, sizeof(T), pe);                            \
+  }                                                                                \
+  T symmetrai_host_##NAME##_g(const T* src, int pe) {                              \
+    T value;                                                                       \
+    symmetrai_host_getmem(&value, src, sizeof(T), pe);                             \
+    return value;                                                                  \
+  }                                                                                \
+  void symmetrai_host_##NAME##_put(T* dest, const T* src, size_t nelems, int pe) { \
+    symmetrai_host_putmem(dest, src, nelems * sizeof(T), pe);                      \
+  }                                                                                \
+  void symmetrai_host_##NAME##_get(T* dest, const T* src, size_t nelems, int pe) { \
+    symmetrai_host_getmem(dest, src, nelems * sizeof(T), pe);                      \
+  }
+SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_HOST_TYPED)
+
+#define X SYMMETRA_NVSHMEM_BOTH_NAMES
+X(my_pe, int, (void), ())
+X(n_pes, int, (void), ())
+X(team_my_pe, int, (nvshmem_team_t team), (team))
+X(team_n_pes, int, (nvshmem_team_t team), (team))
+X(ptr, void*, (const void* dest, int pe), (dest, pe))
+X(quiet, void, (void), ())
+X(fence, void, (void), ())
+X(barrier_all, void, (void), ())
+X(sync_all, void, (void), ())
+X(putmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
+X(getmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
+SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_DECLARE_TYPED)
+#undef X
+
+// The stream forms (nvshmemx.h).
+void nvshmemx_barrier_all_on_stream(cudaStream_t stream) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmemx_barrier_all_on_stream",
+                         rt("nvshmemx_barrier_all_on_stream").barrier_all_on_stream(stream));
+}
+void nvshmemx_sync_all_on_stream(cudaStream_t stream) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmemx_sync_all_on_stream", {
+    Runtime& r = rt("nvshmemx_sync_all_on_stream");
+    r.sync_on_stream(r.team_world(), stream);
+  });
+}
+void nvshmemx_quiet_on_stream(cudaStream_t stream) {
+  SYMMETRA_NVSHMEM_GUARD("nvshmemx_quiet_on_stream",
+                         rt("nvshmemx_quiet_on_stream").quiet_on_stream(stream));
+}
+void nvshmemx_putmem_on_stream(void* dest, const void* src, size_t bytes, int pe,
+                               cudaStream_t stream) {
+  SYMMETRA_NVSHMEM_GUARD(
+      "nvshmemx_putmem_on_stream",
+      rt("nvshmemx_putmem_on_stream").putmem_on_stream(dest, src, bytes, pe, stream));
+}
+void nvshmemx_getmem_on_stream(void* dest, const void* src, size_t bytes, int pe,
+                               cudaStream_t stream) {
+  SYMMETRA_NVSHMEM_GUARD(
+      "nvshmemx_getmem_on_stream",
+      rt("nvshmemx_getmem_on_stream").getmem_on_stream(dest, src, bytes, pe, stream));
+}
+
+}  // extern "C"
