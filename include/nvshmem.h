@@ -44,6 +44,25 @@ enum {
   NVSHMEM_STATUS_IS_INITIALIZED = 2
 };
 
+/* The comparisons of wait, test and signal_wait_until, and the signal operations. */
+enum {
+  NVSHMEM_CMP_EQ = 0,
+  NVSHMEM_CMP_NE = 1,
+  NVSHMEM_CMP_GT = 2,
+  NVSHMEM_CMP_LE = 3,
+  NVSHMEM_CMP_LT = 4,
+  NVSHMEM_CMP_GE = 5
+};
+enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 };
+/* An NVSHMEM_CMP_ value as Symmetra's Cmp numbers it (EQ NE GT GE LT LE); -1 where not valid. */
+#define SYMMETRAI_CMP(c)                                                      \
+  ((c) == NVSHMEM_CMP_EQ || (c) == NVSHMEM_CMP_NE || (c) == NVSHMEM_CMP_GT || \
+           (c) == NVSHMEM_CMP_LT                                              \
+       ? (c)                                                                  \
+   : (c) == NVSHMEM_CMP_GE ? 3                                                \
+   : (c) == NVSHMEM_CMP_LE ? 5                                                \
+                           : -1)
+
 /* The standard RMA types: NVSHMEM's name, then the C type. */
 #define SYMMETRA_NVSHMEM_RMA_TYPES(X) \
   X(float, float)                     \
@@ -70,14 +89,89 @@ enum {
   X(size, size_t)                     \
   X(ptrdiff, ptrdiff_t)
 
-/* The calls NVSHMEM makes callable on both sides, as (name, return, parameters, arguments). The
- * library exports each under its own name for C and C++ host code, and under symmetrai_host_
- * for the host side of the CUDA forms below. */
-#define SYMMETRA_NVSHMEM_TYPED_HD(NAME, T)                                                      \
+/* The standard AMO types; the bitwise ones; the point-to-point synchronization (wait) ones. The
+ * extended AMO types (fetch, set, swap) are the standard ones with float and double. */
+#define SYMMETRA_NVSHMEM_AMO_TYPES(X) \
+  X(int, int)                         \
+  X(long, long)                       \
+  X(longlong, long long)              \
+  X(uint, unsigned int)               \
+  X(ulong, unsigned long)             \
+  X(ulonglong, unsigned long long)    \
+  X(int32, int32_t)                   \
+  X(int64, int64_t)                   \
+  X(uint32, uint32_t)                 \
+  X(uint64, uint64_t)                 \
+  X(size, size_t)                     \
+  X(ptrdiff, ptrdiff_t)
+#define SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(X) \
+  X(uint, unsigned int)                       \
+  X(ulong, unsigned long)                     \
+  X(ulonglong, unsigned long long)            \
+  X(int32, int32_t)                           \
+  X(int64, int64_t)                           \
+  X(uint32, uint32_t)                         \
+  X(uint64, uint64_t)
+#define SYMMETRA_NVSHMEM_WAIT_TYPES(X) \
+  X(short, short)                      \
+  X(ushort, unsigned short)            \
+  SYMMETRA_NVSHMEM_AMO_TYPES(X)
+
+/* The calls NVSHMEM makes callable on both sides, as X(name, return, parameters, arguments) for
+ * whatever X is defined where SYMMETRA_NVSHMEM_BOTH_SIDED is used. The library exports each
+ * under its own name for C and C++ host code, and under symmetrai_host_ for the host side of
+ * the CUDA forms (nvshmem_device.cuh). */
+#define SYMMETRA_NVSHMEM_TYPED_RMA(NAME, T)                                                     \
   X(NAME##_p, void, (T * dest, T value, int pe), (dest, value, pe))                             \
   X(NAME##_g, T, (const T* src, int pe), (src, pe))                                             \
   X(NAME##_put, void, (T * dest, const T* src, size_t nelems, int pe), (dest, src, nelems, pe)) \
   X(NAME##_get, void, (T * dest, const T* src, size_t nelems, int pe), (dest, src, nelems, pe))
+#define SYMMETRA_NVSHMEM_TYPED_AMO(NAME, T)                                     \
+  X(NAME##_atomic_fetch_inc, T, (T * dest, int pe), (dest, pe))                 \
+  X(NAME##_atomic_inc, void, (T * dest, int pe), (dest, pe))                    \
+  X(NAME##_atomic_fetch_add, T, (T * dest, T value, int pe), (dest, value, pe)) \
+  X(NAME##_atomic_add, void, (T * dest, T value, int pe), (dest, value, pe))    \
+  X(NAME##_atomic_compare_swap, T, (T * dest, T cond, T value, int pe), (dest, cond, value, pe))
+#define SYMMETRA_NVSHMEM_TYPED_AMO_EXTENDED(NAME, T)                         \
+  X(NAME##_atomic_fetch, T, (const T* src, int pe), (src, pe))               \
+  X(NAME##_atomic_set, void, (T * dest, T value, int pe), (dest, value, pe)) \
+  X(NAME##_atomic_swap, T, (T * dest, T value, int pe), (dest, value, pe))
+#define SYMMETRA_NVSHMEM_TYPED_AMO_BITWISE(NAME, T)                             \
+  X(NAME##_atomic_fetch_and, T, (T * dest, T value, int pe), (dest, value, pe)) \
+  X(NAME##_atomic_and, void, (T * dest, T value, int pe), (dest, value, pe))    \
+  X(NAME##_atomic_fetch_or, T, (T * dest, T value, int pe), (dest, value, pe))  \
+  X(NAME##_atomic_or, void, (T * dest, T value, int pe), (dest, value, pe))     \
+  X(NAME##_atomic_fetch_xor, T, (T * dest, T value, int pe), (dest, value, pe)) \
+  X(NAME##_atomic_xor, void, (T * dest, T value, int pe), (dest, value, pe))
+#define SYMMETRA_NVSHMEM_TYPED_WAIT(NAME, T)                                           \
+  X(NAME##_wait_until, void, (T * ivar, int cmp, T cmp_value), (ivar, cmp, cmp_value)) \
+  X(NAME##_test, int, (T * ivar, int cmp, T cmp_value), (ivar, cmp, cmp_value))
+#define SYMMETRA_NVSHMEM_BOTH_SIDED                                                              \
+  X(my_pe, int, (void), ())                                                                      \
+  X(n_pes, int, (void), ())                                                                      \
+  X(team_my_pe, int, (nvshmem_team_t team), (team))                                              \
+  X(team_n_pes, int, (nvshmem_team_t team), (team))                                              \
+  X(ptr, void*, (const void* dest, int pe), (dest, pe))                                          \
+  X(quiet, void, (void), ())                                                                     \
+  X(fence, void, (void), ())                                                                     \
+  X(barrier_all, void, (void), ())                                                               \
+  X(sync_all, void, (void), ())                                                                  \
+  X(putmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))   \
+  X(getmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))   \
+  X(putmem_signal, void,                                                                         \
+    (void* dest, const void* src, size_t bytes, uint64_t* sig_addr, uint64_t signal, int sig_op, \
+     int pe),                                                                                    \
+    (dest, src, bytes, sig_addr, signal, sig_op, pe))                                            \
+  X(signal_fetch, uint64_t, (const uint64_t* sig_addr), (sig_addr))                              \
+  X(signal_wait_until, uint64_t, (uint64_t * sig_addr, int cmp, uint64_t cmp_value),             \
+    (sig_addr, cmp, cmp_value))                                                                  \
+  SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_TYPED_RMA)                                         \
+  SYMMETRA_NVSHMEM_AMO_TYPES(SYMMETRA_NVSHMEM_TYPED_AMO)                                         \
+  SYMMETRA_NVSHMEM_AMO_TYPES(SYMMETRA_NVSHMEM_TYPED_AMO_EXTENDED)                                \
+  SYMMETRA_NVSHMEM_TYPED_AMO_EXTENDED(float, float)                                              \
+  SYMMETRA_NVSHMEM_TYPED_AMO_EXTENDED(double, double)                                            \
+  SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(SYMMETRA_NVSHMEM_TYPED_AMO_BITWISE)                         \
+  SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEM_TYPED_WAIT)
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,22 +195,11 @@ void* nvshmem_calloc(size_t count, size_t size);
 void* nvshmem_align(size_t alignment, size_t size);
 void nvshmem_free(void* ptr);
 
-/* Host-only forms of the both-sided calls below, for the CUDA forms' host side. */
+/* Host-only forms of the both-sided calls, for the CUDA forms' host side. */
 #define X(name, ret, params, args) ret symmetrai_host_##name params;
-X(my_pe, int, (void), ())
-X(n_pes, int, (void), ())
-X(team_my_pe, int, (nvshmem_team_t team), (team))
-X(team_n_pes, int, (nvshmem_team_t team), (team))
-X(ptr, void*, (const void* dest, int pe), (dest, pe))
-X(quiet, void, (void), ())
-X(fence, void, (void), ())
-X(barrier_all, void, (void), ())
-X(sync_all, void, (void), ())
-X(putmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
-X(getmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
-#define SYMMETRA_NVSHMEM_DECLARE_TYPED(NAME, T) SYMMETRA_NVSHMEM_TYPED_HD(NAME, T)
-SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_DECLARE_TYPED)
+SYMMETRA_NVSHMEM_BOTH_SIDED
 #undef X
+void symmetrai_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
 
 /* A CUDA module registers the function that copies the device state into its __constant__
  * copy (the CUDA forms below do it for each translation unit, before main). Host code, any
@@ -127,19 +210,9 @@ void symmetrai_register_module(symmetrai_module_update_t update);
 #if !defined(__CUDACC__)
 /* Host code: the library's own functions. */
 #define X(name, ret, params, args) ret nvshmem_##name params;
-X(my_pe, int, (void), ())
-X(n_pes, int, (void), ())
-X(team_my_pe, int, (nvshmem_team_t team), (team))
-X(team_n_pes, int, (nvshmem_team_t team), (team))
-X(ptr, void*, (const void* dest, int pe), (dest, pe))
-X(quiet, void, (void), ())
-X(fence, void, (void), ())
-X(barrier_all, void, (void), ())
-X(sync_all, void, (void), ())
-X(putmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
-X(getmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
-SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_DECLARE_TYPED)
+SYMMETRA_NVSHMEM_BOTH_SIDED
 #undef X
+void nvshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
 #endif
 
 #ifdef __cplusplus

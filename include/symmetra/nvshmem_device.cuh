@@ -30,6 +30,9 @@ namespace symmetra::nvshmem_detail {
 __host__ __device__ inline int team_handle(nvshmem_team_t team) {
   return team == NVSHMEMX_TEAM_NODE ? device::kTeamShared : team;
 }
+__host__ __device__ inline SignalOp signal_op(int sig_op) {
+  return sig_op == NVSHMEM_SIGNAL_SET ? SignalOp::kSet : SignalOp::kAdd;
+}
 }  // namespace symmetra::nvshmem_detail
 
 #define SYMMETRAI_STATE symmetrai_nvshmem_state
@@ -120,6 +123,44 @@ __host__ __device__ inline void nvshmem_getmem(void* dest, const void* src, size
 #endif
 }
 
+__host__ __device__ inline void nvshmem_putmem_signal(void* dest, const void* src, size_t bytes,
+                                                      uint64_t* sig_addr, uint64_t signal,
+                                                      int sig_op, int pe) {
+#ifdef __CUDA_ARCH__
+  symmetra::device::putmem_signal(SYMMETRAI_THREAD, SYMMETRAI_STATE, dest, src, bytes, sig_addr,
+                                  signal, symmetra::nvshmem_detail::signal_op(sig_op), pe);
+#else
+  symmetrai_host_putmem_signal(dest, src, bytes, sig_addr, signal, sig_op, pe);
+#endif
+}
+__host__ __device__ inline void nvshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op,
+                                                   int pe) {
+#ifdef __CUDA_ARCH__
+  if (sig_op == NVSHMEM_SIGNAL_SET)
+    symmetra::device::atomic_set(SYMMETRAI_STATE, sig_addr, signal, pe);
+  else
+    symmetra::device::atomic_add(SYMMETRAI_STATE, sig_addr, signal, pe);
+#else
+  symmetrai_host_signal_op(sig_addr, signal, sig_op, pe);
+#endif
+}
+__host__ __device__ inline uint64_t nvshmem_signal_fetch(const uint64_t* sig_addr) {
+#ifdef __CUDA_ARCH__
+  return symmetra::device::signal_fetch(SYMMETRAI_STATE, sig_addr);
+#else
+  return symmetrai_host_signal_fetch(sig_addr);
+#endif
+}
+__host__ __device__ inline uint64_t nvshmem_signal_wait_until(uint64_t* sig_addr, int cmp,
+                                                              uint64_t cmp_value) {
+#ifdef __CUDA_ARCH__
+  return symmetra::device::signal_wait_until(
+      SYMMETRAI_STATE, sig_addr, static_cast<symmetra::Cmp>(SYMMETRAI_CMP(cmp)), cmp_value);
+#else
+  return symmetrai_host_signal_wait_until(sig_addr, cmp, cmp_value);
+#endif
+}
+
 // The typed calls: the same signatures in both passes of nvcc, the bodies of each side.
 #ifdef __CUDA_ARCH__
 #define SYMMETRAI_P(NAME) symmetra::device::p(SYMMETRAI_STATE, dest, value, pe)
@@ -151,6 +192,72 @@ __host__ __device__ inline void nvshmem_getmem(void* dest, const void* src, size
   }
 SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRAI_TYPED)
 #undef SYMMETRAI_TYPED
+
+// Atomics, wait and test: each call is X(name, return, parameters, arguments) in nvshmem.h's
+// lists; the device side runs symmetra::device::atomic_<what> (the same name), wait_until, test.
+#ifdef __CUDA_ARCH__
+#define SYMMETRAI_AMO_BODY(NAME, what, args) \
+  return symmetra::device::atomic_##what(SYMMETRAI_STATE, SYMMETRAI_UNPAREN args)
+#else
+#define SYMMETRAI_AMO_BODY(NAME, what, args) return symmetrai_host_##NAME##_atomic_##what args
+#endif
+#define SYMMETRAI_UNPAREN(...) __VA_ARGS__
+#define SYMMETRAI_AMO1(NAME, what, ret, params, args)                    \
+  __host__ __device__ inline ret nvshmem_##NAME##_atomic_##what params { \
+    SYMMETRAI_AMO_BODY(NAME, what, args);                                \
+  }
+#define SYMMETRAI_AMO(NAME, T)                                                       \
+  SYMMETRAI_AMO1(NAME, fetch_inc, T, (T * dest, int pe), (dest, pe))                 \
+  SYMMETRAI_AMO1(NAME, inc, void, (T * dest, int pe), (dest, pe))                    \
+  SYMMETRAI_AMO1(NAME, fetch_add, T, (T * dest, T value, int pe), (dest, value, pe)) \
+  SYMMETRAI_AMO1(NAME, add, void, (T * dest, T value, int pe), (dest, value, pe))    \
+  SYMMETRAI_AMO1(NAME, compare_swap, T, (T * dest, T cond, T value, int pe),         \
+                 (dest, cond, value, pe))
+#define SYMMETRAI_AMO_EXTENDED(NAME, T)                                           \
+  SYMMETRAI_AMO1(NAME, fetch, T, (const T* src, int pe), (src, pe))               \
+  SYMMETRAI_AMO1(NAME, set, void, (T * dest, T value, int pe), (dest, value, pe)) \
+  SYMMETRAI_AMO1(NAME, swap, T, (T * dest, T value, int pe), (dest, value, pe))
+#define SYMMETRAI_AMO_BITWISE(NAME, T)                                               \
+  SYMMETRAI_AMO1(NAME, fetch_and, T, (T * dest, T value, int pe), (dest, value, pe)) \
+  SYMMETRAI_AMO1(NAME, and, void, (T * dest, T value, int pe), (dest, value, pe))    \
+  SYMMETRAI_AMO1(NAME, fetch_or, T, (T * dest, T value, int pe), (dest, value, pe))  \
+  SYMMETRAI_AMO1(NAME, or, void, (T * dest, T value, int pe), (dest, value, pe))     \
+  SYMMETRAI_AMO1(NAME, fetch_xor, T, (T * dest, T value, int pe), (dest, value, pe)) \
+  SYMMETRAI_AMO1(NAME, xor, void, (T * dest, T value, int pe), (dest, value, pe))
+SYMMETRA_NVSHMEM_AMO_TYPES(SYMMETRAI_AMO)
+SYMMETRA_NVSHMEM_AMO_TYPES(SYMMETRAI_AMO_EXTENDED)
+SYMMETRAI_AMO_EXTENDED(float, float)
+SYMMETRAI_AMO_EXTENDED(double, double)
+SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(SYMMETRAI_AMO_BITWISE)
+#undef SYMMETRAI_AMO
+#undef SYMMETRAI_AMO_EXTENDED
+#undef SYMMETRAI_AMO_BITWISE
+#undef SYMMETRAI_AMO1
+#undef SYMMETRAI_AMO_BODY
+
+#ifdef __CUDA_ARCH__
+#define SYMMETRAI_WAIT(NAME, T)                                                                \
+  __host__ __device__ inline void nvshmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) { \
+    symmetra::device::wait_until(SYMMETRAI_STATE, static_cast<const T*>(ivar),                 \
+                                 static_cast<symmetra::Cmp>(SYMMETRAI_CMP(cmp)), cmp_value);   \
+  }                                                                                            \
+  __host__ __device__ inline int nvshmem_##NAME##_test(T* ivar, int cmp, T cmp_value) {        \
+    return symmetra::device::test(SYMMETRAI_STATE, static_cast<const T*>(ivar),                \
+                                  static_cast<symmetra::Cmp>(SYMMETRAI_CMP(cmp)), cmp_value)   \
+               ? 1                                                                             \
+               : 0;                                                                            \
+  }
+#else
+#define SYMMETRAI_WAIT(NAME, T)                                                                \
+  __host__ __device__ inline void nvshmem_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) { \
+    symmetrai_host_##NAME##_wait_until(ivar, cmp, cmp_value);                                  \
+  }                                                                                            \
+  __host__ __device__ inline int nvshmem_##NAME##_test(T* ivar, int cmp, T cmp_value) {        \
+    return symmetrai_host_##NAME##_test(ivar, cmp, cmp_value);                                 \
+  }
+#endif
+SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRAI_WAIT)
+#undef SYMMETRAI_WAIT
 #undef SYMMETRAI_P
 #undef SYMMETRAI_G
 #undef SYMMETRAI_PUT

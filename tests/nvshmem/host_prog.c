@@ -89,6 +89,66 @@ int main(void) {
   }
   nvshmem_barrier_all();
 
+  /* Atomics: every PE adds me + 1 to PE 0's counter and sets its bit in every PE's mask; a
+   * swap chain and a compare-swap that only PE 0's value can win; float fetch and set. */
+  long long* counter = (long long*)nvshmem_calloc(1, sizeof(long long));
+  uint64_t* mask = (uint64_t*)nvshmem_calloc(1, sizeof(uint64_t));
+  int* owner = (int*)nvshmem_calloc(1, sizeof(int));
+  double* dv = (double*)nvshmem_calloc(1, sizeof(double));
+  const long long base = (long long)(s % 1000);
+  (void)nvshmem_longlong_atomic_fetch_add(counter, base + me + 1, 0);
+  for (int pe = 0; pe < n; ++pe) nvshmem_uint64_atomic_or(mask, (uint64_t)1 << me, pe);
+  nvshmem_int_atomic_inc(owner, (me + 1) % n); /* every PE's owner becomes 1 */
+  nvshmem_barrier_all();
+  CHECK(nvshmem_longlong_atomic_fetch(counter, 0) == n * base + (long long)n * (n + 1) / 2,
+        "counter %lld, want %lld", nvshmem_longlong_atomic_fetch(counter, 0),
+        n * base + (long long)n * (n + 1) / 2);
+  CHECK(nvshmem_uint64_atomic_fetch(mask, me) == (((uint64_t)1 << n) - 1), "mask %llx",
+        (unsigned long long)nvshmem_uint64_atomic_fetch(mask, me));
+  CHECK(nvshmem_int_atomic_fetch(owner, me) == 1, "inc gave %d",
+        nvshmem_int_atomic_fetch(owner, me));
+  nvshmem_barrier_all();
+  /* Only the PE whose compare sees 1 wins PE 0's owner word; every PE tries with its own number. */
+  const int seen = nvshmem_int_atomic_compare_swap(owner, 1, 100 + me, 0);
+  nvshmem_barrier_all();
+  const int winner = nvshmem_int_atomic_fetch(owner, 0) - 100;
+  CHECK(winner >= 0 && winner < n, "compare_swap left %d", winner + 100);
+  CHECK((seen == 1) == (me == winner), "compare_swap saw %d on PE %d (winner %d)", seen, me,
+        winner);
+  nvshmem_double_atomic_set(dv, 0.5 * (me + 1), (me + 1) % n);
+  nvshmem_barrier_all();
+  CHECK(nvshmem_double_atomic_fetch(dv, me) == 0.5 * (from + 1), "double set/fetch %g",
+        nvshmem_double_atomic_fetch(dv, me));
+
+  /* Put-with-signal around the ring; the receiver waits on the signal, then checks the data;
+   * then a signal_op add from every PE, waited for with wait_until and seen by test. */
+  uint64_t* sig = (uint64_t*)nvshmem_calloc(2, sizeof(uint64_t));
+  long* ring = (long*)nvshmem_calloc(count, sizeof(long));
+  nvshmem_putmem_signal(ring, mine, count * sizeof(long), sig, s | 1, NVSHMEM_SIGNAL_SET,
+                        (me + 1) % n);
+  CHECK(nvshmem_signal_wait_until(sig, NVSHMEM_CMP_EQ, s | 1) == (s | 1), "signal value");
+  nvshmem_long_get(got, ring, count, me);
+  for (size_t i = 0; i < count; ++i) {
+    const long want = (long)(s % 9973) * 1000003L + from * 7919L + (long)i;
+    if (got[i] != want) {
+      CHECK(0, "put_signal data [%zu] = %ld, want %ld", i, got[i], want);
+      break;
+    }
+  }
+  for (int pe = 0; pe < n; ++pe)
+    nvshmemx_signal_op(sig + 1, (uint64_t)me + 1, NVSHMEM_SIGNAL_ADD, pe);
+  nvshmem_uint64_wait_until(sig + 1, NVSHMEM_CMP_GE, (uint64_t)n * (n + 1) / 2);
+  CHECK(nvshmem_uint64_test(sig + 1, NVSHMEM_CMP_EQ, (uint64_t)n * (n + 1) / 2) == 1, "test EQ");
+  CHECK(nvshmem_uint64_test(sig + 1, NVSHMEM_CMP_GT, (uint64_t)n * (n + 1) / 2) == 0, "test GT");
+  CHECK(nvshmem_signal_fetch(sig + 1) == (uint64_t)n * (n + 1) / 2, "signal_fetch");
+  nvshmem_barrier_all();
+  nvshmem_free(ring);
+  nvshmem_free(sig);
+  nvshmem_free(dv);
+  nvshmem_free(owner);
+  nvshmem_free(mask);
+  nvshmem_free(counter);
+
   /* A size no heap holds: NULL, and the job goes on. */
   void* huge = nvshmem_malloc((size_t)1 << 62);
   CHECK(huge == NULL, "a 2^62-byte malloc returned %p", huge);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings/canon.hpp"
 #include "symmetra/error.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -86,10 +87,36 @@ Backend pick_backend() {
   return Backend::kCpu;
 }
 
+// f() under the C boundary's guard: an exception ends the job with its message.
+template <class F>
+auto guarded(const char* op, F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    die(op, e.what());
+  }
+}
+
+Cmp cmp_of(int cmp, const char* op) {
+  const int c = SYMMETRAI_CMP(cmp);
+  if (c < 0) die(op, "unknown comparison " + std::to_string(cmp) + " (NVSHMEM_CMP_*)");
+  return static_cast<Cmp>(c);
+}
+
+SignalOp signal_op_of(int sig_op, const char* op) {
+  if (sig_op != NVSHMEM_SIGNAL_SET && sig_op != NVSHMEM_SIGNAL_ADD)
+    die(op, "unknown signal operation " + std::to_string(sig_op) +
+                " (NVSHMEM_SIGNAL_SET or NVSHMEM_SIGNAL_ADD)");
+  return sig_op == NVSHMEM_SIGNAL_SET ? SignalOp::kSet : SignalOp::kAdd;
+}
+
 }  // namespace
 }  // namespace symmetra::nvshmem
 
 using namespace symmetra;
+using bindings::canon;
+using bindings::canon_t;
+using nvshmem::guarded;
 using nvshmem::rt;
 
 // Every host call: an exception from the Runtime ends the job with its message, as NVSHMEM's
@@ -248,19 +275,93 @@ void symmetrai_host_getmem(void* dest, const void* src, size_t bytes, int pe) {
   }
 SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_HOST_TYPED)
 
+// Signals: put-with-signal, the signal word's atomic update, fetch and wait.
+void symmetrai_host_putmem_signal(void* dest, const void* src, size_t bytes, uint64_t* sig_addr,
+                                  uint64_t signal, int sig_op, int pe) {
+  constexpr const char* op = "nvshmem_putmem_signal";
+  const SignalOp how = nvshmem::signal_op_of(sig_op, op);
+  guarded(op, [&] { rt(op).putmem_signal(dest, src, bytes, sig_addr, signal, how, pe); });
+}
+void symmetrai_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+  constexpr const char* op = "nvshmemx_signal_op";
+  const SignalOp how = nvshmem::signal_op_of(sig_op, op);
+  guarded(op, [&] {
+    if (how == SignalOp::kSet) return rt(op).atomic_set(sig_addr, signal, pe);
+    rt(op).atomic_add(sig_addr, signal, pe);
+  });
+}
+uint64_t symmetrai_host_signal_fetch(const uint64_t* sig_addr) {
+  return guarded("nvshmem_signal_fetch",
+                 [&] { return rt("nvshmem_signal_fetch").signal_fetch(sig_addr); });
+}
+uint64_t symmetrai_host_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
+  constexpr const char* op = "nvshmem_signal_wait_until";
+  const Cmp c = nvshmem::cmp_of(cmp, op);
+  return guarded(op, [&] { return rt(op).signal_wait_until(sig_addr, c, cmp_value); });
+}
+void nvshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+  symmetrai_host_signal_op(sig_addr, signal, sig_op, pe);
+}
+
+// Atomics and point-to-point synchronization, on the Runtime's fixed-width types.
+#define SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, what, ret, params, call)                 \
+  ret symmetrai_host_##NAME##_atomic_##what params {                                 \
+    constexpr const char* op = "nvshmem_" #NAME "_atomic_" #what;                    \
+    return static_cast<ret>(guarded(op, [&] { return rt(op).atomic_##what call; })); \
+  }
+#define SYMMETRA_NVSHMEM_HOST_AMO(NAME, T)                                                 \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, fetch_inc, T, (T * dest, int pe), (canon(dest), pe)) \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, inc, void, (T * dest, int pe), (canon(dest), pe))    \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, fetch_add, T, (T * dest, T value, int pe),           \
+                             (canon(dest), static_cast<canon_t<T>>(value), pe))            \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, add, void, (T * dest, T value, int pe),              \
+                             (canon(dest), static_cast<canon_t<T>>(value), pe))            \
+  SYMMETRA_NVSHMEM_HOST_AMO1(                                                              \
+      NAME, T, compare_swap, T, (T * dest, T cond, T value, int pe),                       \
+      (canon(dest), static_cast<canon_t<T>>(cond), static_cast<canon_t<T>>(value), pe))
+#define SYMMETRA_NVSHMEM_HOST_AMO_EXTENDED(NAME, T)                                       \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, fetch, T, (const T* src, int pe), (canon(src), pe)) \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, set, void, (T * dest, T value, int pe),             \
+                             (canon(dest), static_cast<canon_t<T>>(value), pe))           \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, swap, T, (T * dest, T value, int pe),               \
+                             (canon(dest), static_cast<canon_t<T>>(value), pe))
+#define SYMMETRA_NVSHMEM_HOST_AMO_BITWISE1(NAME, T, what)                           \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, fetch_##what, T, (T * dest, T value, int pe), \
+                             (canon(dest), static_cast<canon_t<T>>(value), pe))     \
+  SYMMETRA_NVSHMEM_HOST_AMO1(NAME, T, what, void, (T * dest, T value, int pe),      \
+                             (canon(dest), static_cast<canon_t<T>>(value), pe))
+#define SYMMETRA_NVSHMEM_HOST_AMO_BITWISE(NAME, T) \
+  SYMMETRA_NVSHMEM_HOST_AMO_BITWISE1(NAME, T, and) \
+  SYMMETRA_NVSHMEM_HOST_AMO_BITWISE1(NAME, T, or)  \
+  SYMMETRA_NVSHMEM_HOST_AMO_BITWISE1(NAME, T, xor)
+#define SYMMETRA_NVSHMEM_HOST_WAIT(NAME, T)                                \
+  void symmetrai_host_##NAME##_wait_until(T* ivar, int cmp, T cmp_value) { \
+    constexpr const char* op = "nvshmem_" #NAME "_wait_until";             \
+    const Cmp c = nvshmem::cmp_of(cmp, op);                                \
+    guarded(op, [&] {                                                      \
+      rt(op).wait_until(canon(static_cast<const T*>(ivar)), c,             \
+                        static_cast<canon_t<T>>(cmp_value));               \
+    });                                                                    \
+  }                                                                        \
+  int symmetrai_host_##NAME##_test(T* ivar, int cmp, T cmp_value) {        \
+    constexpr const char* op = "nvshmem_" #NAME "_test";                   \
+    const Cmp c = nvshmem::cmp_of(cmp, op);                                \
+    return guarded(op, [&] {                                               \
+      return rt(op).test(canon(static_cast<const T*>(ivar)), c,            \
+                         static_cast<canon_t<T>>(cmp_value))               \
+                 ? 1                                                       \
+                 : 0;                                                      \
+    });                                                                    \
+  }
+SYMMETRA_NVSHMEM_AMO_TYPES(SYMMETRA_NVSHMEM_HOST_AMO)
+SYMMETRA_NVSHMEM_AMO_TYPES(SYMMETRA_NVSHMEM_HOST_AMO_EXTENDED)
+SYMMETRA_NVSHMEM_HOST_AMO_EXTENDED(float, float)
+SYMMETRA_NVSHMEM_HOST_AMO_EXTENDED(double, double)
+SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(SYMMETRA_NVSHMEM_HOST_AMO_BITWISE)
+SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEM_HOST_WAIT)
+
 #define X SYMMETRA_NVSHMEM_BOTH_NAMES
-X(my_pe, int, (void), ())
-X(n_pes, int, (void), ())
-X(team_my_pe, int, (nvshmem_team_t team), (team))
-X(team_n_pes, int, (nvshmem_team_t team), (team))
-X(ptr, void*, (const void* dest, int pe), (dest, pe))
-X(quiet, void, (void), ())
-X(fence, void, (void), ())
-X(barrier_all, void, (void), ())
-X(sync_all, void, (void), ())
-X(putmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
-X(getmem, void, (void* dest, const void* src, size_t bytes, int pe), (dest, src, bytes, pe))
-SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_DECLARE_TYPED)
+SYMMETRA_NVSHMEM_BOTH_SIDED
 #undef X
 
 // The stream forms (nvshmemx.h).
