@@ -37,6 +37,29 @@ enum {
   NVSHMEM_TEAM_NODE_INDEX = 2
 };
 
+/* Teams made by a split have ids from 8 up: the id less 6 is Symmetra's team handle (handles 0
+ * and 1 are WORLD and SHARED; NVSHMEM's predefined ids 3-7 are not provided). */
+#define SYMMETRAI_TEAM_HANDLE(t)                                   \
+  ((t) == NVSHMEM_TEAM_WORLD || (t) == NVSHMEM_TEAM_SHARED ? (t)   \
+   : (t) == NVSHMEMX_TEAM_NODE                             ? 1     \
+   : (t) >= 8                                              ? (t)-6 \
+                                                           : -1)
+#define SYMMETRAI_TEAM_ID(handle) ((handle) < 2 ? (handle) : (handle) + 6)
+
+/* A team's configuration (nvshmem_team_split_*): num_contexts is accepted and not used. */
+typedef struct {
+  int num_contexts;
+} nvshmem_team_config_t;
+#define NVSHMEM_TEAM_NUM_CONTEXTS 1L
+
+/* Thread levels (nvshmem_init_thread). */
+enum {
+  NVSHMEM_THREAD_SINGLE = 0,
+  NVSHMEM_THREAD_FUNNELED = 1,
+  NVSHMEM_THREAD_SERIALIZED = 2,
+  NVSHMEM_THREAD_MULTIPLE = 3
+};
+
 /* nvshmemx_init_status() */
 enum {
   NVSHMEM_STATUS_NOT_INITIALIZED = 0,
@@ -187,6 +210,26 @@ void nvshmem_finalize(void);
 int nvshmemx_init_status(void);
 void nvshmem_info_get_version(int* major, int* minor);
 void nvshmem_info_get_name(char* name);
+/* nvshmem_init, then the level the backend serves (MULTIPLE on the CPU backend, SERIALIZED on the
+ * GPU's host forms); 0 on success. */
+int nvshmem_init_thread(int requested, int* provided);
+void nvshmem_query_thread(int* provided);
+
+/* Collective over the parent team's members: a new team of PE_size members PE_start,
+ * PE_start + PE_stride, ... of the parent; NVSHMEM_TEAM_INVALID on the PEs outside it. 0 on
+ * success, nonzero (with the reason on stderr) where the arguments name no team. */
+int nvshmem_team_split_strided(nvshmem_team_t parent_team, int PE_start, int PE_stride, int PE_size,
+                               const nvshmem_team_config_t* config, long config_mask,
+                               nvshmem_team_t* new_team);
+/* Collective: a grid of xrange columns; x-teams are rows, y-teams columns. */
+int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange,
+                          const nvshmem_team_config_t* xaxis_config, long xaxis_mask,
+                          nvshmem_team_t* xaxis_team, const nvshmem_team_config_t* yaxis_config,
+                          long yaxis_mask, nvshmem_team_t* yaxis_team);
+/* The number in dest_team of src_team's member src_pe; -1 where it is not a member. */
+int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team);
+/* Collective over the team's members; the predefined teams cannot be destroyed. */
+void nvshmem_team_destroy(nvshmem_team_t team);
 
 /* Collective over the world, with a barrier, as NVSHMEM's: the same size on every PE. NULL
  * where the heap cannot hold it (the reason is logged). */

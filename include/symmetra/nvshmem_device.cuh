@@ -28,7 +28,7 @@ const SymmetraiModule symmetrai_module;
 namespace symmetra::nvshmem_detail {
 // NVSHMEM's team ids to Symmetra's team handles: NODE is the shared team.
 __host__ __device__ inline int team_handle(nvshmem_team_t team) {
-  return team == NVSHMEMX_TEAM_NODE ? device::kTeamShared : team;
+  return SYMMETRAI_TEAM_HANDLE(team);
 }
 __host__ __device__ inline SignalOp signal_op(int sig_op) {
   return sig_op == NVSHMEM_SIGNAL_SET ? SignalOp::kSet : SignalOp::kAdd;

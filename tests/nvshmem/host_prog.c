@@ -149,6 +149,39 @@ int main(void) {
   nvshmem_free(mask);
   nvshmem_free(counter);
 
+  /* Teams: the even PEs by a strided split, a grid of two columns by a 2-D split; ranks, sizes
+   * and translations against the world, then both destroyed. */
+  int level = -1;
+  nvshmem_query_thread(&level);
+  CHECK(level == NVSHMEM_THREAD_MULTIPLE || level == NVSHMEM_THREAD_SERIALIZED, "thread level %d",
+        level);
+  nvshmem_team_t even = NVSHMEM_TEAM_INVALID;
+  CHECK(nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &even) == 0,
+        "split_strided failed");
+  if (me % 2 == 0) {
+    CHECK(even != NVSHMEM_TEAM_INVALID, "even team invalid on PE %d", me);
+    CHECK(nvshmem_team_my_pe(even) == me / 2, "even rank %d", nvshmem_team_my_pe(even));
+    CHECK(nvshmem_team_n_pes(even) == (n + 1) / 2, "even size %d", nvshmem_team_n_pes(even));
+    CHECK(nvshmem_team_translate_pe(even, me / 2, NVSHMEM_TEAM_WORLD) == me, "even -> world");
+  } else {
+    CHECK(even == NVSHMEM_TEAM_INVALID, "odd PE %d got team %d", me, even);
+    CHECK(nvshmem_team_my_pe(even) == -1, "odd PE's rank in the invalid team");
+  }
+  nvshmem_team_t xt = NVSHMEM_TEAM_INVALID, yt = NVSHMEM_TEAM_INVALID;
+  CHECK(nvshmem_team_split_2d(NVSHMEM_TEAM_WORLD, 2, NULL, 0, &xt, NULL, 0, &yt) == 0,
+        "split_2d failed");
+  const int row_size = n - (me / 2) * 2 < 2 ? n - (me / 2) * 2 : 2;
+  CHECK(nvshmem_team_my_pe(xt) == me % 2 && nvshmem_team_n_pes(xt) == row_size,
+        "x team: rank %d of %d", nvshmem_team_my_pe(xt), nvshmem_team_n_pes(xt));
+  CHECK(nvshmem_team_my_pe(yt) == me / 2 && nvshmem_team_n_pes(yt) == (n - me % 2 + 1) / 2,
+        "y team: rank %d of %d", nvshmem_team_my_pe(yt), nvshmem_team_n_pes(yt));
+  CHECK(nvshmem_team_translate_pe(NVSHMEM_TEAM_WORLD, me, yt) == me / 2, "world -> y");
+  CHECK(nvshmem_team_translate_pe(yt, 0, NVSHMEM_TEAM_WORLD) == me % 2, "y -> world");
+  nvshmem_team_destroy(yt);
+  nvshmem_team_destroy(xt);
+  nvshmem_team_destroy(even);
+  nvshmem_barrier_all();
+
   /* A size no heap holds: NULL, and the job goes on. */
   void* huge = nvshmem_malloc((size_t)1 << 62);
   CHECK(huge == NULL, "a 2^62-byte malloc returned %p", huge);

@@ -217,7 +217,7 @@ int symmetrai_host_n_pes(void) {
   return rt("nvshmem_n_pes").n_pes();
 }
 static int team_handle(nvshmem_team_t team) {
-  return team == NVSHMEMX_TEAM_NODE ? device::kTeamShared : team;
+  return SYMMETRAI_TEAM_HANDLE(team);
 }
 int symmetrai_host_team_my_pe(nvshmem_team_t team) {
   Runtime& r = rt("nvshmem_team_my_pe");
@@ -363,6 +363,85 @@ SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEM_HOST_WAIT)
 #define X SYMMETRA_NVSHMEM_BOTH_NAMES
 SYMMETRA_NVSHMEM_BOTH_SIDED
 #undef X
+
+int nvshmem_init_thread(int requested, int* provided) {
+  if (requested < NVSHMEM_THREAD_SINGLE || requested > NVSHMEM_THREAD_MULTIPLE) return 1;
+  nvshmem_init();
+  nvshmem_query_thread(provided);
+  return 0;
+}
+
+// The CPU backend serves calls from several threads at once; the GPU backend's host forms share
+// a view of the device heap that growth rewrites, one thread at a time (as shmem_query_thread).
+void nvshmem_query_thread(int* provided) {
+  if (provided == nullptr) return;
+  *provided = nvshmem::g_rt && nvshmem::g_rt->on_gpu() ? NVSHMEM_THREAD_SERIALIZED
+                                                       : NVSHMEM_THREAD_MULTIPLE;
+}
+
+namespace {
+// The Team of an NVSHMEM team id, or an invalid one (with the reason on stderr) where the id
+// names none.
+Team team_of(nvshmem_team_t id, const char* op) {
+  Runtime& r = rt(op);
+  const int h = team_handle(id);
+  if (h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0) {
+    std::fprintf(stderr, "[pe %d] %s: team %d is not a valid team\n", r.my_pe(), op, id);
+    return Team();
+  }
+  return Team(&r, h);
+}
+nvshmem_team_t id_of(const Team& t) {
+  return t.valid() ? SYMMETRAI_TEAM_ID(t.handle()) : NVSHMEM_TEAM_INVALID;
+}
+}  // namespace
+
+int nvshmem_team_split_strided(nvshmem_team_t parent_team, int PE_start, int PE_stride, int PE_size,
+                               const nvshmem_team_config_t*, long, nvshmem_team_t* new_team) {
+  constexpr const char* op = "nvshmem_team_split_strided";
+  if (new_team == nullptr) nvshmem::die(op, "new_team is NULL");
+  *new_team = NVSHMEM_TEAM_INVALID;
+  const Team parent = team_of(parent_team, op);
+  if (!parent.valid()) return 1;
+  return guarded(op, [&] {
+    *new_team = id_of(rt(op).split_strided(parent, PE_start, PE_stride, PE_size));
+    return 0;
+  });
+}
+
+int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange, const nvshmem_team_config_t*,
+                          long, nvshmem_team_t* xaxis_team, const nvshmem_team_config_t*, long,
+                          nvshmem_team_t* yaxis_team) {
+  constexpr const char* op = "nvshmem_team_split_2d";
+  if (xaxis_team == nullptr || yaxis_team == nullptr) nvshmem::die(op, "a team pointer is NULL");
+  *xaxis_team = *yaxis_team = NVSHMEM_TEAM_INVALID;
+  const Team parent = team_of(parent_team, op);
+  if (!parent.valid()) return 1;
+  return guarded(op, [&] {
+    Team x, y;
+    rt(op).split_2d(parent, xrange, &x, &y);
+    *xaxis_team = id_of(x);
+    *yaxis_team = id_of(y);
+    return 0;
+  });
+}
+
+int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team) {
+  constexpr const char* op = "nvshmem_team_translate_pe";
+  const Team src = team_of(src_team, op), dest = team_of(dest_team, op);
+  if (!src.valid() || !dest.valid()) return -1;
+  return guarded(op, [&] { return src.translate_pe(src_pe, dest); });
+}
+
+void nvshmem_team_destroy(nvshmem_team_t team) {
+  constexpr const char* op = "nvshmem_team_destroy";
+  if (team == NVSHMEM_TEAM_INVALID) return;
+  if (team == NVSHMEM_TEAM_WORLD || team == NVSHMEM_TEAM_SHARED || team == NVSHMEMX_TEAM_NODE)
+    nvshmem::die(op, "the predefined team " + std::to_string(team) + " cannot be destroyed");
+  Team t = team_of(team, op);
+  if (!t.valid()) return;
+  guarded(op, [&] { rt(op).destroy(t); });
+}
 
 // The stream forms (nvshmemx.h).
 void nvshmemx_barrier_all_on_stream(cudaStream_t stream) {
