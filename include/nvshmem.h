@@ -112,21 +112,9 @@ enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 };
   X(size, size_t)                     \
   X(ptrdiff, ptrdiff_t)
 
-/* The standard AMO types; the bitwise ones; the point-to-point synchronization (wait) ones. The
- * extended AMO types (fetch, set, swap) are the standard ones with float and double. */
-#define SYMMETRA_NVSHMEM_AMO_TYPES(X) \
-  X(int, int)                         \
-  X(long, long)                       \
-  X(longlong, long long)              \
-  X(uint, unsigned int)               \
-  X(ulong, unsigned long)             \
-  X(ulonglong, unsigned long long)    \
-  X(int32, int32_t)                   \
-  X(int64, int64_t)                   \
-  X(uint32, uint32_t)                 \
-  X(uint64, uint64_t)                 \
-  X(size, size_t)                     \
-  X(ptrdiff, ptrdiff_t)
+/* The bitwise AMO types; the standard ones (those and five more); the point-to-point
+ * synchronization (wait) ones. The extended AMO types (fetch, set, swap) are the standard ones
+ * with float and double. */
 #define SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(X) \
   X(uint, unsigned int)                       \
   X(ulong, unsigned long)                     \
@@ -135,6 +123,13 @@ enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 };
   X(int64, int64_t)                           \
   X(uint32, uint32_t)                         \
   X(uint64, uint64_t)
+#define SYMMETRA_NVSHMEM_AMO_TYPES(X)   \
+  X(int, int)                           \
+  X(long, long)                         \
+  X(longlong, long long)                \
+  SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(X) \
+  X(size, size_t)                       \
+  X(ptrdiff, ptrdiff_t)
 #define SYMMETRA_NVSHMEM_WAIT_TYPES(X) \
   X(short, short)                      \
   X(ushort, unsigned short)            \

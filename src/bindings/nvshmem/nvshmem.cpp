@@ -87,7 +87,8 @@ Backend pick_backend() {
   return Backend::kCpu;
 }
 
-// f() under the C boundary's guard: an exception ends the job with its message.
+// f() under the C boundary's guard: an exception from the Runtime ends the job with its message,
+// as NVSHMEM's calls have no error returns.
 template <class F>
 auto guarded(const char* op, F f) -> decltype(f()) {
   try {
@@ -118,15 +119,6 @@ using bindings::canon;
 using bindings::canon_t;
 using nvshmem::guarded;
 using nvshmem::rt;
-
-// Every host call: an exception from the Runtime ends the job with its message, as NVSHMEM's
-// calls have no error returns.
-#define SYMMETRA_NVSHMEM_GUARD(op, ...) \
-  try {                                 \
-    __VA_ARGS__;                        \
-  } catch (const std::exception& e) {   \
-    nvshmem::die(op, e.what());         \
-  }
 
 extern "C" {
 
@@ -160,7 +152,7 @@ void nvshmem_init(void) {
 
 void nvshmem_finalize(void) {
   if (nvshmem::g_init_count == 0 || --nvshmem::g_init_count > 0) return;
-  SYMMETRA_NVSHMEM_GUARD("nvshmem_finalize", rt("nvshmem_finalize").finalize());
+  guarded("nvshmem_finalize", [&] { rt("nvshmem_finalize").finalize(); });
   nvshmem::g_rt.reset();
 }
 
@@ -201,7 +193,7 @@ void* nvshmem_align(size_t alignment, size_t size) {
   SYMMETRA_NVSHMEM_ALLOC("nvshmem_align", rt("nvshmem_align").align(alignment, size));
 }
 void nvshmem_free(void* ptr) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmem_free", rt("nvshmem_free").free(ptr));
+  guarded("nvshmem_free", [&] { rt("nvshmem_free").free(ptr); });
 }
 
 // The both-sided calls' host forms, under both names (nvshmem.h says why).
@@ -216,20 +208,20 @@ int symmetrai_host_my_pe(void) {
 int symmetrai_host_n_pes(void) {
   return rt("nvshmem_n_pes").n_pes();
 }
-static int team_handle(nvshmem_team_t team) {
-  return SYMMETRAI_TEAM_HANDLE(team);
+// The Runtime handle of an NVSHMEM team id, -1 where it names no live team.
+static int live_handle(Runtime& r, nvshmem_team_t team) {
+  const int h = SYMMETRAI_TEAM_HANDLE(team);
+  return h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0 ? -1 : h;
 }
 int symmetrai_host_team_my_pe(nvshmem_team_t team) {
   Runtime& r = rt("nvshmem_team_my_pe");
-  const int h = team_handle(team);
-  if (h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0) return -1;
-  return r.team_desc(h).my_rank;
+  const int h = live_handle(r, team);
+  return h < 0 ? -1 : r.team_desc(h).my_rank;
 }
 int symmetrai_host_team_n_pes(nvshmem_team_t team) {
   Runtime& r = rt("nvshmem_team_n_pes");
-  const int h = team_handle(team);
-  if (h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0) return -1;
-  return r.team_desc(h).size;
+  const int h = live_handle(r, team);
+  return h < 0 ? -1 : r.team_desc(h).size;
 }
 void* symmetrai_host_ptr(const void* dest, int pe) {
   Runtime& r = rt("nvshmem_ptr");
@@ -239,22 +231,22 @@ void* symmetrai_host_ptr(const void* dest, int pe) {
   return r.ptr(const_cast<void*>(dest), pe);
 }
 void symmetrai_host_quiet(void) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmem_quiet", rt("nvshmem_quiet").quiet());
+  guarded("nvshmem_quiet", [&] { rt("nvshmem_quiet").quiet(); });
 }
 void symmetrai_host_fence(void) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmem_fence", rt("nvshmem_fence").fence());
+  guarded("nvshmem_fence", [&] { rt("nvshmem_fence").fence(); });
 }
 void symmetrai_host_barrier_all(void) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmem_barrier_all", rt("nvshmem_barrier_all").barrier_all());
+  guarded("nvshmem_barrier_all", [&] { rt("nvshmem_barrier_all").barrier_all(); });
 }
 void symmetrai_host_sync_all(void) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmem_sync_all", rt("nvshmem_sync_all").sync_all());
+  guarded("nvshmem_sync_all", [&] { rt("nvshmem_sync_all").sync_all(); });
 }
 void symmetrai_host_putmem(void* dest, const void* src, size_t bytes, int pe) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmem_putmem", rt("nvshmem_putmem").putmem(dest, src, bytes, pe));
+  guarded("nvshmem_putmem", [&] { rt("nvshmem_putmem").putmem(dest, src, bytes, pe); });
 }
 void symmetrai_host_getmem(void* dest, const void* src, size_t bytes, int pe) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmem_getmem", rt("nvshmem_getmem").getmem(dest, src, bytes, pe));
+  guarded("nvshmem_getmem", [&] { rt("nvshmem_getmem").getmem(dest, src, bytes, pe); });
 }
 
 // Typed: one element or n, moved as their bytes.
@@ -384,8 +376,8 @@ namespace {
 // names none.
 Team team_of(nvshmem_team_t id, const char* op) {
   Runtime& r = rt(op);
-  const int h = team_handle(id);
-  if (h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0) {
+  const int h = live_handle(r, id);
+  if (h < 0) {
     std::fprintf(stderr, "[pe %d] %s: team %d is not a valid team\n", r.my_pe(), op, id);
     return Team();
   }
@@ -445,30 +437,28 @@ void nvshmem_team_destroy(nvshmem_team_t team) {
 
 // The stream forms (nvshmemx.h).
 void nvshmemx_barrier_all_on_stream(cudaStream_t stream) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmemx_barrier_all_on_stream",
-                         rt("nvshmemx_barrier_all_on_stream").barrier_all_on_stream(stream));
+  guarded("nvshmemx_barrier_all_on_stream",
+          [&] { rt("nvshmemx_barrier_all_on_stream").barrier_all_on_stream(stream); });
 }
 void nvshmemx_sync_all_on_stream(cudaStream_t stream) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmemx_sync_all_on_stream", {
+  guarded("nvshmemx_sync_all_on_stream", [&] {
     Runtime& r = rt("nvshmemx_sync_all_on_stream");
     r.sync_on_stream(r.team_world(), stream);
   });
 }
 void nvshmemx_quiet_on_stream(cudaStream_t stream) {
-  SYMMETRA_NVSHMEM_GUARD("nvshmemx_quiet_on_stream",
-                         rt("nvshmemx_quiet_on_stream").quiet_on_stream(stream));
+  guarded("nvshmemx_quiet_on_stream",
+          [&] { rt("nvshmemx_quiet_on_stream").quiet_on_stream(stream); });
 }
 void nvshmemx_putmem_on_stream(void* dest, const void* src, size_t bytes, int pe,
                                cudaStream_t stream) {
-  SYMMETRA_NVSHMEM_GUARD(
-      "nvshmemx_putmem_on_stream",
-      rt("nvshmemx_putmem_on_stream").putmem_on_stream(dest, src, bytes, pe, stream));
+  guarded("nvshmemx_putmem_on_stream",
+          [&] { rt("nvshmemx_putmem_on_stream").putmem_on_stream(dest, src, bytes, pe, stream); });
 }
 void nvshmemx_getmem_on_stream(void* dest, const void* src, size_t bytes, int pe,
                                cudaStream_t stream) {
-  SYMMETRA_NVSHMEM_GUARD(
-      "nvshmemx_getmem_on_stream",
-      rt("nvshmemx_getmem_on_stream").getmem_on_stream(dest, src, bytes, pe, stream));
+  guarded("nvshmemx_getmem_on_stream",
+          [&] { rt("nvshmemx_getmem_on_stream").getmem_on_stream(dest, src, bytes, pe, stream); });
 }
 
 }  // extern "C"
