@@ -191,6 +191,9 @@ enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 };
   SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(SYMMETRA_NVSHMEM_TYPED_AMO_BITWISE)                         \
   SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEM_TYPED_WAIT)
 
+#include "symmetra/nvshmem_coll.h"
+#include "symmetra/nvshmem_rma.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -236,6 +239,8 @@ void nvshmem_free(void* ptr);
 /* Host-only forms of the both-sided calls, for the CUDA forms' host side. */
 #define X(name, ret, params, args) ret symmetrai_host_##name params;
 SYMMETRA_NVSHMEM_BOTH_SIDED
+SYMMETRA_NVSHMEM_RMA_BOTH_SIDED
+SYMMETRA_NVSHMEM_COLL_BOTH_SIDED
 #undef X
 void symmetrai_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
 
@@ -249,6 +254,8 @@ void symmetrai_register_module(symmetrai_module_update_t update);
 /* Host code: the library's own functions. */
 #define X(name, ret, params, args) ret nvshmem_##name params;
 SYMMETRA_NVSHMEM_BOTH_SIDED
+SYMMETRA_NVSHMEM_RMA_BOTH_SIDED
+SYMMETRA_NVSHMEM_COLL_BOTH_SIDED
 #undef X
 void nvshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
 #endif
@@ -259,6 +266,8 @@ void nvshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe)
 
 #if defined(__CUDACC__)
 #include "symmetra/nvshmem_device.cuh"
+#include "symmetra/nvshmem_device_coll.cuh"
+#include "symmetra/nvshmem_device_rma.cuh"
 #endif
 
 #endif /* SYMMETRA_NVSHMEM_H */

@@ -34,6 +34,34 @@ void nvshmemx_putmem_on_stream(void* dest, const void* src, size_t bytes, int pe
 void nvshmemx_getmem_on_stream(void* dest, const void* src, size_t bytes, int pe,
                                cudaStream_t stream);
 
+/* The team collectives on `stream` (symmetra/nvshmem_coll.h says what each computes): enqueued in
+ * stream order, complete when the stream reaches the point after them. A null stream runs the
+ * host form. */
+int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream);
+int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream);
+int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void* dest, const void* src, size_t nelem,
+                                    int PE_root, cudaStream_t stream);
+int nvshmemx_fcollectmem_on_stream(nvshmem_team_t team, void* dest, const void* src, size_t nelem,
+                                   cudaStream_t stream);
+int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void* dest, const void* src, size_t nelem,
+                                   cudaStream_t stream);
+#define SYMMETRAI_DECL_COLL_ON_STREAM(NAME, T)                                               \
+  int nvshmemx_##NAME##_broadcast_on_stream(nvshmem_team_t team, T* dest, const T* src,      \
+                                            size_t nelem, int PE_root, cudaStream_t stream); \
+  int nvshmemx_##NAME##_fcollect_on_stream(nvshmem_team_t team, T* dest, const T* src,       \
+                                           size_t nelem, cudaStream_t stream);               \
+  int nvshmemx_##NAME##_alltoall_on_stream(nvshmem_team_t team, T* dest, const T* src,       \
+                                           size_t nelem, cudaStream_t stream);
+SYMMETRA_NVSHMEM_COLL_TYPES(SYMMETRAI_DECL_COLL_ON_STREAM)
+#undef SYMMETRAI_DECL_COLL_ON_STREAM
+#define SYMMETRAI_DECL_REDUCE_ON_STREAM(NAME, T, OP)                                               \
+  int nvshmemx_##NAME##_##OP##_reduce_on_stream(nvshmem_team_t team, T* dest, const T* src,        \
+                                                size_t nreduce, cudaStream_t stream);              \
+  int nvshmemx_##NAME##_##OP##_reducescatter_on_stream(nvshmem_team_t team, T* dest, const T* src, \
+                                                       size_t nreduce, cudaStream_t stream);
+SYMMETRA_NVSHMEM_REDUCTIONS(SYMMETRAI_DECL_REDUCE_ON_STREAM)
+#undef SYMMETRAI_DECL_REDUCE_ON_STREAM
+
 #ifdef __cplusplus
 }
 #endif

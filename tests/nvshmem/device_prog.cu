@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 __global__ void exercise(long long* counter, uint64_t* mask, long* ring, uint64_t* sig, int* flag,
                          const long* mine, size_t count, unsigned long long seed, int* wrong) {
   const int me = nvshmem_my_pe(), n = nvshmem_n_pes();
@@ -36,16 +38,7 @@ __global__ void exercise(long long* counter, uint64_t* mask, long* ring, uint64_
 int main(void) {
   nvshmem_init();
   const int me = nvshmem_my_pe(), n = nvshmem_n_pes();
-  unsigned long long* seed_word =
-      static_cast<unsigned long long*>(nvshmem_calloc(1, sizeof(unsigned long long)));
-  if (me == 0)
-    for (int pe = 0; pe < n; ++pe)
-      nvshmem_ulonglong_p(seed_word,
-                          static_cast<unsigned long long>(time(nullptr)) ^
-                              (static_cast<unsigned long long>(getpid()) << 24),
-                          pe);
-  nvshmem_barrier_all();
-  const unsigned long long seed = nvshmem_ulonglong_g(seed_word, me) ^ 0x9E3779B97F4A7C15ull;
+  const unsigned long long seed = shared_seed() ^ 0x9E3779B97F4A7C15ull;
   const size_t count = 4096;
   long* counter_region = static_cast<long*>(nvshmem_calloc(1, sizeof(long long)));
   auto* counter = reinterpret_cast<long long*>(counter_region);
@@ -71,7 +64,6 @@ int main(void) {
       n * static_cast<long long>(seed % 1000) + static_cast<long long>(n) * (n + 1) / 2;
   const long long total = nvshmem_longlong_atomic_fetch(counter, 0);
   const uint64_t bits = nvshmem_uint64_atomic_fetch(mask, me);
-  int failures = 0;
   if (rc != cudaSuccess) {
     printf("[pe %d] FAIL: kernel: %s\n", me, cudaGetErrorString(rc));
     ++failures;
@@ -97,7 +89,6 @@ int main(void) {
   nvshmem_free(ring);
   nvshmem_free(mask);
   nvshmem_free(counter_region);
-  nvshmem_free(seed_word);
   nvshmem_finalize();
   return failures == 0 ? 0 : 1;
 }

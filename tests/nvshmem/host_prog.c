@@ -11,16 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures = 0;
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      fprintf(stderr, "[pe %d] FAIL: ", nvshmem_my_pe()); \
-      fprintf(stderr, __VA_ARGS__);                       \
-      fprintf(stderr, "\n");                              \
-      ++failures;                                         \
-    }                                                     \
-  } while (0)
+#include "test_util.h"
 
 int main(void) {
   if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED) return 2;
@@ -148,6 +139,51 @@ int main(void) {
   nvshmem_free(owner);
   nvshmem_free(mask);
   nvshmem_free(counter);
+
+  /* More RMA forms to the next PE: a strided iput into the even slots, a typed put-with-signal,
+   * a sized non-blocking put; read back with a strided iget, a sized get and a _nbi get. */
+  {
+    const int next = (me + 1) % n;
+    int* slots = (int*)nvshmem_calloc(2 * count, sizeof(int));
+    long* signalled = (long*)nvshmem_malloc(count * sizeof(long));
+    long* sized = (long*)nvshmem_malloc(count * sizeof(long));
+    uint64_t* word = (uint64_t*)nvshmem_calloc(1, sizeof(uint64_t));
+    int* ints = (int*)malloc(2 * count * sizeof(int));
+    for (size_t i = 0; i < count; ++i) ints[i] = (int)(s % 7919) * 31 + me * 100003 + (int)i;
+    nvshmem_int_iput(slots, ints, 2, 1, count, next);
+    nvshmem_long_put_signal(signalled, mine, count, word, (uint64_t)me + 1, NVSHMEM_SIGNAL_SET,
+                            next);
+    nvshmem_put64_nbi(sized, mine, count, next);
+    nvshmem_quiet();
+    CHECK(nvshmem_signal_wait_until(word, NVSHMEM_CMP_EQ, (uint64_t)from + 1) == (uint64_t)from + 1,
+          "put_signal's signal");
+    nvshmem_barrier_all();
+    nvshmem_int_iget(ints, slots, 1, 2, count, me); /* the even slots, packed */
+    for (size_t i = 0; i < count; ++i)
+      if (ints[i] != (int)(s % 7919) * 31 + from * 100003 + (int)i) {
+        CHECK(0, "iput/iget: [%zu] = %d", i, ints[i]);
+        break;
+      }
+    nvshmem_get64(got, signalled, count, me);
+    for (int t = 0; t < 2; ++t) {
+      if (t == 1) {
+        memset(got, 0, count * sizeof(long));
+        nvshmem_getmem_nbi(got, sized, count * sizeof(long), me);
+        nvshmem_quiet();
+      }
+      for (size_t i = 0; i < count; ++i)
+        if (got[i] != (long)(s % 9973) * 1000003L + from * 7919L + (long)i) {
+          CHECK(0, "%s: [%zu] = %ld", t ? "put64_nbi" : "long_put_signal", i, got[i]);
+          break;
+        }
+    }
+    nvshmem_barrier_all();
+    free(ints);
+    nvshmem_free(word);
+    nvshmem_free(sized);
+    nvshmem_free(signalled);
+    nvshmem_free(slots);
+  }
 
   /* Teams: the even PEs by a strided split, a grid of two columns by a 2-D split; ranks, sizes
    * and translations against the world, then both destroyed. */

@@ -1,7 +1,5 @@
 // libsymmetra_nvshmem: nvshmem.h's and nvshmemx.h's host calls on a Runtime of this process,
 // and the registry of CUDA modules whose device state nvshmem_init fills (nvshmem_device.cuh).
-#include <nvshmemx.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,18 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "bindings/canon.hpp"
-#include "symmetra/error.hpp"
-#include "symmetra/runtime.hpp"
+#include "bindings/nvshmem/state.hpp"
 
 #if SYMMETRA_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
 namespace symmetra::nvshmem {
-namespace {
 
-std::unique_ptr<Runtime> g_rt;  // made by the first nvshmem_init
+std::unique_ptr<Runtime> g_rt;
+
+namespace {
 int g_init_count = 0;
 
 // The registered modules' updaters and the state last given to them. A module registers
@@ -35,7 +32,9 @@ std::vector<symmetrai_module_update_t>& modules() {
 device::Context g_pushed;
 bool g_pushed_any = false;
 
-[[noreturn]] void die(const char* op, const std::string& message) {
+}  // namespace
+
+void die(const char* op, const std::string& message) {
   const int pe = g_rt ? g_rt->my_pe() : -1;
   if (pe >= 0)
     std::fprintf(stderr, "[pe %d] %s: %s\n", pe, op, message.c_str());
@@ -51,6 +50,8 @@ Runtime& rt(const char* op) {
     die(op, "called before nvshmem_init (or after nvshmem_finalize)");
   return *g_rt;
 }
+
+namespace {
 
 // Gives every module the current device state where it changed (the GPU backend only: on the
 // CPU backend no kernel runs).
@@ -87,16 +88,7 @@ Backend pick_backend() {
   return Backend::kCpu;
 }
 
-// f() under the C boundary's guard: an exception from the Runtime ends the job with its message,
-// as NVSHMEM's calls have no error returns.
-template <class F>
-auto guarded(const char* op, F f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::exception& e) {
-    die(op, e.what());
-  }
-}
+}  // namespace
 
 Cmp cmp_of(int cmp, const char* op) {
   const int c = SYMMETRAI_CMP(cmp);
@@ -111,14 +103,35 @@ SignalOp signal_op_of(int sig_op, const char* op) {
   return sig_op == NVSHMEM_SIGNAL_SET ? SignalOp::kSet : SignalOp::kAdd;
 }
 
-}  // namespace
+int live_handle(Runtime& r, nvshmem_team_t team) {
+  const int h = SYMMETRAI_TEAM_HANDLE(team);
+  return h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0 ? -1 : h;
+}
+
+Team team_of(nvshmem_team_t id, const char* op) {
+  Runtime& r = rt(op);
+  const int h = live_handle(r, id);
+  if (h < 0) {
+    std::fprintf(stderr, "[pe %d] %s: team %d is not a valid team\n", r.my_pe(), op, id);
+    return Team();
+  }
+  return Team(&r, h);
+}
+
+nvshmem_team_t id_of(const Team& t) {
+  return t.valid() ? SYMMETRAI_TEAM_ID(t.handle()) : NVSHMEM_TEAM_INVALID;
+}
+
 }  // namespace symmetra::nvshmem
 
 using namespace symmetra;
 using bindings::canon;
 using bindings::canon_t;
 using nvshmem::guarded;
+using nvshmem::id_of;
+using nvshmem::live_handle;
 using nvshmem::rt;
+using nvshmem::team_of;
 
 extern "C" {
 
@@ -207,11 +220,6 @@ int symmetrai_host_my_pe(void) {
 }
 int symmetrai_host_n_pes(void) {
   return rt("nvshmem_n_pes").n_pes();
-}
-// The Runtime handle of an NVSHMEM team id, -1 where it names no live team.
-static int live_handle(Runtime& r, nvshmem_team_t team) {
-  const int h = SYMMETRAI_TEAM_HANDLE(team);
-  return h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0 ? -1 : h;
 }
 int symmetrai_host_team_my_pe(nvshmem_team_t team) {
   Runtime& r = rt("nvshmem_team_my_pe");
@@ -371,23 +379,6 @@ void nvshmem_query_thread(int* provided) {
                                                        : NVSHMEM_THREAD_MULTIPLE;
 }
 
-namespace {
-// The Team of an NVSHMEM team id, or an invalid one (with the reason on stderr) where the id
-// names none.
-Team team_of(nvshmem_team_t id, const char* op) {
-  Runtime& r = rt(op);
-  const int h = live_handle(r, id);
-  if (h < 0) {
-    std::fprintf(stderr, "[pe %d] %s: team %d is not a valid team\n", r.my_pe(), op, id);
-    return Team();
-  }
-  return Team(&r, h);
-}
-nvshmem_team_t id_of(const Team& t) {
-  return t.valid() ? SYMMETRAI_TEAM_ID(t.handle()) : NVSHMEM_TEAM_INVALID;
-}
-}  // namespace
-
 int nvshmem_team_split_strided(nvshmem_team_t parent_team, int PE_start, int PE_stride, int PE_size,
                                const nvshmem_team_config_t*, long, nvshmem_team_t* new_team) {
   constexpr const char* op = "nvshmem_team_split_strided";
@@ -397,6 +388,7 @@ int nvshmem_team_split_strided(nvshmem_team_t parent_team, int PE_start, int PE_
   if (!parent.valid()) return 1;
   return guarded(op, [&] {
     *new_team = id_of(rt(op).split_strided(parent, PE_start, PE_stride, PE_size));
+    nvshmem::push_state(op);  // kernels see the new team
     return 0;
   });
 }
@@ -414,6 +406,7 @@ int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange, const nvshmem_
     rt(op).split_2d(parent, xrange, &x, &y);
     *xaxis_team = id_of(x);
     *yaxis_team = id_of(y);
+    nvshmem::push_state(op);
     return 0;
   });
 }
@@ -433,6 +426,7 @@ void nvshmem_team_destroy(nvshmem_team_t team) {
   Team t = team_of(team, op);
   if (!t.valid()) return;
   guarded(op, [&] { rt(op).destroy(t); });
+  nvshmem::push_state(op);
 }
 
 // The stream forms (nvshmemx.h).

@@ -1,0 +1,58 @@
+// What the parts of the NVSHMEM binding share: the process's Runtime, the guard at the C
+// boundary, and the translation of NVSHMEM's teams, comparisons and signal operations.
+#pragma once
+
+#include "symmetra/core/float16.hpp"
+
+// The 16-bit floating types of nvshmem.h's collectives, in the library: its own, which have
+// CUDA's layout (a program's half* is the library's symmetra::half*).
+#define SYMMETRAI_HALF_T ::symmetra::half
+#define SYMMETRAI_BFLOAT16_T ::symmetra::bfloat16
+
+#include <nvshmemx.h>
+
+#include <memory>
+#include <string>
+
+#include "bindings/canon.hpp"
+#include "symmetra/error.hpp"
+#include "symmetra/runtime.hpp"
+
+// Internal to libsymmetra_nvshmem: hidden, so that one file's call to another's helper is a
+// direct call (the C API's names keep their default visibility).
+#pragma GCC visibility push(hidden)
+
+namespace symmetra::nvshmem {
+
+// The Runtime of this process: made by the first nvshmem_init, empty before and after.
+extern std::unique_ptr<Runtime> g_rt;
+
+// Prints "[pe N] op: message" and ends the job: NVSHMEM's calls have no error returns.
+[[noreturn]] void die(const char* op, const std::string& message);
+
+// The Runtime; ends the job naming `op` where nvshmem_init has not run.
+Runtime& rt(const char* op);
+
+// f() under the C boundary's guard: an exception from the Runtime ends the job with its message.
+template <class F>
+auto guarded(const char* op, F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    die(op, e.what());
+  }
+}
+
+Cmp cmp_of(int cmp, const char* op);
+SignalOp signal_op_of(int sig_op, const char* op);
+
+// The Runtime handle of an NVSHMEM team id, -1 where it names no live team.
+int live_handle(Runtime& r, nvshmem_team_t team);
+// The Team of an NVSHMEM team id, or an invalid one (with the reason on stderr) where the id
+// names none.
+Team team_of(nvshmem_team_t id, const char* op);
+nvshmem_team_t id_of(const Team& t);
+
+}  // namespace symmetra::nvshmem
+
+#pragma GCC visibility pop
