@@ -195,7 +195,7 @@ int main(void) {
   seed = nvshmem_ulonglong_g(s, me);
   CHECK(seed == nvshmem_ulonglong_g(s + 1, 0), "seed differs from PE 0's");
 
-  int* world = (int*)malloc((size_t)n * sizeof(int));
+  int* world = (int*)calloc((size_t)n, sizeof(int));
   for (int k = 0; k < n; ++k) world[k] = k;
   check_reductions(NVSHMEM_TEAM_WORLD, world, n);
   check_moves(NVSHMEM_TEAM_WORLD, world, n, me);
@@ -203,7 +203,7 @@ int main(void) {
   /* The same over the odd PEs (a strided split; an empty team with one PE). */
   nvshmem_team_t odd = NVSHMEM_TEAM_INVALID;
   const int odd_size = n / 2;
-  int* odds = (int*)malloc((size_t)(odd_size + 1) * sizeof(int));
+  int* odds = (int*)calloc((size_t)(odd_size + 1), sizeof(int));
   for (int k = 0; k < odd_size; ++k) odds[k] = 2 * k + 1;
   if (odd_size > 0) {
     CHECK(nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 1, 2, odd_size, NULL, 0, &odd) == 0,
