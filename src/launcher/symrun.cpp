@@ -1,6 +1,6 @@
 // symrun: starts N PEs as processes of this host and hosts their rendezvous.
 //
-//   symrun -n N [--tag-output] [--timeout S] [--hosts H [--netns PREFIX]]
+//   symrun -n N [--tag-output] [--timeout S] [--hosts H [--netns PREFIX]] [-ppn P]
 //          [--rendezvous tcp:HOST[:PORT]] [--bind-to core|none] prog [args...]
 //
 // Each PE is bound to CPUs of symrun's own affinity (binding.hpp says which), as mpirun binds
@@ -56,6 +56,7 @@ void usage() {
                "  --tag-output    prefix every output line with [pe N]\n"
                "  --timeout S     bound of every wait, exported as SYMMETRA_TIMEOUT_S\n"
                "  --hosts H       pretend the PEs sit on H hosts (sets SYMMETRA_HOST_ID)\n"
+               "  -ppn P          P PEs per host: --hosts N/P (Hydra's option, as nvshmrun)\n"
                "  --netns PREFIX  run host h's PEs in network namespace PREFIXh (ip netns; as\n"
                "                  root), so that hosts reach each other only over the network\n"
                "  --rendezvous tcp:HOST[:PORT]\n"
@@ -67,7 +68,7 @@ void usage() {
 }
 
 bool parse(int argc, char** argv, Options* o) {
-  int i = 1;
+  int i = 1, ppn = 0;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -77,6 +78,9 @@ bool parse(int argc, char** argv, Options* o) {
     } else if (a == "--hosts") {
       const char* v = value();
       if (!v || (o->hosts = std::atoi(v)) < 1) return false;
+    } else if (a == "-ppn" || a == "--ppn") {  // Hydra's (nvshmrun's, mpiexec's) PEs per host
+      const char* v = value();
+      if (!v || (ppn = std::atoi(v)) < 1) return false;
     } else if (a == "--netns") {
       const char* v = value();
       if (!v || !*v) return false;
@@ -109,6 +113,13 @@ bool parse(int argc, char** argv, Options* o) {
       std::fprintf(stderr, "symrun: unknown option %s\n", a.c_str());
       return false;
     }
+  }
+  if (ppn > 0) {  // -n N -ppn P: N / P forced hosts of P PEs each
+    if (o->n % ppn != 0) {
+      std::fprintf(stderr, "symrun: -ppn %d does not divide -n %d\n", ppn, o->n);
+      return false;
+    }
+    o->hosts = o->n / ppn;
   }
   for (; i < argc; ++i) o->argv.push_back(argv[i]);
   o->argv.push_back(nullptr);

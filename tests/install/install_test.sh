@@ -15,7 +15,9 @@ say() { echo "== $*"; }
 say "install to $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 for f in bin/symrun bin/symcc bin/symc++ include/shmem.h include/symmetra/runtime.hpp \
-         lib/cmake/symmetra/symmetraConfig.cmake lib/pkgconfig/symmetra.pc lib/pkgconfig/symmetra-shmem.pc; do
+         lib/cmake/symmetra/symmetraConfig.cmake lib/pkgconfig/symmetra.pc lib/pkgconfig/symmetra-shmem.pc \
+         bin/nvshmrun include/nvshmem.h include/nvshmemx.h lib/libnvshmem_host.so \
+         lib/libnvshmem_device.a lib/cmake/NVSHMEM/NVSHMEMConfig.cmake; do
   [ -e "$prefix/$f" ] || { echo "install_test: $f is not installed" >&2; exit 1; }
 done
 # Nothing installed may point back into the source or build tree: the prefix must stand alone.
@@ -53,4 +55,25 @@ run 3 "$work/ring_pc"
 say "05_openshmem through symcc"
 "$prefix/bin/symcc" -O1 "$src/examples/05_openshmem.c" -o "$work/shmem_cc"
 run 3 "$work/shmem_cc"
+# NVSHMEM's build contract (docs/nvshmem.md#building), on the CPU backend: a Makefile user's
+# -I/-L/-lnvshmem_host -lnvshmem_device, find_package(NVSHMEM)'s targets, and nvshmrun.
+say "an NVSHMEM host program through -lnvshmem_host -lnvshmem_device, under nvshmrun"
+cc -std=c11 -O1 -I"$prefix/include" "$src/tests/nvshmem/host_prog.c" -o "$work/nv_make" \
+   -L"$prefix/lib" -lnvshmem_host -lnvshmem_device -Wl,-rpath,"$prefix/lib"
+SYMMETRA_BACKEND=cpu timeout 120 "$prefix/bin/nvshmrun" -n 2 -ppn 2 "$work/nv_make" >"$work/nv_make.log" 2>&1 ||
+  { cat "$work/nv_make.log"; echo "install_test: the NVSHMEM host program failed" >&2; exit 1; }
+[ "$(grep -c 'all passed (2 PEs)' "$work/nv_make.log")" -eq 2 ] || { cat "$work/nv_make.log"; exit 1; }
+say "an NVSHMEM project with find_package(NVSHMEM)"
+cmake -S "$src/tests/install/nvshmem" -B "$work/nv_cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH="$prefix" >"$work/nv_configure.log" || { cat "$work/nv_configure.log"; exit 1; }
+cmake --build "$work/nv_cmake" >"$work/nv_build.log" || { cat "$work/nv_build.log"; exit 1; }
+SYMMETRA_BACKEND=cpu timeout 120 "$prefix/bin/nvshmrun" -n 3 "$work/nv_cmake/host_coll" >"$work/nv_coll.log" 2>&1 ||
+  { cat "$work/nv_coll.log"; echo "install_test: host_coll through find_package(NVSHMEM) failed" >&2; exit 1; }
+[ "$(grep -c 'all passed (3 PEs)' "$work/nv_coll.log")" -eq 3 ] || { cat "$work/nv_coll.log"; exit 1; }
+# -ppn as Hydra's: 4 PEs, 2 per host, so 2 (forced) hosts.
+SYMMETRA_BACKEND=cpu SYMMETRA_LOG=info timeout 120 "$prefix/bin/nvshmrun" -n 4 -ppn 2 \
+  "$work/nv_cmake/host_coll" >"$work/nv_ppn.log" 2>&1 || { cat "$work/nv_ppn.log"; exit 1; }
+[ "$(grep -c 'all passed (4 PEs)' "$work/nv_ppn.log")" -eq 4 ] &&
+  grep -q 'joined a job of 4 PEs (processes) on 2 host(s)' "$work/nv_ppn.log" ||
+  { cat "$work/nv_ppn.log"; echo "install_test: nvshmrun -ppn 2 did not make 2 hosts" >&2; exit 1; }
 echo "install_test: passed"

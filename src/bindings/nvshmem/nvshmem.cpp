@@ -68,15 +68,6 @@ void push_state(const char* op) {
   g_pushed_any = true;
 }
 
-// NVSHMEM's variables that Symmetra reads under its own names: set the Symmetra one where the
-// user set only NVSHMEM's.
-void map_environment() {
-  static const char* const kSame[][2] = {{"NVSHMEM_SYMMETRIC_SIZE", "SYMMETRA_SYMMETRIC_SIZE"}};
-  for (const auto& m : kSame)
-    if (const char* v = std::getenv(m[0]); v != nullptr && std::getenv(m[1]) == nullptr)
-      setenv(m[1], v, 0);
-}
-
 // The GPU backend where this library has it and a GPU is visible, unless SYMMETRA_BACKEND says.
 Backend pick_backend() {
   if (std::getenv("SYMMETRA_BACKEND") != nullptr) return Backend::kAuto;
@@ -151,10 +142,13 @@ void symmetrai_register_module(symmetrai_module_update_t update) {
 void nvshmem_init(void) {
   if (nvshmem::g_init_count++ > 0) return;
   try {
-    nvshmem::map_environment();
+    const std::vector<std::string> notes = nvshmem::map_environment();
     RuntimeOptions options;
     options.backend = nvshmem::pick_backend();
     nvshmem::g_rt = Runtime::init(options);
+    if (nvshmem::g_rt->my_pe() == 0)  // once for the job
+      for (const std::string& note : notes)
+        std::fprintf(stderr, "nvshmem_init: %s\n", note.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nvshmem_init: %s\n", e.what());
     std::fflush(stderr);

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bindings/canon.hpp"
 #include "symmetra/error.hpp"
@@ -42,6 +43,10 @@ auto guarded(const char* op, F f) -> decltype(f()) {
     die(op, e.what());
   }
 }
+
+// Sets the Symmetra variables that NVSHMEM's set (docs/nvshmem.md#environment); returns what
+// nvshmem_init says once about the others (no counterpart, not known).
+std::vector<std::string> map_environment();
 
 Cmp cmp_of(int cmp, const char* op);
 SignalOp signal_op_of(int sig_op, const char* op);
