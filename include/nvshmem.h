@@ -193,6 +193,7 @@ enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 };
 
 #include "symmetra/nvshmem_coll.h"
 #include "symmetra/nvshmem_rma.h"
+#include "symmetra/nvshmem_wait.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -240,6 +241,7 @@ void nvshmem_free(void* ptr);
 #define X(name, ret, params, args) ret symmetrai_host_##name params;
 SYMMETRA_NVSHMEM_BOTH_SIDED
 SYMMETRA_NVSHMEM_RMA_BOTH_SIDED
+SYMMETRA_NVSHMEM_WAIT_BOTH_SIDED
 SYMMETRA_NVSHMEM_COLL_BOTH_SIDED
 #undef X
 void symmetrai_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
@@ -255,6 +257,7 @@ void symmetrai_register_module(symmetrai_module_update_t update);
 #define X(name, ret, params, args) ret nvshmem_##name params;
 SYMMETRA_NVSHMEM_BOTH_SIDED
 SYMMETRA_NVSHMEM_RMA_BOTH_SIDED
+SYMMETRA_NVSHMEM_WAIT_BOTH_SIDED
 SYMMETRA_NVSHMEM_COLL_BOTH_SIDED
 #undef X
 void nvshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
@@ -268,6 +271,7 @@ void nvshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe)
 #include "symmetra/nvshmem_device.cuh"
 #include "symmetra/nvshmem_device_coll.cuh"
 #include "symmetra/nvshmem_device_rma.cuh"
+#include "symmetra/nvshmem_device_wait.cuh"
 #endif
 
 #endif /* SYMMETRA_NVSHMEM_H */

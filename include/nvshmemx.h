@@ -18,8 +18,103 @@ struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;
 #endif
 
+/* Status codes of the nvshmemx_ calls that return one. */
+enum nvshmemx_status {
+  NVSHMEMX_SUCCESS = 0,
+  NVSHMEMX_ERROR_INVALID_VALUE,
+  NVSHMEMX_ERROR_OUT_OF_MEMORY,
+  NVSHMEMX_ERROR_NOT_SUPPORTED,
+  NVSHMEMX_ERROR_SYMMETRY,
+  NVSHMEMX_ERROR_GPU_NOT_SELECTED,
+  NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED,
+  NVSHMEMX_ERROR_INTERNAL
+};
+
+/* nvshmemx_init_attr's ways to join a job (flags). */
+enum {
+  NVSHMEMX_INIT_THREAD_PES = 1,
+  NVSHMEMX_INIT_WITH_MPI_COMM = 1 << 1,
+  NVSHMEMX_INIT_WITH_SHMEM = 1 << 2,
+  NVSHMEMX_INIT_WITH_UNIQUEID = 1 << 3
+};
+
+/* A job's meeting point, made by nvshmemx_get_uniqueid on the PE that will be 0 and passed on by
+ * the program (MPI_Bcast, a framework's store) as NVSHMEM's 128 bytes. It holds PE 0's TCP address
+ * and a secret that admits only PEs given the id (docs/security.md): pass it on privately. */
+#define NVSHMEMX_UNIQUEID_RESERVED_BYTES 124
+typedef struct {
+  int version;
+  char internal[NVSHMEMX_UNIQUEID_RESERVED_BYTES];
+} nvshmemx_uniqueid_t;
+typedef struct {
+  int version;
+  nvshmemx_uniqueid_t* id;
+  int myrank;
+  int nranks;
+} nvshmemx_uniqueid_args_t;
+typedef struct {
+  int version;
+  nvshmemx_uniqueid_args_t uid_args;
+  int cuda_device_id;
+  char content[88];
+} nvshmemx_init_args_t;
+/* mpi_comm: the address of an MPI_Comm (NVSHMEMX_INIT_WITH_MPI_COMM). */
+typedef struct {
+  int version;
+  void* mpi_comm;
+  nvshmemx_init_args_t args;
+} nvshmemx_init_attr_t;
+#define NVSHMEMX_UNIQUEID_ARGS_INVALID -1
+#define NVSHMEMX_UNIQUEID_INITIALIZER               \
+  {                                                 \
+    (1 << 16) + (int)sizeof(nvshmemx_uniqueid_t), { \
+      0                                             \
+    }                                               \
+  }
+#define NVSHMEMX_UNIQUEID_ARGS_INITIALIZER                                                   \
+  {                                                                                          \
+    (1 << 16) + (int)sizeof(nvshmemx_uniqueid_args_t), NULL, NVSHMEMX_UNIQUEID_ARGS_INVALID, \
+        NVSHMEMX_UNIQUEID_ARGS_INVALID                                                       \
+  }
+#define NVSHMEMX_INIT_ARGS_INITIALIZER                                                 \
+  {                                                                                    \
+    (1 << 16) + (int)sizeof(nvshmemx_init_args_t), NVSHMEMX_UNIQUEID_ARGS_INITIALIZER, \
+        NVSHMEMX_UNIQUEID_ARGS_INVALID, {                                              \
+      0                                                                                \
+    }                                                                                  \
+  }
+#define NVSHMEMX_INIT_ATTR_INITIALIZER \
+  { (1 << 16) + (int)sizeof(nvshmemx_init_attr_t), NULL, NVSHMEMX_INIT_ARGS_INITIALIZER }
+
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* Collective over the job the attributes name: flags 0 joins as nvshmem_init does; UNIQUEID
+ * joins as PE myrank of nranks at the id's meeting point (PE 0 the process that made it);
+ * MPI_COMM joins the processes of the communicator, numbered as it numbers them (the program is
+ * linked with MPI, Open MPI or MPICH). 0, or nonzero with the reason on stderr. */
+int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t* attributes);
+/* Not collective: a new meeting point on this host, listening from now on. */
+int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t* uniqueid);
+int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks,
+                                    const nvshmemx_uniqueid_t* uniqueid,
+                                    nvshmemx_init_attr_t* attr);
+int nvshmemx_set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* nvshmem_attr);
+
+#ifdef SYMMETRA_NVSHMEM_HAVE_CUDA_TYPES
+/* Collective over every PE: launches `func` (a __global__ function) with `args` as
+ * cudaLaunchCooperativeKernel does, after checking that every block of the grid can be resident
+ * at once, as kernels whose blocks wait for each other (a device barrier) need. A grid that does
+ * not fit returns NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED with the largest that does on stderr.
+ * Needs the GPU backend. (Several PEs on one GPU share its SMs: the check counts the whole GPU,
+ * and their kernels take turns unless MPS runs.) */
+int nvshmemx_collective_launch(const void* func, dim3 gridDims, dim3 blockDims, void** args,
+                               size_t sharedMem, cudaStream_t stream);
+/* The most blocks of blockDims threads (and sharedMem bytes) of `func` that can be resident at
+ * once, in *gridsize; 0 on success. */
+int nvshmemx_collective_launch_query_gridsize(const void* func, dim3 blockDims, void** args,
+                                              size_t sharedMem, int* gridsize);
 #endif
 
 /* Every earlier stream-ordered put of this PE complete, then a barrier over every PE, run by a

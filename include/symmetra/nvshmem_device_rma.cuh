@@ -134,11 +134,24 @@ __host__ __device__ inline void nvshmem_putmem_signal_nbi(void* dest, const void
     SYMMETRAI_DEV::putmem_signal_nbi(GROUP, SYMMETRAI_STATE, dest, src, nelems*(SIZE), sig_addr,   \
                                      signal, SYMMETRAI_SIGOP, pe);                                 \
   }
-#define SYMMETRAI_ALL_FORMS(PUT, GET, IPUT, IGET, T, E, SIZE)    \
-  SYMMETRAI_THREAD_FORMS(PUT, GET, T, E, SIZE)                   \
-  SYMMETRAI_STRIDED_FORMS(IPUT, IGET, T, E)                      \
-  SYMMETRAI_SCOPE_FORMS(PUT, GET, T, SIZE, warp, SYMMETRAI_WARP) \
-  SYMMETRAI_SCOPE_FORMS(PUT, GET, T, SIZE, block, SYMMETRAI_BLOCK)
+#define SYMMETRAI_STRIDED_SCOPE(IPUT, IGET, T, E, SCOPE, GROUP)                                    \
+  __device__ inline void nvshmemx_##IPUT##_##SCOPE(T* dest, const T* src, ptrdiff_t dst,           \
+                                                   ptrdiff_t sst, size_t nelems, int pe) {         \
+    SYMMETRAI_DEV::iput(GROUP, SYMMETRAI_STATE, static_cast<E*>(dest), static_cast<const E*>(src), \
+                        dst, sst, nelems, pe);                                                     \
+  }                                                                                                \
+  __device__ inline void nvshmemx_##IGET##_##SCOPE(T* dest, const T* src, ptrdiff_t dst,           \
+                                                   ptrdiff_t sst, size_t nelems, int pe) {         \
+    SYMMETRAI_DEV::iget(GROUP, SYMMETRAI_STATE, static_cast<E*>(dest), static_cast<const E*>(src), \
+                        dst, sst, nelems, pe);                                                     \
+  }
+#define SYMMETRAI_ALL_FORMS(PUT, GET, IPUT, IGET, T, E, SIZE)      \
+  SYMMETRAI_THREAD_FORMS(PUT, GET, T, E, SIZE)                     \
+  SYMMETRAI_STRIDED_FORMS(IPUT, IGET, T, E)                        \
+  SYMMETRAI_SCOPE_FORMS(PUT, GET, T, SIZE, warp, SYMMETRAI_WARP)   \
+  SYMMETRAI_SCOPE_FORMS(PUT, GET, T, SIZE, block, SYMMETRAI_BLOCK) \
+  SYMMETRAI_STRIDED_SCOPE(IPUT, IGET, T, E, warp, SYMMETRAI_WARP)  \
+  SYMMETRAI_STRIDED_SCOPE(IPUT, IGET, T, E, block, SYMMETRAI_BLOCK)
 
 #define SYMMETRAI_TYPED_FORMS(NAME, T) \
   SYMMETRAI_ALL_FORMS(NAME##_put, NAME##_get, NAME##_iput, NAME##_iget, T, T, sizeof(T))
@@ -166,6 +179,7 @@ SYMMETRAI_SCOPE_FORMS(putmem, getmem, void, 1, block, SYMMETRAI_BLOCK)
 #undef SYMMETRAI_TYPED_FORMS
 #undef SYMMETRAI_ALL_FORMS
 #undef SYMMETRAI_SCOPE_FORMS
+#undef SYMMETRAI_STRIDED_SCOPE
 #undef SYMMETRAI_STRIDED_FORMS
 #undef SYMMETRAI_THREAD_FORMS
 #undef SYMMETRAI_SIGOP

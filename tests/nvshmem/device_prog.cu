@@ -28,6 +28,24 @@ __global__ void exercise(long long* counter, uint64_t* mask, long* ring, uint64_
   nvshmem_quiet();
   nvshmem_int_wait_until(flag, NVSHMEM_CMP_EQ, from + 1);
   if (nvshmem_int_test(flag, NVSHMEM_CMP_NE, from + 1)) ++*wrong;
+  // Waits over arrays: every PE writes its slot (me + 1) of every PE's flag + 1 .. flag + n.
+  int* slots = flag + 1;
+  for (int pe = 0; pe < n; ++pe) nvshmem_int_p(slots + me, me + 1, pe);
+  nvshmem_quiet();
+  nvshmem_int_wait_until_all(slots, n, nullptr, NVSHMEM_CMP_GT, 0);
+  size_t found[8];
+  if (nvshmem_int_test_some(slots, n, found, nullptr, NVSHMEM_CMP_GE, 1) != static_cast<size_t>(n))
+    ++*wrong;
+  if (nvshmem_int_wait_until_any(slots, n, nullptr, NVSHMEM_CMP_EQ, n) !=
+      static_cast<size_t>(n - 1))
+    ++*wrong;
+  int want[8];
+  for (int k = 0; k < n; ++k) want[k] = k + 1;
+  nvshmem_int_wait_until_all_vector(slots, n, nullptr, NVSHMEM_CMP_EQ, want);
+  want[0] = -1;  // no longer equal
+  if (nvshmem_int_test_all_vector(slots, n, nullptr, NVSHMEM_CMP_EQ, want)) ++*wrong;
+  const size_t any = nvshmem_int_test_any_vector(slots, n, nullptr, NVSHMEM_CMP_EQ, want);
+  if (n > 1 ? any < 1 || any >= static_cast<size_t>(n) : any != SIZE_MAX) ++*wrong;
   for (int pe = 0; pe < n; ++pe) nvshmemx_signal_op(sig + 1, me + 1, NVSHMEM_SIGNAL_ADD, pe);
   nvshmem_barrier_all();
   if (nvshmem_signal_fetch(sig + 1) != static_cast<uint64_t>(n) * (n + 1) / 2) ++*wrong;
@@ -45,7 +63,8 @@ int main(void) {
   auto* mask = static_cast<uint64_t*>(nvshmem_calloc(1, sizeof(uint64_t)));
   auto* ring = static_cast<long*>(nvshmem_calloc(count, sizeof(long)));
   auto* sig = static_cast<uint64_t*>(nvshmem_calloc(2, sizeof(uint64_t)));
-  auto* flag = static_cast<int*>(nvshmem_calloc(1, sizeof(int)));
+  auto* flag = static_cast<int*>(nvshmem_calloc(1 + n, sizeof(int)));  // flag, then n slots
+  if (n > 8) return 2;                                                 // the kernel's arrays hold 8
   long* mine = nullptr;
   int* wrong = nullptr;
   cudaMalloc(&mine, count * sizeof(long));

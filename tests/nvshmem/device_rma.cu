@@ -39,10 +39,13 @@ __global__ void rma(Buffers b, size_t count, int* wrong) {
   if (warp0) nvshmemx_int64_put_nbi_warp(b.land[2], b.mine[2], count, next);
   nvshmemx_put64_nbi_block(b.land[3], b.mine[3], count, next);
   if (threadIdx.x == 0) {
-    nvshmem_long_iput(b.land[4], b.mine[4], 2, 1, count / 2, next);  // even slots
+    nvshmem_long_iput(b.land[4], b.mine[4], 2, 1, count / 4, next);  // even slots, first half
     nvshmem_put32(b.land[5], b.mine[5], 2 * count, next);            // as 32-bit halves
     nvshmem_quiet();
   }
+  __syncthreads();
+  // The second half of the even slots by the block's strided form.
+  nvshmemx_long_iput_block(b.land[4] + count / 2, b.mine[4] + count / 4, 2, 1, count / 4, next);
   __syncthreads();
   // Typed put-with-signal by a warp (set), then sized by the block (add): the data is there when
   // the signal is.
@@ -81,7 +84,7 @@ int main(void) {
   const int me = nvshmem_my_pe(), n = nvshmem_n_pes();
   const int from = (me + n - 1) % n, next = (me + 1) % n;
   g_seed = shared_seed();
-  const size_t count = 2 * (1000 + g_seed % 500);  // even: the 128-bit form moves pairs
+  const size_t count = 4 * (500 + g_seed % 250);  // 128-bit pairs; strided halves of halves
   Buffers b;
   std::vector<long> host(count);
   for (int t = 0; t < kTests; ++t) {

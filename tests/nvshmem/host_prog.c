@@ -185,6 +185,45 @@ int main(void) {
     nvshmem_free(slots);
   }
 
+  /* Waits over arrays: every PE sets its slot (me + 1) in every PE's array; all, any and some,
+   * with one comparison value and with a vector of them, against what is known to be set. */
+  {
+    long* slots = (long*)nvshmem_calloc((size_t)n, sizeof(long));
+    long* want = (long*)malloc((size_t)n * sizeof(long));
+    size_t* found = (size_t*)malloc((size_t)n * sizeof(size_t));
+    int* status = (int*)calloc((size_t)n, sizeof(int));
+    for (int pe = 0; pe < n; ++pe) nvshmem_long_p(slots + me, me + 1, pe);
+    nvshmem_quiet();
+    nvshmem_long_wait_until_all(slots, (size_t)n, NULL, NVSHMEM_CMP_GT, 0);
+    for (int k = 0; k < n; ++k) want[k] = k + 1;
+    nvshmem_long_wait_until_all_vector(slots, (size_t)n, NULL, NVSHMEM_CMP_EQ, want);
+    CHECK(nvshmem_long_test_all(slots, (size_t)n, NULL, NVSHMEM_CMP_GE, 1) == 1, "test_all");
+    CHECK(nvshmem_long_test_any(slots, (size_t)n, NULL, NVSHMEM_CMP_GT, n) == SIZE_MAX,
+          "test_any found a slot above %d", n);
+    CHECK(nvshmem_long_wait_until_any(slots, (size_t)n, NULL, NVSHMEM_CMP_EQ, n) == (size_t)n - 1,
+          "wait_until_any");
+    CHECK(nvshmem_long_wait_until_some(slots, (size_t)n, found, NULL, NVSHMEM_CMP_LE, 2) ==
+              (size_t)(n < 2 ? n : 2),
+          "wait_until_some");
+    status[0] = 1; /* slot 0 excluded */
+    CHECK(
+        nvshmem_long_test_some(slots, (size_t)n, found, status, NVSHMEM_CMP_GE, 1) == (size_t)n - 1,
+        "test_some with status");
+    want[n - 1] = -1; /* the last no longer equal */
+    CHECK(nvshmem_long_test_all_vector(slots, (size_t)n, NULL, NVSHMEM_CMP_EQ, want) == 0,
+          "test_all_vector");
+    const size_t any = nvshmem_long_test_any_vector(slots, (size_t)n, status, NVSHMEM_CMP_EQ, want);
+    CHECK(n > 2 ? any >= 1 && any <= (size_t)n - 2 : any == SIZE_MAX, "test_any_vector: %zu", any);
+    CHECK(nvshmem_long_test_some_vector(slots, (size_t)n, found, NULL, NVSHMEM_CMP_EQ, want) ==
+              (size_t)n - 1,
+          "test_some_vector");
+    nvshmem_barrier_all();
+    free(status);
+    free(found);
+    free(want);
+    nvshmem_free(slots);
+  }
+
   /* Teams: the even PEs by a strided split, a grid of two columns by a 2-D split; ranks, sizes
    * and translations against the world, then both destroyed. */
   int level = -1;

@@ -10,29 +10,9 @@
 
 #include "bindings/nvshmem/state.hpp"
 
-#if SYMMETRA_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 namespace symmetra::nvshmem {
 
 std::unique_ptr<Runtime> g_rt;
-
-namespace {
-int g_init_count = 0;
-
-// The registered modules' updaters and the state last given to them. A module registers
-// before main (its static object) or when it is loaded; both may race with nothing but each
-// other, under the lock.
-std::mutex g_modules_mutex;
-std::vector<symmetrai_module_update_t>& modules() {
-  static std::vector<symmetrai_module_update_t> m;
-  return m;
-}
-device::Context g_pushed;
-bool g_pushed_any = false;
-
-}  // namespace
 
 void die(const char* op, const std::string& message) {
   const int pe = g_rt ? g_rt->my_pe() : -1;
@@ -50,36 +30,6 @@ Runtime& rt(const char* op) {
     die(op, "called before nvshmem_init (or after nvshmem_finalize)");
   return *g_rt;
 }
-
-namespace {
-
-// Gives every module the current device state where it changed (the GPU backend only: on the
-// CPU backend no kernel runs).
-void push_state(const char* op) {
-  Runtime& r = rt(op);
-  if (!r.on_gpu()) return;
-  const device::Context& c = r.device_context();
-  std::lock_guard<std::mutex> lock(g_modules_mutex);
-  if (g_pushed_any && std::memcmp(&g_pushed, &c, sizeof(c)) == 0) return;
-  for (symmetrai_module_update_t update : modules())
-    if (const int rc = update(&c, sizeof(c)); rc != 0)
-      die(op, "filling a CUDA module's device state failed (cudaError " + std::to_string(rc) + ")");
-  g_pushed = c;
-  g_pushed_any = true;
-}
-
-// The GPU backend where this library has it and a GPU is visible, unless SYMMETRA_BACKEND says.
-Backend pick_backend() {
-  if (std::getenv("SYMMETRA_BACKEND") != nullptr) return Backend::kAuto;
-#if SYMMETRA_HAVE_CUDA
-  int count = 0;
-  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) return Backend::kCuda;
-  cudaGetLastError();  // not sticky, but leave no error for the program to find
-#endif
-  return Backend::kCpu;
-}
-
-}  // namespace
 
 Cmp cmp_of(int cmp, const char* op) {
   const int c = SYMMETRAI_CMP(cmp);
@@ -125,56 +75,6 @@ using nvshmem::rt;
 using nvshmem::team_of;
 
 extern "C" {
-
-void symmetrai_register_module(symmetrai_module_update_t update) {
-  {
-    std::lock_guard<std::mutex> lock(nvshmem::g_modules_mutex);
-    nvshmem::modules().push_back(update);
-    if (!nvshmem::g_pushed_any) return;
-    // Loaded after init: this module gets the state now.
-    if (const int rc = update(&nvshmem::g_pushed, sizeof(nvshmem::g_pushed)); rc != 0)
-      nvshmem::die(
-          "nvshmem (module load)",
-          "filling a CUDA module's device state failed (cudaError " + std::to_string(rc) + ")");
-  }
-}
-
-void nvshmem_init(void) {
-  if (nvshmem::g_init_count++ > 0) return;
-  try {
-    const std::vector<std::string> notes = nvshmem::map_environment();
-    RuntimeOptions options;
-    options.backend = nvshmem::pick_backend();
-    nvshmem::g_rt = Runtime::init(options);
-    if (nvshmem::g_rt->my_pe() == 0)  // once for the job
-      for (const std::string& note : notes)
-        std::fprintf(stderr, "nvshmem_init: %s\n", note.c_str());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "nvshmem_init: %s\n", e.what());
-    std::fflush(stderr);
-    std::exit(1);
-  }
-  nvshmem::push_state("nvshmem_init");
-}
-
-void nvshmem_finalize(void) {
-  if (nvshmem::g_init_count == 0 || --nvshmem::g_init_count > 0) return;
-  guarded("nvshmem_finalize", [&] { rt("nvshmem_finalize").finalize(); });
-  nvshmem::g_rt.reset();
-}
-
-int nvshmemx_init_status(void) {
-  return nvshmem::g_rt ? NVSHMEM_STATUS_IS_INITIALIZED : NVSHMEM_STATUS_NOT_INITIALIZED;
-}
-
-void nvshmem_info_get_version(int* major, int* minor) {
-  if (major) *major = NVSHMEM_MAJOR_VERSION;
-  if (minor) *minor = NVSHMEM_MINOR_VERSION;
-}
-
-void nvshmem_info_get_name(char* name) {
-  if (name) std::snprintf(name, NVSHMEM_MAX_NAME_LEN, "%s", NVSHMEM_VENDOR_STRING);
-}
 
 // Allocation: NULL, with the reason on stderr, where the heap cannot hold the block.
 #define SYMMETRA_NVSHMEM_ALLOC(op, ...)                     \
@@ -357,21 +257,6 @@ SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEM_HOST_WAIT)
 #define X SYMMETRA_NVSHMEM_BOTH_NAMES
 SYMMETRA_NVSHMEM_BOTH_SIDED
 #undef X
-
-int nvshmem_init_thread(int requested, int* provided) {
-  if (requested < NVSHMEM_THREAD_SINGLE || requested > NVSHMEM_THREAD_MULTIPLE) return 1;
-  nvshmem_init();
-  nvshmem_query_thread(provided);
-  return 0;
-}
-
-// The CPU backend serves calls from several threads at once; the GPU backend's host forms share
-// a view of the device heap that growth rewrites, one thread at a time (as shmem_query_thread).
-void nvshmem_query_thread(int* provided) {
-  if (provided == nullptr) return;
-  *provided = nvshmem::g_rt && nvshmem::g_rt->on_gpu() ? NVSHMEM_THREAD_SERIALIZED
-                                                       : NVSHMEM_THREAD_MULTIPLE;
-}
 
 int nvshmem_team_split_strided(nvshmem_team_t parent_team, int PE_start, int PE_stride, int PE_size,
                                const nvshmem_team_config_t*, long, nvshmem_team_t* new_team) {

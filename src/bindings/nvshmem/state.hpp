@@ -44,6 +44,10 @@ auto guarded(const char* op, F f) -> decltype(f()) {
   }
 }
 
+// Gives every registered CUDA module the PE's device state where it changed since the last time
+// (after init, allocations that grew the heap, team splits; the GPU backend only).
+void push_state(const char* op);
+
 // Sets the Symmetra variables that NVSHMEM's set (docs/nvshmem.md#environment); returns what
 // nvshmem_init says once about the others (no counterpart, not known).
 std::vector<std::string> map_environment();
