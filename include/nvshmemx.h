@@ -103,18 +103,71 @@ int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks,
 int nvshmemx_set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* nvshmem_attr);
 
 #ifdef SYMMETRA_NVSHMEM_HAVE_CUDA_TYPES
+/* The library's side of the collective launch below: 0 where this PE runs on the GPU backend
+ * (else NVSHMEMX_ERROR_NOT_SUPPORTED, said on stderr), and the message of a failed one. */
+int symmetrai_collective_launch_ready(const char* op);
+int symmetrai_collective_launch_failed(const char* op, const char* cuda_error, long blocks,
+                                       int threads, size_t shared_mem, int fit);
+
+/* The most blocks of `func` with `threads` threads and `smem` bytes that can be resident on the
+ * current device at once, in *fit. Inline: the kernel is registered with the program's CUDA
+ * runtime, which may not be the library's (nvcc links its own statically). */
+static inline cudaError_t symmetrai_resident_blocks(const void* func, int threads, size_t smem,
+                                                    int* fit) {
+  int dev = 0, sms = 0, per_sm = 0;
+  cudaError_t rc = cudaGetDevice(&dev);
+  if (rc == cudaSuccess) rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (rc == cudaSuccess)
+    rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, threads, smem);
+  *fit = per_sm * sms;
+  return rc;
+}
+
 /* Collective over every PE: launches `func` (a __global__ function) with `args` as
  * cudaLaunchCooperativeKernel does, after checking that every block of the grid can be resident
  * at once, as kernels whose blocks wait for each other (a device barrier) need. A grid that does
  * not fit returns NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED with the largest that does on stderr.
  * Needs the GPU backend. (Several PEs on one GPU share its SMs: the check counts the whole GPU,
  * and their kernels take turns unless MPS runs.) */
-int nvshmemx_collective_launch(const void* func, dim3 gridDims, dim3 blockDims, void** args,
-                               size_t sharedMem, cudaStream_t stream);
+static inline int nvshmemx_collective_launch(const void* func, dim3 gridDims, dim3 blockDims,
+                                             void** args, size_t sharedMem, cudaStream_t stream) {
+  const char* op = "nvshmemx_collective_launch";
+  const int threads = (int)(blockDims.x * blockDims.y * blockDims.z);
+  const long blocks = (long)gridDims.x * gridDims.y * gridDims.z;
+  int fit = 0;
+  cudaError_t rc;
+  if (symmetrai_collective_launch_ready(op) != 0) return NVSHMEMX_ERROR_NOT_SUPPORTED;
+  rc = symmetrai_resident_blocks(func, threads, sharedMem, &fit);
+  if (rc == cudaSuccess && blocks <= fit)
+    rc = cudaLaunchCooperativeKernel(func, gridDims, blockDims, args, sharedMem, stream);
+  else if (rc == cudaSuccess)
+    return symmetrai_collective_launch_failed(op, NULL, blocks, threads, sharedMem, fit);
+  if (rc != cudaSuccess) {
+    cudaGetLastError();
+    return symmetrai_collective_launch_failed(op, cudaGetErrorString(rc), blocks, threads,
+                                              sharedMem, fit);
+  }
+  return NVSHMEMX_SUCCESS;
+}
+
 /* The most blocks of blockDims threads (and sharedMem bytes) of `func` that can be resident at
  * once, in *gridsize; 0 on success. */
-int nvshmemx_collective_launch_query_gridsize(const void* func, dim3 blockDims, void** args,
-                                              size_t sharedMem, int* gridsize);
+static inline int nvshmemx_collective_launch_query_gridsize(const void* func, dim3 blockDims,
+                                                            void** args, size_t sharedMem,
+                                                            int* gridsize) {
+  const char* op = "nvshmemx_collective_launch_query_gridsize";
+  const int threads = (int)(blockDims.x * blockDims.y * blockDims.z);
+  cudaError_t rc;
+  (void)args;
+  if (gridsize == NULL) return NVSHMEMX_ERROR_INVALID_VALUE;
+  if (symmetrai_collective_launch_ready(op) != 0) return NVSHMEMX_ERROR_NOT_SUPPORTED;
+  rc = symmetrai_resident_blocks(func, threads, sharedMem, gridsize);
+  if (rc != cudaSuccess) {
+    cudaGetLastError();
+    return symmetrai_collective_launch_failed(op, cudaGetErrorString(rc), 0, threads, sharedMem, 0);
+  }
+  return NVSHMEMX_SUCCESS;
+}
 #endif
 
 /* Every earlier stream-ordered put of this PE complete, then a barrier over every PE, run by a
