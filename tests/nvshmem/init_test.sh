@@ -20,7 +20,11 @@ if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
   # shellcheck disable=SC2086
   mpicc -std=c11 -O1 -Wall -Wextra -Werror ${SYMMETRA_TEST_CFLAGS:-} -I"$incdir" \
     -o "$out/init_mpi" "$srcdir/init_mpi.c" -L"$libdir" -lsymmetra_nvshmem -Wl,-rpath,"$libdir"
-  timeout 120 mpirun --allow-run-as-root --oversubscribe -n 4 "$out/init_mpi" >"$out/init_mpi.log" 2>&1 ||
+  # Open MPI's own allocations outlive MPI_Finalize (frames of its unloaded components), which a
+  # sanitizer build's leak check would count: leaks are checked in the unique-id runs above.
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    timeout 120 mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS -n 4 "$out/init_mpi" \
+    >"$out/init_mpi.log" 2>&1 ||
     { cat "$out/init_mpi.log"; exit 1; }
   cat "$out/init_mpi.log"
   [ "$(grep -c 'all passed (2 PEs)' "$out/init_mpi.log")" -eq 4 ] || { echo FAILED; exit 1; }
