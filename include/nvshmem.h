@@ -26,7 +26,10 @@
 typedef int32_t nvshmem_team_t;
 
 /* The predefined teams. Symmetra's shared team (the PEs of this host, which reach each other by
- * loads and stores) serves both NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE. */
+ * loads and stores) serves both NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE;
+ * NVSHMEMX_TEAM_SAME_MYPE_NODE (the PEs of every host with this PE's rank on its host) is the
+ * column team of a 2-D split of the world by nvshmem_init, where every host holds the same
+ * number of PEs in one run (else each PE alone). */
 enum {
   NVSHMEM_TEAM_INVALID = -1,
   NVSHMEM_TEAM_WORLD = 0,
@@ -34,17 +37,21 @@ enum {
   NVSHMEM_TEAM_SHARED = 1,
   NVSHMEM_TEAM_SHARED_INDEX = 1,
   NVSHMEMX_TEAM_NODE = 2,
-  NVSHMEM_TEAM_NODE_INDEX = 2
+  NVSHMEM_TEAM_NODE_INDEX = 2,
+  NVSHMEMX_TEAM_SAME_MYPE_NODE = 3,
+  NVSHMEM_TEAM_SAME_MYPE_NODE_INDEX = 3
 };
 
-/* Teams made by a split have ids from 8 up: the id less 6 is Symmetra's team handle (handles 0
- * and 1 are WORLD and SHARED; NVSHMEM's predefined ids 3-7 are not provided). */
+/* NVSHMEM team ids to Symmetra team handles: handles 0 and 1 are the world and shared teams,
+ * nvshmem_init's 2-D split makes handles 2 (the hosts' rows, not exposed) and 3 (the columns:
+ * SAME_MYPE_NODE), and teams made by a split get ids from 8 up, their handle plus 4. */
 #define SYMMETRAI_TEAM_HANDLE(t)                                   \
   ((t) == NVSHMEM_TEAM_WORLD || (t) == NVSHMEM_TEAM_SHARED ? (t)   \
    : (t) == NVSHMEMX_TEAM_NODE                             ? 1     \
-   : (t) >= 8                                              ? (t)-6 \
+   : (t) == NVSHMEMX_TEAM_SAME_MYPE_NODE                   ? 3     \
+   : (t) >= 8                                              ? (t)-4 \
                                                            : -1)
-#define SYMMETRAI_TEAM_ID(handle) ((handle) < 2 ? (handle) : (handle) + 6)
+#define SYMMETRAI_TEAM_ID(handle) ((handle) < 2 || (handle) == 3 ? (handle) : (handle) + 4)
 
 /* A team's configuration (nvshmem_team_split_*): num_contexts is accepted and not used. */
 typedef struct {
@@ -229,6 +236,10 @@ int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange,
 int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team);
 /* Collective over the team's members; the predefined teams cannot be destroyed. */
 void nvshmem_team_destroy(nvshmem_team_t team);
+/* The configuration a team was made with, for the fields config_mask selects
+ * (NVSHMEM_TEAM_NUM_CONTEXTS): 0 contexts, which Symmetra's teams do not use. 0, or nonzero
+ * where `team` names no team. */
+int nvshmem_team_get_config(nvshmem_team_t team, long config_mask, nvshmem_team_config_t* config);
 
 /* Collective over the world, with a barrier, as NVSHMEM's: the same size on every PE. NULL
  * where the heap cannot hold it (the reason is logged). */

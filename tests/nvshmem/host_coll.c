@@ -200,6 +200,26 @@ int main(void) {
   check_reductions(NVSHMEM_TEAM_WORLD, world, n);
   check_moves(NVSHMEM_TEAM_WORLD, world, n, me);
 
+  /* NVSHMEMX_TEAM_SAME_MYPE_NODE: the PEs with this PE's rank on their host, one per host
+   * (nvshmrun -n 4 -ppn 2 in the install test: PEs 0 and 2, 1 and 3), and a sum over it. */
+  {
+    const nvshmem_team_t col = NVSHMEMX_TEAM_SAME_MYPE_NODE;
+    const int per_host = nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE), hosts = n / per_host;
+    CHECK(nvshmem_team_n_pes(col) == hosts && nvshmem_team_my_pe(col) == me / per_host,
+          "same-mype-node team: rank %d of %d, want %d of %d", nvshmem_team_my_pe(col),
+          nvshmem_team_n_pes(col), me / per_host, hosts);
+    long* v = (long*)nvshmem_malloc(2 * sizeof(long));
+    nvshmem_long_p(v + 1, me, me);
+    nvshmem_quiet();
+    CHECK(nvshmem_long_sum_reduce(col, v, v + 1, 1) == 0, "reduce over the column");
+    long want = 0;
+    for (int k = 0; k < hosts; ++k) want += me % per_host + k * per_host;
+    CHECK(nvshmem_long_g(v, me) == want, "sum over the column %ld, want %ld", nvshmem_long_g(v, me),
+          want);
+    nvshmem_barrier_all();
+    nvshmem_free(v);
+  }
+
   /* The same over the odd PEs (a strided split; an empty team with one PE). */
   nvshmem_team_t odd = NVSHMEM_TEAM_INVALID;
   const int odd_size = n / 2;

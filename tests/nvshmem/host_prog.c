@@ -28,6 +28,18 @@ int main(void) {
   CHECK(nvshmem_team_n_pes(NVSHMEM_TEAM_SHARED) == n, "shared size %d",
         nvshmem_team_n_pes(NVSHMEM_TEAM_SHARED));
   CHECK(nvshmem_team_my_pe(NVSHMEM_TEAM_INVALID) == -1, "invalid team's rank");
+  /* One host: the PEs with this PE's rank on their host are this PE alone. */
+  CHECK(nvshmem_team_n_pes(NVSHMEMX_TEAM_SAME_MYPE_NODE) == 1 &&
+            nvshmem_team_my_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE) == 0 &&
+            nvshmem_team_translate_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE, 0, NVSHMEM_TEAM_WORLD) == me,
+        "same-mype-node team: rank %d of %d", nvshmem_team_my_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE),
+        nvshmem_team_n_pes(NVSHMEMX_TEAM_SAME_MYPE_NODE));
+  nvshmem_team_config_t config = {7};
+  CHECK(nvshmem_team_get_config(NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_NUM_CONTEXTS, &config) == 0 &&
+            config.num_contexts == 0,
+        "get_config");
+  CHECK(nvshmem_team_get_config(5, NVSHMEM_TEAM_NUM_CONTEXTS, &config) != 0,
+        "get_config of team 5 (none)");
   int major = 0, minor = 0;
   char name[NVSHMEM_MAX_NAME_LEN];
   nvshmem_info_get_version(&major, &minor);

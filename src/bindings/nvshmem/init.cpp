@@ -44,6 +44,19 @@ Backend pick_backend() {
   return Backend::kCpu;
 }
 
+// NVSHMEMX_TEAM_SAME_MYPE_NODE (nvshmem.h): the columns of a 2-D split of the world by the PEs
+// per host, where every host holds the same number in one run (world.local, which every PE
+// computes alike); else rows of the whole world, so that each PE is alone in its column. The
+// split comes first, so its teams get handles 2 and 3, which nvshmem.h's ids name.
+void make_predefined_teams(Runtime& r) {
+  const device::TeamDesc world = r.team_desc(device::kTeamWorld);
+  Team rows, columns;
+  r.split_2d(r.team_world(), world.local > 0 ? world.local : r.n_pes(), &rows, &columns);
+  if (rows.handle() != 2 || columns.handle() != 3)
+    throw Error("nvshmem_init: the predefined teams got handles " + std::to_string(rows.handle()) +
+                " and " + std::to_string(columns.handle()) + ", not 2 and 3");
+}
+
 // Joins through `join`, once per process (later calls count); NVSHMEMX_ERROR_INTERNAL with the
 // reason on stderr where joining fails.
 int init(const char* op,
@@ -54,6 +67,7 @@ int init(const char* op,
     RuntimeOptions options;
     options.backend = pick_backend();
     g_rt = join(options);
+    make_predefined_teams(*g_rt);
     if (g_rt->my_pe() == 0)  // once for the job
       for (const std::string& note : notes) std::fprintf(stderr, "%s: %s\n", op, note.c_str());
   } catch (const std::exception& e) {

@@ -297,10 +297,17 @@ int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_
   return guarded(op, [&] { return src.translate_pe(src_pe, dest); });
 }
 
+int nvshmem_team_get_config(nvshmem_team_t team, long config_mask, nvshmem_team_config_t* config) {
+  constexpr const char* op = "nvshmem_team_get_config";
+  if (config == nullptr || !team_of(team, op).valid()) return 1;
+  if (config_mask & NVSHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = 0;
+  return 0;
+}
+
 void nvshmem_team_destroy(nvshmem_team_t team) {
   constexpr const char* op = "nvshmem_team_destroy";
   if (team == NVSHMEM_TEAM_INVALID) return;
-  if (team == NVSHMEM_TEAM_WORLD || team == NVSHMEM_TEAM_SHARED || team == NVSHMEMX_TEAM_NODE)
+  if (team >= NVSHMEM_TEAM_WORLD && team <= NVSHMEMX_TEAM_SAME_MYPE_NODE)
     nvshmem::die(op, "the predefined team " + std::to_string(team) + " cannot be destroyed");
   Team t = team_of(team, op);
   if (!t.valid()) return;
