@@ -214,4 +214,6 @@ SYMMETRA_NVSHMEM_REDUCTIONS(SYMMETRAI_DECL_REDUCE_ON_STREAM)
 }
 #endif
 
+#include "symmetra/nvshmemx_stream.h"
+
 #endif /* SYMMETRA_NVSHMEMX_H */

@@ -315,30 +315,4 @@ void nvshmem_team_destroy(nvshmem_team_t team) {
   nvshmem::push_state(op);
 }
 
-// The stream forms (nvshmemx.h).
-void nvshmemx_barrier_all_on_stream(cudaStream_t stream) {
-  guarded("nvshmemx_barrier_all_on_stream",
-          [&] { rt("nvshmemx_barrier_all_on_stream").barrier_all_on_stream(stream); });
-}
-void nvshmemx_sync_all_on_stream(cudaStream_t stream) {
-  guarded("nvshmemx_sync_all_on_stream", [&] {
-    Runtime& r = rt("nvshmemx_sync_all_on_stream");
-    r.sync_on_stream(r.team_world(), stream);
-  });
-}
-void nvshmemx_quiet_on_stream(cudaStream_t stream) {
-  guarded("nvshmemx_quiet_on_stream",
-          [&] { rt("nvshmemx_quiet_on_stream").quiet_on_stream(stream); });
-}
-void nvshmemx_putmem_on_stream(void* dest, const void* src, size_t bytes, int pe,
-                               cudaStream_t stream) {
-  guarded("nvshmemx_putmem_on_stream",
-          [&] { rt("nvshmemx_putmem_on_stream").putmem_on_stream(dest, src, bytes, pe, stream); });
-}
-void nvshmemx_getmem_on_stream(void* dest, const void* src, size_t bytes, int pe,
-                               cudaStream_t stream) {
-  guarded("nvshmemx_getmem_on_stream",
-          [&] { rt("nvshmemx_getmem_on_stream").getmem_on_stream(dest, src, bytes, pe, stream); });
-}
-
 }  // extern "C"

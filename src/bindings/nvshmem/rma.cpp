@@ -50,6 +50,25 @@ void strided(const char* op, bool is_put, void* dest, const void* src, std::ptrd
 }
 
 }  // namespace
+
+void strided_bytes(const char* op, bool is_put, std::size_t elem, void* dest, const void* src,
+                   std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems, int pe) {
+  switch (elem) {
+    case 1:
+      return strided<1>(op, is_put, dest, src, dst, sst, nelems, pe);
+    case 2:
+      return strided<2>(op, is_put, dest, src, dst, sst, nelems, pe);
+    case 4:
+      return strided<4>(op, is_put, dest, src, dst, sst, nelems, pe);
+    case 8:
+      return strided<8>(op, is_put, dest, src, dst, sst, nelems, pe);
+    case 16:
+      return strided<16>(op, is_put, dest, src, dst, sst, nelems, pe);
+    default:
+      die(op, "elements of " + std::to_string(elem) + " bytes");
+  }
+}
+
 }  // namespace symmetra::nvshmem
 
 using namespace symmetra;
@@ -68,32 +87,33 @@ void symmetrai_host_putmem_signal_nbi(void* dest, const void* src, size_t bytes,
   nv::put_signal("nvshmem_putmem_signal_nbi", dest, src, bytes, sig_addr, signal, sig_op, pe);
 }
 
-#define SYMMETRA_NVSHMEM_HOST_TYPED(NAME, T)                                                    \
-  void symmetrai_host_##NAME##_put_nbi(T* dest, const T* src, size_t nelems, int pe) {          \
-    nv::put("nvshmem_" #NAME "_put_nbi", dest, src, nelems * sizeof(T), pe, true);              \
-  }                                                                                             \
-  void symmetrai_host_##NAME##_get_nbi(T* dest, const T* src, size_t nelems, int pe) {          \
-    nv::get("nvshmem_" #NAME "_get_nbi", dest, src, nelems * sizeof(T), pe, true);              \
-  }                                                                                             \
-  void symmetrai_host_##NAME##_iput(T* dest, const T* src, ptrdiff_t dst, ptrdiff_t sst,        \
-                                    size_t nelems, int pe) {                                    \
-    nv::strided<sizeof(T)>("nvshmem_" #NAME "_iput", true, dest, src, dst, sst, nelems, pe);    \
-  }                                                                                             \
-  void symmetrai_host_##NAME##_iget(T* dest, const T* src, ptrdiff_t dst, ptrdiff_t sst,        \
-                                    size_t nelems, int pe) {                                    \
-    nv::strided<sizeof(T)>("nvshmem_" #NAME "_iget", false, dest, src, dst, sst, nelems, pe);   \
-  }                                                                                             \
-  void symmetrai_host_##NAME##_put_signal(T* dest, const T* src, size_t nelems,                 \
-                                          uint64_t* sig_addr, uint64_t signal, int sig_op,      \
-                                          int pe) {                                             \
-    nv::put_signal("nvshmem_" #NAME "_put_signal", dest, src, nelems * sizeof(T), sig_addr,     \
-                   signal, sig_op, pe);                                                         \
-  }                                                                                             \
-  void symmetrai_host_##NAME##_put_signal_nbi(T* dest, const T* src, size_t nelems,             \
-                                              uint64_t* sig_addr, uint64_t signal, int sig_op,  \
-                                              int pe) {                                         \
-    nv::put_signal("nvshmem_" #NAME "_put_signal_nbi", dest, src, nelems * sizeof(T), sig_addr, \
-                   signal, sig_op, pe);                                                         \
+#define SYMMETRA_NVSHMEM_HOST_TYPED(NAME, T)                                                       \
+  void symmetrai_host_##NAME##_put_nbi(T* dest, const T* src, size_t nelems, int pe) {             \
+    nv::put("nvshmem_" #NAME "_put_nbi", dest, src, nelems * sizeof(T), pe, true);                 \
+  }                                                                                                \
+  void symmetrai_host_##NAME##_get_nbi(T* dest, const T* src, size_t nelems, int pe) {             \
+    nv::get("nvshmem_" #NAME "_get_nbi", dest, src, nelems * sizeof(T), pe, true);                 \
+  }                                                                                                \
+  void symmetrai_host_##NAME##_iput(T* dest, const T* src, ptrdiff_t dst, ptrdiff_t sst,           \
+                                    size_t nelems, int pe) {                                       \
+    nv::strided_bytes("nvshmem_" #NAME "_iput", true, sizeof(T), dest, src, dst, sst, nelems, pe); \
+  }                                                                                                \
+  void symmetrai_host_##NAME##_iget(T* dest, const T* src, ptrdiff_t dst, ptrdiff_t sst,           \
+                                    size_t nelems, int pe) {                                       \
+    nv::strided_bytes("nvshmem_" #NAME "_iget", false, sizeof(T), dest, src, dst, sst, nelems,     \
+                      pe);                                                                         \
+  }                                                                                                \
+  void symmetrai_host_##NAME##_put_signal(T* dest, const T* src, size_t nelems,                    \
+                                          uint64_t* sig_addr, uint64_t signal, int sig_op,         \
+                                          int pe) {                                                \
+    nv::put_signal("nvshmem_" #NAME "_put_signal", dest, src, nelems * sizeof(T), sig_addr,        \
+                   signal, sig_op, pe);                                                            \
+  }                                                                                                \
+  void symmetrai_host_##NAME##_put_signal_nbi(T* dest, const T* src, size_t nelems,                \
+                                              uint64_t* sig_addr, uint64_t signal, int sig_op,     \
+                                              int pe) {                                            \
+    nv::put_signal("nvshmem_" #NAME "_put_signal_nbi", dest, src, nelems * sizeof(T), sig_addr,    \
+                   signal, sig_op, pe);                                                            \
   }
 SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_HOST_TYPED)
 #define SYMMETRA_NVSHMEM_HOST_SIZED(BITS)                                                         \
@@ -111,11 +131,11 @@ SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_HOST_TYPED)
   }                                                                                               \
   void symmetrai_host_iput##BITS(void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,       \
                                  size_t nelems, int pe) {                                         \
-    nv::strided<BITS / 8>("nvshmem_iput" #BITS, true, dest, src, dst, sst, nelems, pe);           \
+    nv::strided_bytes("nvshmem_iput" #BITS, true, BITS / 8, dest, src, dst, sst, nelems, pe);     \
   }                                                                                               \
   void symmetrai_host_iget##BITS(void* dest, const void* src, ptrdiff_t dst, ptrdiff_t sst,       \
                                  size_t nelems, int pe) {                                         \
-    nv::strided<BITS / 8>("nvshmem_iget" #BITS, false, dest, src, dst, sst, nelems, pe);          \
+    nv::strided_bytes("nvshmem_iget" #BITS, false, BITS / 8, dest, src, dst, sst, nelems, pe);    \
   }                                                                                               \
   void symmetrai_host_put##BITS##_signal(void* dest, const void* src, size_t nelems,              \
                                          uint64_t* sig_addr, uint64_t signal, int sig_op,         \

@@ -52,6 +52,11 @@ void push_state(const char* op);
 // nvshmem_init says once about the others (no counterpart, not known).
 std::vector<std::string> map_environment();
 
+// iput (is_put) or iget of nelems elements of `elem` bytes (1 to 16) with strides in elements,
+// under the guard.
+void strided_bytes(const char* op, bool is_put, std::size_t elem, void* dest, const void* src,
+                   std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems, int pe);
+
 Cmp cmp_of(int cmp, const char* op);
 SignalOp signal_op_of(int sig_op, const char* op);
 
