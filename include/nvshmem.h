@@ -93,8 +93,30 @@ enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 };
    : (c) == NVSHMEM_CMP_LE ? 5                                                \
                            : -1)
 
-/* The standard RMA types: NVSHMEM's name, then the C type. */
+/* half and bfloat16, where CUDA's types are known: every CUDA program, and C++ host code that
+ * has CUDA's include directory. (The library names its own 16-bit types, layout-compatible.) */
+#if !defined(SYMMETRAI_HALF_T) && defined(__cplusplus) && defined(__has_include)
+#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#define SYMMETRAI_HALF_T half
+#define SYMMETRAI_BFLOAT16_T __nv_bfloat16
+#endif
+#endif
+#ifdef SYMMETRAI_HALF_T
+#define SYMMETRAI_NVSHMEM_FLOAT16_TYPES(X) \
+  X(bfloat16, SYMMETRAI_BFLOAT16_T) X(half, SYMMETRAI_HALF_T)
+#define SYMMETRAI_NVSHMEM_FLOAT16_REDUCE_TYPES(X, OP) \
+  X(bfloat16, SYMMETRAI_BFLOAT16_T, OP) X(half, SYMMETRAI_HALF_T, OP)
+#else
+#define SYMMETRAI_NVSHMEM_FLOAT16_TYPES(X)
+#define SYMMETRAI_NVSHMEM_FLOAT16_REDUCE_TYPES(X, OP)
+#endif
+
+/* The standard RMA types: NVSHMEM's name, then the C type (half and bfloat16 where CUDA's
+ * headers are). */
 #define SYMMETRA_NVSHMEM_RMA_TYPES(X) \
+  SYMMETRAI_NVSHMEM_FLOAT16_TYPES(X)  \
   X(float, float)                     \
   X(double, double)                   \
   X(char, char)                       \
@@ -198,6 +220,10 @@ enum { NVSHMEM_SIGNAL_SET = 9, NVSHMEM_SIGNAL_ADD = 10 };
   SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(SYMMETRA_NVSHMEM_TYPED_AMO_BITWISE)                         \
   SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEM_TYPED_WAIT)
 
+/* More calls on both sides: the job's end from one PE (from a kernel: that kernel stops with a
+ * message, and the job ends when the host sees the kernel fail). */
+#define SYMMETRA_NVSHMEM_MISC_BOTH_SIDED X(global_exit, void, (int status), (status))
+
 #include "symmetra/nvshmem_coll.h"
 #include "symmetra/nvshmem_rma.h"
 #include "symmetra/nvshmem_wait.h"
@@ -246,16 +272,22 @@ int nvshmem_team_get_config(nvshmem_team_t team, long config_mask, nvshmem_team_
 void* nvshmem_malloc(size_t size);
 void* nvshmem_calloc(size_t count, size_t size);
 void* nvshmem_align(size_t alignment, size_t size);
+/* Collective: the block at `ptr` grown or shrunk to `size` bytes, its contents kept up to the
+ * smaller size (NULL ptr: a malloc; size 0: a free, NULL). NULL where the heap cannot hold it. */
+void* nvshmem_realloc(void* ptr, size_t size);
 void nvshmem_free(void* ptr);
 
 /* Host-only forms of the both-sided calls, for the CUDA forms' host side. */
 #define X(name, ret, params, args) ret symmetrai_host_##name params;
 SYMMETRA_NVSHMEM_BOTH_SIDED
+SYMMETRA_NVSHMEM_MISC_BOTH_SIDED
 SYMMETRA_NVSHMEM_RMA_BOTH_SIDED
 SYMMETRA_NVSHMEM_WAIT_BOTH_SIDED
 SYMMETRA_NVSHMEM_COLL_BOTH_SIDED
 #undef X
 void symmetrai_host_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+void* symmetrai_host_mc_ptr(nvshmem_team_t team, const void* ptr);
+void symmetrai_host_vendor_get_version_info(int* major, int* minor, int* patch);
 
 /* A CUDA module registers the function that copies the device state into its __constant__
  * copy (the CUDA forms below do it for each translation unit, before main). Host code, any
@@ -267,6 +299,7 @@ void symmetrai_register_module(symmetrai_module_update_t update);
 /* Host code: the library's own functions. */
 #define X(name, ret, params, args) ret nvshmem_##name params;
 SYMMETRA_NVSHMEM_BOTH_SIDED
+SYMMETRA_NVSHMEM_MISC_BOTH_SIDED
 SYMMETRA_NVSHMEM_RMA_BOTH_SIDED
 SYMMETRA_NVSHMEM_WAIT_BOTH_SIDED
 SYMMETRA_NVSHMEM_COLL_BOTH_SIDED

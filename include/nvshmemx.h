@@ -18,6 +18,20 @@ struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* On both sides (the CUDA forms in nvshmem_device.cuh): the multicast address of `ptr` for
+ * `team` (NULL: Symmetra keeps NVLink multicast off, and NVSHMEM returns NULL where multicast is
+ * not available), and the vendor's version (NVSHMEM_MAJOR_VERSION ...). */
+#if !defined(__CUDACC__)
+void* nvshmemx_mc_ptr(nvshmem_team_t team, const void* ptr);
+void nvshmemx_vendor_get_version_info(int* major, int* minor, int* patch);
+#endif
+#ifdef __cplusplus
+}
+#endif
+
 /* Status codes of the nvshmemx_ calls that return one. */
 enum nvshmemx_status {
   NVSHMEMX_SUCCESS = 0,
@@ -101,6 +115,17 @@ int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks,
                                     const nvshmemx_uniqueid_t* uniqueid,
                                     nvshmemx_init_attr_t* attr);
 int nvshmemx_set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* nvshmem_attr);
+/* NVSHMEM's host-library-only init and finalize: the same as nvshmemx_init_attr and
+ * nvshmem_finalize (Symmetra has no separate device library). */
+int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t* attr);
+void nvshmemx_hostlib_finalize(void);
+
+/* Registering a local buffer as a source or destination of transfers across hosts: accepted,
+ * 0, and nothing else to do, because any memory is a valid source or destination of Symmetra's
+ * transfers (the remote path stages what the transport cannot read). Not collective. */
+int nvshmemx_buffer_register(void* addr, size_t length);
+int nvshmemx_buffer_unregister(void* addr);
+void nvshmemx_buffer_unregister_all(void);
 
 #ifdef SYMMETRA_NVSHMEM_HAVE_CUDA_TYPES
 /* The library's side of the collective launch below: 0 where this PE runs on the GPU backend

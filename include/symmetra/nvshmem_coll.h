@@ -7,36 +7,15 @@
  * `team` names no team. reduce is an all-reduce (every member gets dest[i] = op over the members'
  * src[i]); reducescatter gives member r the reduction of the members' src[r * nreduce + i];
  * fcollect concatenates every member's nelem elements in team order; alltoall sends block j of
- * src to member j; broadcast copies PE_root's src (PE_root numbered in the team) to every
- * member's dest. The host forms return when dest is complete on this PE and src may be reused;
- * host reduce and reducescatter take dest == src. The _mem forms count bytes. */
+ * src to member j (alltoalls: elements dst and sst apart in dest and src); broadcast copies
+ * PE_root's src (PE_root numbered in the team) to every member's dest. The host forms return when
+ * dest is complete on this PE and src may be reused; host reduce and reducescatter take dest ==
+ * src. The _mem forms count bytes. */
 #ifndef SYMMETRA_NVSHMEM_COLL_H
 #define SYMMETRA_NVSHMEM_COLL_H
 
-/* half and bfloat16, where CUDA's types are known: every CUDA program, and C++ host code that
- * has CUDA's include directory. (The library names its own 16-bit types, layout-compatible.) */
-#if !defined(SYMMETRAI_HALF_T) && defined(__cplusplus) && defined(__has_include)
-#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#define SYMMETRAI_HALF_T half
-#define SYMMETRAI_BFLOAT16_T __nv_bfloat16
-#endif
-#endif
-#ifdef SYMMETRAI_HALF_T
-#define SYMMETRAI_NVSHMEM_FLOAT16_TYPES(X) \
-  X(bfloat16, SYMMETRAI_BFLOAT16_T) X(half, SYMMETRAI_HALF_T)
-#define SYMMETRAI_NVSHMEM_FLOAT16_REDUCE_TYPES(X, OP) \
-  X(bfloat16, SYMMETRAI_BFLOAT16_T, OP) X(half, SYMMETRAI_HALF_T, OP)
-#else
-#define SYMMETRAI_NVSHMEM_FLOAT16_TYPES(X)
-#define SYMMETRAI_NVSHMEM_FLOAT16_REDUCE_TYPES(X, OP)
-#endif
-
 /* The element types of broadcast, fcollect and alltoall: NVSHMEM's standard RMA types. */
-#define SYMMETRA_NVSHMEM_COLL_TYPES(X) \
-  SYMMETRAI_NVSHMEM_FLOAT16_TYPES(X)   \
-  SYMMETRA_NVSHMEM_RMA_TYPES(X)
+#define SYMMETRA_NVSHMEM_COLL_TYPES(X) SYMMETRA_NVSHMEM_RMA_TYPES(X)
 
 /* The reductions' types, X(name, C type, op): bitwise ops on the unsigned and fixed-width
  * integers; min and max on those and the signed and floating types; sum and prod the same. */
@@ -77,14 +56,17 @@
 
 /* The collectives callable on both sides, as X(name, return, parameters, arguments) (the form of
  * SYMMETRA_NVSHMEM_BOTH_SIDED). */
-#define SYMMETRAI_NVSHMEM_TYPED_COLL(NAME, T)                                          \
-  X(NAME##_broadcast, int,                                                             \
-    (nvshmem_team_t team, T * dest, const T* src, size_t nelem, int PE_root),          \
-    (team, dest, src, nelem, PE_root))                                                 \
-  X(NAME##_fcollect, int, (nvshmem_team_t team, T * dest, const T* src, size_t nelem), \
-    (team, dest, src, nelem))                                                          \
-  X(NAME##_alltoall, int, (nvshmem_team_t team, T * dest, const T* src, size_t nelem), \
-    (team, dest, src, nelem))
+#define SYMMETRAI_NVSHMEM_TYPED_COLL(NAME, T)                                                  \
+  X(NAME##_broadcast, int,                                                                     \
+    (nvshmem_team_t team, T * dest, const T* src, size_t nelem, int PE_root),                  \
+    (team, dest, src, nelem, PE_root))                                                         \
+  X(NAME##_fcollect, int, (nvshmem_team_t team, T * dest, const T* src, size_t nelem),         \
+    (team, dest, src, nelem))                                                                  \
+  X(NAME##_alltoall, int, (nvshmem_team_t team, T * dest, const T* src, size_t nelem),         \
+    (team, dest, src, nelem))                                                                  \
+  X(NAME##_alltoalls, int,                                                                     \
+    (nvshmem_team_t team, T * dest, const T* src, ptrdiff_t dst, ptrdiff_t sst, size_t nelem), \
+    (team, dest, src, dst, sst, nelem))
 #define SYMMETRAI_NVSHMEM_TYPED_REDUCE(NAME, T, OP)                                           \
   X(NAME##_##OP##_reduce, int, (nvshmem_team_t team, T * dest, const T* src, size_t nreduce), \
     (team, dest, src, nreduce))                                                               \

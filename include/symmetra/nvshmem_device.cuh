@@ -161,6 +161,35 @@ __host__ __device__ inline uint64_t nvshmem_signal_wait_until(uint64_t* sig_addr
 #endif
 }
 
+__host__ __device__ inline void nvshmem_global_exit(int status) {
+#ifdef __CUDA_ARCH__
+  printf("[pe %d] nvshmem_global_exit(%d) in a kernel: the kernel stops here\n",
+         SYMMETRAI_STATE.my_pe, status);
+  __trap();
+#else
+  symmetrai_host_global_exit(status);
+#endif
+}
+__host__ __device__ inline void* nvshmemx_mc_ptr(nvshmem_team_t team, const void* ptr) {
+#ifdef __CUDA_ARCH__
+  (void)team;
+  (void)ptr;
+  return nullptr;
+#else
+  return symmetrai_host_mc_ptr(team, ptr);
+#endif
+}
+__host__ __device__ inline void nvshmemx_vendor_get_version_info(int* major, int* minor,
+                                                                 int* patch) {
+#ifdef __CUDA_ARCH__
+  *major = NVSHMEM_MAJOR_VERSION;
+  *minor = NVSHMEM_MINOR_VERSION;
+  *patch = NVSHMEM_PATCH_VERSION;
+#else
+  symmetrai_host_vendor_get_version_info(major, minor, patch);
+#endif
+}
+
 // The typed calls: the same signatures in both passes of nvcc, the bodies of each side.
 #ifdef __CUDA_ARCH__
 #define SYMMETRAI_P(NAME) symmetra::device::p(SYMMETRAI_STATE, dest, value, pe)

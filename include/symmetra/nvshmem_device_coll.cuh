@@ -52,6 +52,15 @@ __device__ inline int reduce(G g, const device::Context& ctx, nvshmem_team_t tea
   return 0;
 }
 
+template <class G, class T>
+__device__ inline int alltoalls(G g, const device::Context& ctx, nvshmem_team_t team, T* dest,
+                                const T* src, ptrdiff_t dst, ptrdiff_t sst, size_t nelem) {
+  const int h = team_handle(team);
+  if (h < 0) return 1;
+  coll::alltoalls(g, ctx, h, device_ptr(dest), device_ptr(src), dst, sst, nelem);
+  return 0;
+}
+
 enum class Move { kBroadcast, kFcollect, kAlltoall };
 
 template <class G, class T>
@@ -169,6 +178,15 @@ SYMMETRAI_SYNC_SCOPE(block, SYMMETRAI_BLOCK)
   SYMMETRAI_MOVE_SCOPE(NAME, T, warp, SYMMETRAI_WARP)                                    \
   SYMMETRAI_MOVE_SCOPE(NAME, T, block, SYMMETRAI_BLOCK)
 SYMMETRA_NVSHMEM_COLL_TYPES(SYMMETRAI_MOVE_TYPED)
+#define SYMMETRAI_ALLTOALLS(NAME, T)                                                               \
+  __host__ __device__ inline int nvshmem_##NAME##_alltoalls(                                       \
+      nvshmem_team_t team, T* dest, const T* src, ptrdiff_t dst, ptrdiff_t sst, size_t nelem) {    \
+    return SYMMETRAI_EITHER(symmetra::nvshmem_detail::alltoalls(SYMMETRAI_THREAD, SYMMETRAI_STATE, \
+                                                                team, dest, src, dst, sst, nelem), \
+                            symmetrai_host_##NAME##_alltoalls(team, dest, src, dst, sst, nelem));  \
+  }
+SYMMETRA_NVSHMEM_COLL_TYPES(SYMMETRAI_ALLTOALLS)
+#undef SYMMETRAI_ALLTOALLS
 #undef SYMMETRAI_MOVE_TYPED
 #undef SYMMETRAI_MOVE_SCOPE
 

@@ -42,6 +42,7 @@ struct Buffers {
   __half* hmax;    // nr: block-form max
   long* gather;    // per * npes: block fcollect
   long* exchange;  // per * npes: warp alltoall
+  long* strided;   // per / 2 * npes: thread alltoalls (every second source element)
   long* bcast;     // per: thread broadcast from the last PE
   long* scatter;   // per: block reducescatter (sum)
   int* odd_sum;    // nr: block sum over the odd PEs
@@ -59,6 +60,7 @@ __global__ void collectives(Buffers b, size_t nr, size_t per, nvshmem_team_t odd
   if (threadIdx.x < 32) nvshmemx_long_alltoall_warp(NVSHMEM_TEAM_WORLD, b.exchange, b.src, per);
   __syncthreads();
   if (threadIdx.x == 0) nvshmem_long_broadcast(NVSHMEM_TEAM_WORLD, b.bcast, b.src, per, npes - 1);
+  if (threadIdx.x == 0) nvshmem_long_alltoalls(NVSHMEM_TEAM_WORLD, b.strided, b.src, 1, 2, per / 2);
   __syncthreads();
   nvshmemx_long_sum_reducescatter_block(NVSHMEM_TEAM_WORLD, b.scatter, b.src, per);
   if (odd != NVSHMEM_TEAM_INVALID) nvshmemx_int_sum_reduce_block(odd, b.odd_sum, b.isrc, nr);
@@ -96,6 +98,7 @@ int main(void) {
   b.gather = static_cast<long*>(nvshmem_malloc(total * sizeof(long)));
   b.exchange = static_cast<long*>(nvshmem_malloc(total * sizeof(long)));
   b.bcast = static_cast<long*>(nvshmem_malloc(per * sizeof(long)));
+  b.strided = static_cast<long*>(nvshmem_malloc(total * sizeof(long)));
   b.scatter = static_cast<long*>(nvshmem_malloc(per * sizeof(long)));
   b.odd_sum = static_cast<int*>(nvshmem_malloc(nr * sizeof(int)));
 
@@ -171,6 +174,10 @@ int main(void) {
     check(named("long_fcollect"), b.gather, total, gather);
     check(named("long_alltoall"), b.exchange, total, exchange);
     check(named("long_broadcast"), b.bcast, per, [&](size_t i) { return value(n - 1, i); });
+    if (device)
+      check(named("long_alltoalls"), b.strided, per / 2 * n, [&](size_t i) {
+        return value(static_cast<int>(i / (per / 2)), (me * (per / 2) + i % (per / 2)) * 2);
+      });
     check(named("long_sum_reducescatter"), b.scatter, per, scatter);
     if (me % 2 == 1) check(named("int_sum_reduce (odd team)"), b.odd_sum, nr, odd_sum);
   };

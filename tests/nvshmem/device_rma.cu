@@ -3,6 +3,8 @@
 // bits. Every PE sends to the next around the ring and reads from it; the host checks each
 // buffer against values computed here (each PE can compute any PE's, from a fresh seed of PE
 // 0's). Every PE prints "device rma: all passed (N PEs)" or what is wrong.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <nvshmem.h>
 #include <nvshmemx.h>
@@ -61,6 +63,16 @@ __global__ void rma(Buffers b, size_t count, int* wrong) {
       atomicAdd(wrong, 1);
     nvshmem_signal_wait_until(b.sig + 1, NVSHMEM_CMP_EQ, 5);
   }
+  // The 16-bit floating types: a half by p, four bfloat16 by a warp's put, after the words.
+  if (threadIdx.x == 0)
+    nvshmem_half_p(reinterpret_cast<__half*>(b.sig + 2), __float2half(me + 0.5f), next);
+  if (warp0) {
+    __nv_bfloat16 four[4];
+    for (int k = 0; k < 4; ++k) four[k] = __float2bfloat16(me * 4 + k);
+    nvshmemx_bfloat16_put_warp(reinterpret_cast<__nv_bfloat16*>(b.sig + 3), four, 4, next);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) nvshmem_quiet();
   __syncthreads();
   nvshmemx_barrier_all_block();
 }
@@ -93,7 +105,7 @@ int main(void) {
     for (size_t i = 0; i < count; ++i) host[i] = value(me, i, t);
     cudaMemcpy(b.mine[t], host.data(), count * sizeof(long), cudaMemcpyHostToDevice);
   }
-  b.sig = static_cast<uint64_t*>(nvshmem_calloc(2, sizeof(uint64_t)));
+  b.sig = static_cast<uint64_t*>(nvshmem_calloc(4, sizeof(uint64_t)));
   long* got = nullptr;
   int* wrong = nullptr;
   cudaMalloc(&got, 4 * count * sizeof(long));
@@ -127,6 +139,20 @@ int main(void) {
       }
     }
   }
+  __half h;
+  __nv_bfloat16 bf[4];
+  cudaMemcpy(&h, b.sig + 2, sizeof(h), cudaMemcpyDeviceToHost);
+  cudaMemcpy(bf, b.sig + 3, sizeof(bf), cudaMemcpyDeviceToHost);
+  if (__half2float(h) != from + 0.5f) {
+    printf("[pe %d] FAIL: half_p: %f\n", me, __half2float(h));
+    ++failures;
+  }
+  for (int k = 0; k < 4; ++k)
+    if (__bfloat162float(bf[k]) != static_cast<float>(from * 4 + k)) {
+      printf("[pe %d] FAIL: bfloat16_put_warp: [%d] = %f\n", me, k, __bfloat162float(bf[k]));
+      ++failures;
+      break;
+    }
   const char* read_names[4] = {"long_get_block", "getmem_nbi_warp", "int64_iget", "get8"};
   std::vector<long> reads_back(4 * count);
   cudaMemcpy(reads_back.data(), got, 4 * count * sizeof(long), cudaMemcpyDeviceToHost);

@@ -110,7 +110,7 @@ static void check_reductions(nvshmem_team_t team, const int* members, int size) 
 /* reducescatter, fcollect, alltoall and broadcast (typed and _mem) over `team`. */
 static void check_moves(nvshmem_team_t team, const int* members, int size, int rank) {
   const int me = nvshmem_my_pe(), n = nvshmem_n_pes();
-  const size_t per = 3 + seed % 300, total = per * (size_t)n;
+  const size_t per = 4 + seed % 300, total = per * (size_t)n;
   long* src = (long*)nvshmem_malloc(total * sizeof(long));
   long* dest = (long*)nvshmem_malloc(total * sizeof(long));
   long* mine = (long*)malloc(total * sizeof(long));
@@ -144,6 +144,15 @@ static void check_moves(nvshmem_team_t team, const int* members, int size, int r
     for (size_t i = 0; i < per * size; ++i)
       if (got[i] != (long)value(20, members[i / per], rank * per + i % per)) {
         CHECK(0, "long_alltoall: element %zu wrong", i);
+        break;
+      }
+    /* alltoalls: every second source element of each block, packed (sst 2, dst 1). */
+    const size_t half = per / 2;
+    CHECK(nvshmem_long_alltoalls(team, dest, src, 1, 2, half) == 0, "alltoalls rc");
+    nvshmem_long_get(got, dest, half * size, me);
+    for (size_t i = 0; i < half * size; ++i)
+      if (got[i] != (long)value(20, members[i / half], (rank * half + i % half) * 2)) {
+        CHECK(0, "long_alltoalls: element %zu wrong", i);
         break;
       }
     /* broadcast from the team's last rank, typed then in bytes (an odd count). */

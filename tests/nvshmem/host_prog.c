@@ -269,6 +269,26 @@ int main(void) {
   nvshmem_team_destroy(even);
   nvshmem_barrier_all();
 
+  /* realloc keeps the contents; no multicast address; the version; registering a buffer. */
+  {
+    long* grown = (long*)nvshmem_malloc(4 * sizeof(long));
+    const long four[4] = {(long)s, me, -7, 42};
+    nvshmem_long_put(grown, four, 4, me);
+    nvshmem_quiet();
+    grown = (long*)nvshmem_realloc(grown, 100000 * sizeof(long));
+    long back[4] = {0};
+    nvshmem_long_get(back, grown, 4, me);
+    CHECK(grown != NULL && memcmp(back, four, sizeof(four)) == 0, "realloc lost the contents");
+    CHECK(nvshmemx_mc_ptr(NVSHMEM_TEAM_WORLD, grown) == NULL, "a multicast address");
+    int v[3] = {0, 0, -1};
+    nvshmemx_vendor_get_version_info(&v[0], &v[1], &v[2]);
+    CHECK(v[0] == NVSHMEM_MAJOR_VERSION && v[1] == NVSHMEM_MINOR_VERSION && v[2] >= 0, "version");
+    CHECK(
+        nvshmemx_buffer_register(back, sizeof(back)) == 0 && nvshmemx_buffer_unregister(back) == 0,
+        "buffer registration");
+    nvshmem_free(grown);
+  }
+
   /* A size no heap holds: NULL, and the job goes on. */
   void* huge = nvshmem_malloc((size_t)1 << 62);
   CHECK(huge == NULL, "a 2^62-byte malloc returned %p", huge);

@@ -49,6 +49,15 @@ int move(Move what, nvshmem_team_t id, void* dest, const void* src, size_t nelem
   });
 }
 
+template <std::size_t kBytes>
+int alltoalls(nvshmem_team_t id, void* dest, const void* src, std::ptrdiff_t dst,
+              std::ptrdiff_t sst, size_t nelem, const char* op) {
+  using W = word_t<kBytes>;
+  return on_team(id, op, [&](Runtime& r, const Team& t) {
+    r.alltoalls(t, static_cast<W*>(dest), static_cast<const W*>(src), dst, sst, nelem);
+  });
+}
+
 // The Runtime's type for a reduction's C type: fixed-width integers, float and double as they
 // are, the library's 16-bit floating types as they are.
 template <class T>
@@ -124,6 +133,13 @@ int symmetrai_host_alltoallmem(nvshmem_team_t team, void* dest, const void* src,
                                "nvshmem_" #NAME "_alltoall");                                      \
   }
 SYMMETRA_NVSHMEM_COLL_TYPES(SYMMETRA_NVSHMEM_HOST_COLL)
+#define SYMMETRA_NVSHMEM_HOST_ALLTOALLS(NAME, T)                                                   \
+  int symmetrai_host_##NAME##_alltoalls(nvshmem_team_t team, T* dest, const T* src, ptrdiff_t dst, \
+                                        ptrdiff_t sst, size_t nelem) {                             \
+    return nv::alltoalls<sizeof(T)>(team, dest, src, dst, sst, nelem,                              \
+                                    "nvshmem_" #NAME "_alltoalls");                                \
+  }
+SYMMETRA_NVSHMEM_COLL_TYPES(SYMMETRA_NVSHMEM_HOST_ALLTOALLS)
 #define SYMMETRA_NVSHMEM_HOST_REDUCE(NAME, T, OP)                                              \
   int symmetrai_host_##NAME##_##OP##_reduce(nvshmem_team_t team, T* dest, const T* src,        \
                                             size_t nreduce) {                                  \

@@ -229,6 +229,13 @@ int nvshmemx_set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* attr) 
   return NVSHMEMX_SUCCESS;
 }
 
+int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t* attr) {
+  return nvshmemx_init_attr(flags, attr);
+}
+void nvshmemx_hostlib_finalize(void) {
+  nvshmem_finalize();
+}
+
 void nvshmem_finalize(void) {
   if (nv::g_init_count == 0 || --nv::g_init_count > 0) return;
   nv::guarded("nvshmem_finalize", [&] { nv::rt("nvshmem_finalize").finalize(); });

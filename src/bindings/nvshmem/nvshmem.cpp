@@ -99,6 +99,9 @@ void* nvshmem_calloc(size_t count, size_t size) {
 void* nvshmem_align(size_t alignment, size_t size) {
   SYMMETRA_NVSHMEM_ALLOC("nvshmem_align", rt("nvshmem_align").align(alignment, size));
 }
+void* nvshmem_realloc(void* ptr, size_t size) {
+  SYMMETRA_NVSHMEM_ALLOC("nvshmem_realloc", rt("nvshmem_realloc").reallocate(ptr, size));
+}
 void nvshmem_free(void* ptr) {
   guarded("nvshmem_free", [&] { rt("nvshmem_free").free(ptr); });
 }
@@ -254,8 +257,37 @@ SYMMETRA_NVSHMEM_HOST_AMO_EXTENDED(double, double)
 SYMMETRA_NVSHMEM_AMO_BITWISE_TYPES(SYMMETRA_NVSHMEM_HOST_AMO_BITWISE)
 SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEM_HOST_WAIT)
 
+// Multicast addresses: none, as NVSHMEM's where NVLink multicast is off (Symmetra never uses it).
+void* symmetrai_host_mc_ptr(nvshmem_team_t, const void*) {
+  return nullptr;
+}
+void symmetrai_host_global_exit(int status) {
+  global_exit(nvshmem::g_rt.get(), status);
+}
+void symmetrai_host_vendor_get_version_info(int* major, int* minor, int* patch) {
+  if (major) *major = NVSHMEM_MAJOR_VERSION;
+  if (minor) *minor = NVSHMEM_MINOR_VERSION;
+  if (patch) *patch = NVSHMEM_PATCH_VERSION;
+}
+void* nvshmemx_mc_ptr(nvshmem_team_t team, const void* ptr) {
+  return symmetrai_host_mc_ptr(team, ptr);
+}
+void nvshmemx_vendor_get_version_info(int* major, int* minor, int* patch) {
+  symmetrai_host_vendor_get_version_info(major, minor, patch);
+}
+
+// Registration of local buffers: nothing to do (nvshmemx.h says why).
+int nvshmemx_buffer_register(void*, size_t) {
+  return 0;
+}
+int nvshmemx_buffer_unregister(void*) {
+  return 0;
+}
+void nvshmemx_buffer_unregister_all(void) {}
+
 #define X SYMMETRA_NVSHMEM_BOTH_NAMES
 SYMMETRA_NVSHMEM_BOTH_SIDED
+SYMMETRA_NVSHMEM_MISC_BOTH_SIDED
 #undef X
 
 int nvshmem_team_split_strided(nvshmem_team_t parent_team, int PE_start, int PE_stride, int PE_size,

@@ -17,6 +17,7 @@
 
 #include "bindings/canon.hpp"
 #include "symmetra/error.hpp"
+#include "symmetra/global_exit.hpp"
 #include "symmetra/runtime.hpp"
 
 // Internal to libsymmetra_nvshmem: hidden, so that one file's call to another's helper is a

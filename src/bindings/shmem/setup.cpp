@@ -1,5 +1,4 @@
 // OpenSHMEM setup, query, memory management, teams and contexts (shmem.h).
-#include <signal.h>
 #include <unistd.h>
 
 #include <array>
@@ -13,6 +12,7 @@
 #include <chrono>
 
 #include "bindings/shmem/state.hpp"
+#include "symmetra/global_exit.hpp"
 
 struct symmetra_ctx_s symmetra_ctx_default = {symmetra::device::kTeamWorld, 0};
 
@@ -182,21 +182,8 @@ void shmem_finalize(void) {
   shmem::g_finalized = true;
 }
 
-// Ends every PE with `status`: this PE tells symrun (a queued signal carrying the status, which
-// makes symrun end the others and return it), marks the job as ended in every heap so that PEs
-// in a wait stop, and exits. Only a parent that is symrun gets the signal (symrun exports its
-// pid): under mpirun or srun the parent is a daemon that SIGUSR1 would end, and those launchers
-// end the job themselves when a PE exits non-zero.
 void shmem_global_exit(int status) {
-  std::fflush(nullptr);
-  const char* launcher = std::getenv("SYMMETRA_LAUNCHER_PID");
-  if (launcher != nullptr && std::strtol(launcher, nullptr, 10) == static_cast<long>(getppid())) {
-    sigval v{};
-    v.sival_int = status;
-    sigqueue(getppid(), SIGUSR1, v);
-  }
-  if (shmem::detail::g_rt) shmem::detail::g_rt->mark_failed(Runtime::Stop::kExit);
-  _exit(status);
+  global_exit(shmem::detail::g_rt.get(), status);
 }
 
 int shmem_my_pe(void) {
