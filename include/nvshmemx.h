@@ -115,6 +115,18 @@ int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks,
                                     const nvshmemx_uniqueid_t* uniqueid,
                                     nvshmemx_init_attr_t* attr);
 int nvshmemx_set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* nvshmem_attr);
+/* Modules the program loads itself (cuModuleLoad, cuLibraryLoad) that were compiled against
+ * nvshmem.h: the library fills their device state now and whenever it changes, until finalize.
+ * Compile such a module without -rdc (its state variable then has a name the library can look
+ * up); else NVSHMEMX_ERROR_INVALID_VALUE, saying so. Host code, after init. The parameters are
+ * CUDA's CUmodule and CUlibrary. */
+struct CUmod_st;
+struct CUlib_st;
+int nvshmemx_cumodule_init(struct CUmod_st* module);
+int nvshmemx_cumodule_finalize(struct CUmod_st* module);
+int nvshmemx_culibrary_init(struct CUlib_st* library);
+int nvshmemx_culibrary_finalize(struct CUlib_st* library);
+
 /* NVSHMEM's host-library-only init and finalize: the same as nvshmemx_init_attr and
  * nvshmem_finalize (Symmetra has no separate device library). */
 int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t* attr);

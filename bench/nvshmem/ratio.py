@@ -1,26 +1,36 @@
 #!/usr/bin/env python3
 """NVSHMEM's API on Symmetra against NVSHMEM itself: the rows of bench/nvshmem/nvshmem_perf.cu
-built twice and run in one tools/gpu-check call, matched by (op, bytes, form). Prints a table,
-one JSON line per row with the ratio (Symmetra / NVSHMEM: below 1 is faster), and a summary.
+built twice and run in one tools/gpu-check call, the two programs alternating, matched by (op,
+bytes, form); each side's time of a row is its median over the runs given, so that a drift of
+the GPU's clocks during the call falls on both. Prints a table, one JSON line per row with the
+ratio (Symmetra / NVSHMEM: below 1 is faster), and a summary.
 
-    ratio.py NVSHMEM.jsonl SYMMETRA.jsonl
+    ratio.py --nvshmem RUN.log... --symmetra RUN.log...
 """
 import json
 import sys
 
 
-def rows(path):
-    out = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("{"):
-                r = json.loads(line)
-                out[(r["op"], r["bytes"], r["form"])] = r["p50_us"]
-    return out
+def rows(paths):
+    """{(op, bytes, form): the median of the row's p50 over the runs}."""
+    times = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("{"):
+                    r = json.loads(line)
+                    times.setdefault((r["op"], r["bytes"], r["form"]), []).append(r["p50_us"])
+    return {k: sorted(v)[len(v) // 2] for k, v in times.items()}
 
 
 def main():
-    nv, sym = rows(sys.argv[1]), rows(sys.argv[2])
+    args = sys.argv[1:]
+    if "--nvshmem" not in args or "--symmetra" not in args:
+        print(__doc__)
+        return 2
+    i, j = args.index("--nvshmem"), args.index("--symmetra")
+    nv = rows(args[i + 1:j] if i < j else args[i + 1:])
+    sym = rows(args[j + 1:i] if j < i else args[j + 1:])
     keys = [k for k in nv if k in sym]
     if not keys:
         print("ratio.py: no rows in common")
@@ -37,7 +47,7 @@ def main():
                           "symmetra_us": sym[(op, size, form)], "ratio": round(ratio, 4)}))
     at_most_1 = sum(r <= 1.0 for r in ratios)
     worst = max(range(len(keys)), key=lambda i: ratios[i])
-    print(f"summary: {len(keys)} rows, {at_most_1} at most 1.0x NVSHMEM; median "
+    print(f"summary: {len(keys)} rows (medians of the runs), {at_most_1} at most 1.0x NVSHMEM; median "
           f"{sorted(ratios)[len(ratios) // 2]:.2f}x; worst {ratios[worst]:.2f}x "
           f"({keys[worst][0]} {keys[worst][1]} B {keys[worst][2]})")
     return 0

@@ -134,6 +134,7 @@ void push_state(const char* op) {
   for (symmetrai_module_update_t update : modules())
     if (const int rc = update(&c, sizeof(c)); rc != 0)
       die(op, "filling a CUDA module's device state failed (cudaError " + std::to_string(rc) + ")");
+  fill_loaded(c, op);
   g_pushed = c;
   g_pushed_any = true;
 }

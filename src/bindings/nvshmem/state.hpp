@@ -48,6 +48,9 @@ auto guarded(const char* op, F f) -> decltype(f()) {
 // Gives every registered CUDA module the PE's device state where it changed since the last time
 // (after init, allocations that grew the heap, team splits; the GPU backend only).
 void push_state(const char* op);
+// Fills the state of every module the program handed over (nvshmemx_cumodule_init,
+// culibrary_init; module.cpp).
+int fill_loaded(const device::Context& c, const char* op);
 
 // Sets the Symmetra variables that NVSHMEM's set (docs/nvshmem.md#environment); returns what
 // nvshmem_init says once about the others (no counterpart, not known).
