@@ -129,10 +129,31 @@ int nvshmemx_culibrary_finalize(struct CUlib_st* library) {
 }
 
 }  // extern "C"
-#else   // without CUDA: nothing is ever loaded
+#else   // a library without CUDA: no module can be loaded, and the calls say so
 namespace symmetra::nvshmem {
 int fill_loaded(const device::Context&, const char*) {
   return NVSHMEMX_SUCCESS;
 }
+namespace {
+int no_cuda(const char* op) {
+  std::fprintf(stderr, "%s: needs the GPU backend; this library was built without CUDA\n", op);
+  return NVSHMEMX_ERROR_NOT_SUPPORTED;
+}
+}  // namespace
 }  // namespace symmetra::nvshmem
+
+extern "C" {
+int nvshmemx_cumodule_init(struct CUmod_st*) {
+  return symmetra::nvshmem::no_cuda("nvshmemx_cumodule_init");
+}
+int nvshmemx_cumodule_finalize(struct CUmod_st*) {
+  return symmetra::nvshmem::no_cuda("nvshmemx_cumodule_finalize");
+}
+int nvshmemx_culibrary_init(struct CUlib_st*) {
+  return symmetra::nvshmem::no_cuda("nvshmemx_culibrary_init");
+}
+int nvshmemx_culibrary_finalize(struct CUlib_st*) {
+  return symmetra::nvshmem::no_cuda("nvshmemx_culibrary_finalize");
+}
+}  // extern "C"
 #endif  // SYMMETRA_HAVE_CUDA
