@@ -35,6 +35,52 @@ __host__ __device__ inline SignalOp signal_op(int sig_op) {
 }
 }  // namespace symmetra::nvshmem_detail
 
+// NVSHMEM's atomics: unordered (relaxed) as NVSHMEM's and OpenSHMEM's are, completed by quiet.
+namespace symmetra::nvshmem_detail {
+template <AmoOp A, class T>
+__device__ inline T amo(const device::Context& c, T* dest, T value, T cond, int pe) {
+  return device::atomic_unordered<A>(c, "nvshmem atomic", dest, value, cond, pe);
+}
+template <class T>
+__device__ inline T amo_fetch(const device::Context& c, const T* src, int pe) {
+  return amo<AmoOp::kFetch>(c, const_cast<T*>(src), T{}, T{}, pe);
+}
+template <class T>
+__device__ inline void amo_set(const device::Context& c, T* dest, T value, int pe) {
+  amo<AmoOp::kSet>(c, dest, value, T{}, pe);
+}
+template <class T>
+__device__ inline T amo_swap(const device::Context& c, T* dest, T value, int pe) {
+  return amo<AmoOp::kSwap>(c, dest, value, T{}, pe);
+}
+template <class T>
+__device__ inline T amo_compare_swap(const device::Context& c, T* dest, T cond, T value, int pe) {
+  return amo<AmoOp::kCompareSwap>(c, dest, value, cond, pe);
+}
+template <class T>
+__device__ inline T amo_fetch_inc(const device::Context& c, T* dest, int pe) {
+  return amo<AmoOp::kFetchAdd>(c, dest, T(1), T{}, pe);
+}
+template <class T>
+__device__ inline void amo_inc(const device::Context& c, T* dest, int pe) {
+  amo<AmoOp::kFetchAdd>(c, dest, T(1), T{}, pe);
+}
+#define SYMMETRAI_AMO_VALUE(what, OP)                                                        \
+  template <class T>                                                                         \
+  __device__ inline T amo_fetch_##what(const device::Context& c, T* dest, T value, int pe) { \
+    return amo<AmoOp::OP>(c, dest, value, T{}, pe);                                          \
+  }                                                                                          \
+  template <class T>                                                                         \
+  __device__ inline void amo_##what(const device::Context& c, T* dest, T value, int pe) {    \
+    amo<AmoOp::OP>(c, dest, value, T{}, pe);                                                 \
+  }
+SYMMETRAI_AMO_VALUE(add, kFetchAdd)
+SYMMETRAI_AMO_VALUE(and, kFetchAnd)
+SYMMETRAI_AMO_VALUE(or, kFetchOr)
+SYMMETRAI_AMO_VALUE(xor, kFetchXor)
+#undef SYMMETRAI_AMO_VALUE
+}  // namespace symmetra::nvshmem_detail
+
 #define SYMMETRAI_STATE symmetrai_nvshmem_state
 #define SYMMETRAI_THREAD \
   symmetra::device::ThreadGroup {}
@@ -193,7 +239,7 @@ __host__ __device__ inline void nvshmemx_vendor_get_version_info(int* major, int
 // The typed calls: the same signatures in both passes of nvcc, the bodies of each side.
 #ifdef __CUDA_ARCH__
 #define SYMMETRAI_P(NAME) symmetra::device::p(SYMMETRAI_STATE, dest, value, pe)
-#define SYMMETRAI_G(NAME) symmetra::device::g(SYMMETRAI_STATE, src, pe)
+#define SYMMETRAI_G(NAME) symmetra::device::g_unordered(SYMMETRAI_STATE, src, pe)
 #define SYMMETRAI_PUT(NAME) \
   symmetra::device::put(SYMMETRAI_THREAD, SYMMETRAI_STATE, dest, src, nelems, pe)
 #define SYMMETRAI_GET(NAME) \
@@ -226,7 +272,7 @@ SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRAI_TYPED)
 // lists; the device side runs symmetra::device::atomic_<what> (the same name), wait_until, test.
 #ifdef __CUDA_ARCH__
 #define SYMMETRAI_AMO_BODY(NAME, what, args) \
-  return symmetra::device::atomic_##what(SYMMETRAI_STATE, SYMMETRAI_UNPAREN args)
+  return symmetra::nvshmem_detail::amo_##what(SYMMETRAI_STATE, SYMMETRAI_UNPAREN args)
 #else
 #define SYMMETRAI_AMO_BODY(NAME, what, args) return symmetrai_host_##NAME##_atomic_##what args
 #endif

@@ -12,8 +12,17 @@
 #pragma once
 
 #include "symmetra/device/context.hpp"
+#include "symmetra/types.hpp"
 
 namespace symmetra::device {
+
+// Operation `A` (types.hpp's AmoOp; `cond` for kCompareSwap, `value` unused for kFetch) with
+// OpenSHMEM's and NVSHMEM's own ordering: atomic on the word, unordered with every other access
+// (relaxed), completed by quiet(). What NVSHMEM's device forms run (nvshmem.h): on the GPU it
+// saves the system-scope fence that the ordered forms below cost. Threads: the calling thread.
+template <AmoOp A, class T>
+SYMMETRA_INLINE T atomic_unordered(const Context& ctx, const char* op, T* dest, T value, T cond,
+                                   int pe);
 
 template <class T>
 SYMMETRA_INLINE T atomic_fetch(const Context& ctx, const T* dest, int pe);

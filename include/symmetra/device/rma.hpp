@@ -57,6 +57,10 @@ SYMMETRA_INLINE void p(const Context& ctx, T* dest, T value, int pe);
 // Single element read of `src` on `pe`. Threads: the calling thread. Ordering: complete on return.
 template <class T>
 SYMMETRA_INLINE T g(const Context& ctx, const T* src, int pe);
+// The same read without the acquire (OpenSHMEM's and NVSHMEM's g: unordered with later
+// accesses), which on the GPU saves a system-scope fence. What NVSHMEM's device forms run.
+template <class T>
+SYMMETRA_INLINE T g_unordered(const Context& ctx, const T* src, int pe);
 
 // Strided: dest[i * dst_stride] on `pe` = src[i * src_stride] for i < n (strides in elements).
 // Threads: every thread of `grp`. Ordering: as put.

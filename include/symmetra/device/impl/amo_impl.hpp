@@ -30,19 +30,21 @@ SYMMETRA_INLINE void check_amo(const Context& ctx, const char* op, T* dest, int 
 // Operation A on the word `w` itself, where it is. Fetch: the old value is wanted, and the order
 // is acquire-release (fetch: acquire); else release, and the value returned is meaningless.
 // Returns the old value (T{} for kSet).
-template <AmoOp A, bool Fetch, class T>
+// Ordered: the forms' documented acquire-release (fetching) or release (not); else relaxed.
+template <AmoOp A, bool Fetch, class T, bool Ordered = true>
 SYMMETRA_INLINE T amo_word(T* w, T value, T cond) {
   AtomicRef<T> r(*w);
-  constexpr symmetra::detail::MemoryOrder order = Fetch ? kAcqRel : kRelease;
+  constexpr symmetra::detail::MemoryOrder order = !Ordered ? kRelaxed : Fetch ? kAcqRel : kRelease;
+  constexpr symmetra::detail::MemoryOrder load = Ordered ? kAcquire : kRelaxed;
   if constexpr (A == AmoOp::kFetch) {
-    return r.load(kAcquire);
+    return r.load(load);
   } else if constexpr (A == AmoOp::kSet) {
-    r.store(value, kRelease);
+    r.store(value, Ordered ? kRelease : kRelaxed);
     return T{};
   } else if constexpr (A == AmoOp::kSwap) {
-    return r.exchange(value, kAcqRel);
+    return r.exchange(value, Ordered ? kAcqRel : kRelaxed);
   } else if constexpr (A == AmoOp::kCompareSwap) {
-    r.compare_exchange_strong(cond, value, kAcqRel, kAcquire);
+    r.compare_exchange_strong(cond, value, Ordered ? kAcqRel : kRelaxed, load);
     return cond;
   } else if constexpr (A == AmoOp::kFetchAdd) {
     return r.fetch_add(value, order);
@@ -56,21 +58,26 @@ SYMMETRA_INLINE T amo_word(T* w, T value, T cond) {
 
 // The local branch: A on `w`, PE pe's copy of `dest`, then the ring for a sleeper on it. The
 // host forms enter here with the word that their check translated (runtime.hpp).
-template <AmoOp A, bool Fetch, class T>
+template <AmoOp A, bool Fetch, class T, bool Ordered = true>
 SYMMETRA_INLINE T amo_at(const Context& ctx, T* w, T* dest, T value, T cond, int pe) {
-  const T old = amo_word<A, Fetch>(w, value, cond);
+  const T old = amo_word<A, Fetch, T, Ordered>(w, value, cond);
   if constexpr (A != AmoOp::kFetch) notify(ctx, pe, dest, sizeof(T));
   return old;
 }
 
-// A on PE pe's copy of `dest`: by load and store, or through the transport.
-template <AmoOp A, bool Fetch, class T>
+template <AmoOp A, bool Fetch, class T, bool Ordered = true>
 SYMMETRA_INLINE T amo(const Context& ctx, const char* op, T* dest, T value, T cond, int pe) {
   check_amo(ctx, op, dest, pe);
   if (is_remote(ctx, pe)) return remote_amo(ctx, op, A, dest, value, cond, pe);
-  return amo_at<A, Fetch>(ctx, ctx.peer(dest, pe), dest, value, cond, pe);
+  return amo_at<A, Fetch, T, Ordered>(ctx, ctx.peer(dest, pe), dest, value, cond, pe);
 }
 }  // namespace detail
+
+template <AmoOp A, class T>
+SYMMETRA_INLINE T atomic_unordered(const Context& ctx, const char* op, T* dest, T value, T cond,
+                                   int pe) {
+  return detail::amo<A, true, T, false>(ctx, op, dest, value, cond, pe);
+}
 
 template <class T>
 SYMMETRA_INLINE T atomic_fetch(const Context& ctx, const T* dest, int pe) {

@@ -166,6 +166,17 @@ SYMMETRA_INLINE T g(const Context& ctx, const T* src, int pe) {
   return detail::g_from(ctx.peer(src, pe));
 }
 
+template <class T>
+SYMMETRA_INLINE T g_unordered(const Context& ctx, const T* src, int pe) {
+  detail::check_remote(ctx, "g", src, sizeof(T), pe);
+  if (detail::is_remote(ctx, pe)) return detail::remote_g(ctx, src, pe);
+  const T* remote = ctx.peer(src, pe);
+  if constexpr (detail::kWordSized<T>)
+    return detail::atomic_load(remote, detail::kRelaxed);
+  else
+    return *remote;
+}
+
 template <class Group, class T>
 SYMMETRA_INLINE void iput(Group grp, const Context& ctx, T* dest, const T* src,
                           std::ptrdiff_t dst_stride, std::ptrdiff_t src_stride, std::size_t n,
