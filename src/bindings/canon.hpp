@@ -1,6 +1,7 @@
 // The C types of the C APIs (shmem.h, nvshmem.h) as the Runtime's templates take them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -33,5 +34,20 @@ template <class T>
 const canon_t<T>* canon(const T* p) {
   return reinterpret_cast<const canon_t<T>*>(p);
 }
+
+// A 16-byte element (long double, put128): moved as bytes.
+struct Bytes16 {
+  std::uint64_t lo, hi;
+};
+
+// The element type that moves kBytes-sized values (no arithmetic on them): unsigned words, or
+// Bytes16.
+template <std::size_t kBytes>
+using word_t = std::conditional_t<
+    kBytes == 1, std::uint8_t,
+    std::conditional_t<
+        kBytes == 2, std::uint16_t,
+        std::conditional_t<kBytes == 4, std::uint32_t,
+                           std::conditional_t<kBytes == 8, std::uint64_t, Bytes16>>>>;
 
 }  // namespace symmetra::bindings

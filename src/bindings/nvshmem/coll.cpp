@@ -9,6 +9,8 @@ namespace symmetra::nvshmem {
 namespace {
 
 using bindings::canon_t;
+// Elements that only move travel as unsigned words of their size.
+using bindings::word_t;
 
 // Runs f(runtime, team) for a collective over NVSHMEM team `id`: 0, or 1 where the id names no
 // team (with the reason on stderr, except for NVSHMEM_TEAM_INVALID).
@@ -20,13 +22,6 @@ int on_team(nvshmem_team_t id, const char* op, F f) {
   guarded(op, [&] { f(rt(op), t); });
   return 0;
 }
-
-// Elements that only move travel as unsigned words of their size.
-template <std::size_t kBytes>
-using word_t = std::conditional_t<
-    kBytes == 1, std::uint8_t,
-    std::conditional_t<kBytes == 2, std::uint16_t,
-                       std::conditional_t<kBytes == 4, std::uint32_t, std::uint64_t>>>;
 
 enum class Move { kBroadcast, kFcollect, kAlltoall };
 
@@ -153,10 +148,7 @@ SYMMETRA_NVSHMEM_COLL_TYPES(SYMMETRA_NVSHMEM_HOST_ALLTOALLS)
   }
 SYMMETRA_NVSHMEM_REDUCTIONS(SYMMETRA_NVSHMEM_HOST_REDUCE)
 
-#define X(name, ret, params, args)     \
-  ret nvshmem_##name params {          \
-    return symmetrai_host_##name args; \
-  }
+#define X SYMMETRA_NVSHMEM_BOTH_NAMES
 SYMMETRA_NVSHMEM_COLL_BOTH_SIDED
 #undef X
 

@@ -106,12 +106,6 @@ void nvshmem_free(void* ptr) {
   guarded("nvshmem_free", [&] { rt("nvshmem_free").free(ptr); });
 }
 
-// The both-sided calls' host forms, under both names (nvshmem.h says why).
-#define SYMMETRA_NVSHMEM_BOTH_NAMES(name, ret, params, args) \
-  ret nvshmem_##name params {                                \
-    return symmetrai_host_##name args;                       \
-  }
-
 int symmetrai_host_my_pe(void) {
   return rt("nvshmem_my_pe").my_pe();
 }

@@ -38,10 +38,7 @@ void strided(const char* op, bool is_put, void* dest, const void* src, std::ptrd
         is_put ? r.iput(d + half, s + half, 2 * dst, 2 * sst, nelems, pe)
                : r.iget(d + half, s + half, 2 * dst, 2 * sst, nelems, pe);
     } else {
-      using W = std::conditional_t<
-          kBytes == 1, std::uint8_t,
-          std::conditional_t<kBytes == 2, std::uint16_t,
-                             std::conditional_t<kBytes == 4, std::uint32_t, std::uint64_t>>>;
+      using W = bindings::word_t<kBytes>;
       auto* d = static_cast<W*>(dest);
       const auto* s = static_cast<const W*>(src);
       is_put ? r.iput(d, s, dst, sst, nelems, pe) : r.iget(d, s, dst, sst, nelems, pe);
@@ -151,10 +148,7 @@ SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEM_HOST_TYPED)
   }
 SYMMETRA_NVSHMEM_SIZES(SYMMETRA_NVSHMEM_HOST_SIZED)
 
-#define X(name, ret, params, args)     \
-  ret nvshmem_##name params {          \
-    return symmetrai_host_##name args; \
-  }
+#define X SYMMETRA_NVSHMEM_BOTH_NAMES
 SYMMETRA_NVSHMEM_RMA_BOTH_SIDED
 #undef X
 

@@ -74,3 +74,10 @@ nvshmem_team_t id_of(const Team& t);
 }  // namespace symmetra::nvshmem
 
 #pragma GCC visibility pop
+
+// A both-sided call's host form under NVSHMEM's name too (nvshmem.h says why), for the X of the
+// lists of SYMMETRA_NVSHMEM_BOTH_SIDED's form: `#define X SYMMETRA_NVSHMEM_BOTH_NAMES`.
+#define SYMMETRA_NVSHMEM_BOTH_NAMES(name, ret, params, args) \
+  ret nvshmem_##name params {                                \
+    return symmetrai_host_##name args;                       \
+  }

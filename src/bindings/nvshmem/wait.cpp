@@ -33,10 +33,7 @@ extern "C" {
 
 SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEM_HOST_WAITS)
 
-#define X(name, ret, params, args)     \
-  ret nvshmem_##name params {          \
-    return symmetrai_host_##name args; \
-  }
+#define X SYMMETRA_NVSHMEM_BOTH_NAMES
 SYMMETRA_NVSHMEM_WAIT_BOTH_SIDED
 #undef X
 

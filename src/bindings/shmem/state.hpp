@@ -85,20 +85,8 @@ using bindings::Canon;
 using bindings::canon;
 using bindings::canon_t;
 
-// A 16-byte element (long double, put128): moved as bytes.
-struct Bytes16 {
-  std::uint64_t lo, hi;
-};
-
-// The element type that moves kBytes-sized values (no arithmetic on them): unsigned words, or
-// Bytes16.
-template <std::size_t kBytes>
-using word_t = std::conditional_t<
-    kBytes == 1, std::uint8_t,
-    std::conditional_t<
-        kBytes == 2, std::uint16_t,
-        std::conditional_t<kBytes == 4, std::uint32_t,
-                           std::conditional_t<kBytes == 8, std::uint64_t, Bytes16>>>>;
+using bindings::Bytes16;
+using bindings::word_t;
 
 Cmp cmp_of(int cmp, const char* op);
 SignalOp signal_op_of(int sig_op, const char* op);
