@@ -19,7 +19,8 @@ std::unique_ptr<Runtime> g_rt;
 bool g_finalized = false;
 // A Runtime whose process is ending without finalize (leave()): kept reachable, never torn
 // down, so that nothing collective or blocking runs at exit (the C API does the same).
-Runtime* g_left = nullptr;
+// Volatile: nothing reads it, and an optimized build would drop the store (LeakSanitizer).
+Runtime* volatile g_left = nullptr;
 
 Backend backend_of(std::string_view s) {
   if (s.empty() || s == "auto") return Backend::kAuto;

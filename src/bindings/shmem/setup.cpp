@@ -19,8 +19,10 @@ struct symmetra_ctx_s symmetra_ctx_default = {symmetra::device::kTeamWorld, 0};
 namespace symmetra::shmem {
 namespace {
 
-Runtime* g_left = nullptr;  // the Runtime of a PE that left without finalize (the exit handler)
-int g_init_count = 0;       // shmem_init after shmem_finalize is an error; nested init is counted
+// The Runtime of a PE that left without finalize (the exit handler). Volatile: nothing reads
+// it, and an optimized build dropped the store, so LeakSanitizer reported the Runtime lost.
+Runtime* volatile g_left = nullptr;
+int g_init_count = 0;  // shmem_init after shmem_finalize is an error; nested init is counted
 bool g_finalized = false;
 std::mutex g_mutex;
 // The configuration each team was split with, by Runtime team handle (shmem_team_get_config):
