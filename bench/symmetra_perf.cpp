@@ -53,9 +53,8 @@ void rma_sweep(Runtime& rt, Report& report, const Options& o) {
   auto* buf = static_cast<char*>(rt.allocate(o.max_bytes));
   // The private side of each copy sits 16 bytes past a page, where glibc puts a large malloc
   // block (and where buf sits in its line). A plain vector's place would depend on how much the
-  // library malloc'ed before it: between two builds that moved a 512 B get's destination across
-  // a page boundary, and get_lat at 512 B - 1 KiB read 1.3-1.5x slower with the library's code
-  // unchanged (docs/benchmarks.md#placement).
+  // library malloc'ed before it, and a small get's time on where its destination falls against
+  // a page boundary (docs/perf_cpu.md, "Measuring on this VM").
   std::vector<char> storage(o.max_bytes + 4096 + 16);
   char* local = storage.data() + ((16 - reinterpret_cast<std::uintptr_t>(storage.data())) & 4095);
   for (std::size_t i = 0; i < o.max_bytes; ++i) local[i] = static_cast<char>(i * 7 + 1);

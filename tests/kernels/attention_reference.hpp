@@ -1,5 +1,5 @@
 // Full attention on one PE in fp64, the reference of the ring-attention tests (CPU path:
-// ring_attention_test.cpp; GPU path: ring_attention_gpu_test.cpp), and their element checks.
+// ring_attention_test.cpp; GPU path: ring_attention_gpu_test.cu), and their element checks.
 #pragma once
 
 #include <gtest/gtest.h>

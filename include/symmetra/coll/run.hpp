@@ -1,5 +1,5 @@
 // Runs one coll::Call (call.hpp) with its device form: the one switch from a collective's value
-// to its algorithm, used by the host forms on the CPU (a ThreadGroup, src/runtime/coll_host.cpp)
+// to its algorithm, used by the host forms on the CPU (a ThreadGroup, src/runtime/collective.cpp)
 // and by the GPU backend's kernels (a BlockGroup per channel, src/backend/cuda/coll_ops.cu).
 // Adding a collective adds its case here (docs/adding_a_collective.md).
 //

@@ -69,7 +69,7 @@ struct RingAttentionOptions {
   // Benchmarks only, GPU path: every step computes its block against this PE's own keys and
   // values and nothing is exchanged, so the results are wrong. What is left is the ring's own
   // attention kernels and merges: the ideal that the ring's overhead is measured against
-  // (bench/ring_attention_perf.cpp).
+  // (bench/ring_attention_perf.cu).
   bool compute_only = false;
   // Benchmarks only, GPU path, PEs as threads of one process: the ring's messages and credits
   // go by cudaMemcpyAsync and CUDA events instead of put-with-signal (the baseline a ring on
