@@ -91,14 +91,10 @@ UniqueId get_unique_id();
 
 // The first statement of an inline observed form of Runtime (its ObserveScope says why): `F`
 // is the form (&Runtime::putmem), then the record (op, peer, bytes, form, team), then the form's
-// own arguments.
-// The depth is read here, not through a call: a call in the form's body made every inline
-// form save and restore three more registers, traced or not (docs/observability.md). The call
-// takes three registers (this, the record, a tuple of copies of the arguments, both built in the
-// cold branch): arguments pushed on the stack there made GCC give the whole form a frame
-// pointer, which spilled `src` and `dest` on every 8-byte shmem_p; a tuple of references to
-// them made the arguments address-taken, stored to the stack on the fast path too
-// (docs/perf_cpu.md).
+// own arguments. The depth is read here, not through a call, and the cold call takes three
+// registers (this, the record, a tuple of copies of the arguments, both built in the cold
+// branch): each other shape made the fast path save registers or store its arguments to the
+// stack (docs/observability.md).
 #define SYMMETRA_OBSERVE(F, op, peer, bytes, form, team, ...) \
   if ((ctx_.flags & ::symmetra::device::Context::kObserve) && \
       ::symmetra::detail::observe_depth == 0) [[unlikely]]    \
@@ -463,10 +459,10 @@ class Runtime {
   // one record. The out-of-line forms hold an ObserveScope. The inline ones start with
   // SYMMETRA_OBSERVE, which runs the form again through observed<&Runtime::form>, out of line and
   // cold, inside a scope: off, the fast path pays one test of a context flag bit that it reads
-  // anyway, and keeps nothing alive across the operation (a scope in the inline forms made 8-byte
-  // puts 1.1-1.45x slower: its destructor's test and cleanup held registers and stack slots, and
-  // GCC stopped inlining putmem). The small data-path forms are always_inline for the same
-  // reason: the cold branch counts toward GCC's inlining limit.
+  // anyway, and keeps nothing alive across the operation (a scope's destructor would hold
+  // registers and stack slots on the fast path: docs/observability.md). The small data-path
+  // forms are always_inline for the same reason: the cold branch counts toward GCC's inlining
+  // limit.
   class ObserveScope {
    public:
     ObserveScope(Runtime& rt, const char* op, int peer, std::size_t bytes, Form form = Form::kHost,

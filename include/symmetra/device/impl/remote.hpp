@@ -264,10 +264,8 @@ SYMMETRA_COLD inline std::uint64_t remote_amo_bits(const Context& ctx, const cha
 
 // Whether an operation on PE `pe` takes the remote branch. In device code only in kernels
 // compiled with SYMMETRA_DEVICE_REMOTE=1, and there only where the job has a proxy ring (PEs on
-// other hosts). Without it the branch is not compiled at all: the mere presence of the remote
-// branch made the H200's 8-byte thread get 16% slower (0.31 us to 0.36, bench/gpu_perf.cu's
-// get_lat, measured side by side), in jobs that never leave the host (docs/proxy.md, "The
-// branch's cost").
+// other hosts). Without it the branch is not compiled at all: its mere presence, never taken,
+// slowed a small get in jobs that never leave the host (docs/proxy.md, "The branch's cost").
 SYMMETRA_INLINE bool is_remote(const Context& ctx, int pe) {
 #if SYMMETRA_DEVICE_PASS && !SYMMETRA_DEVICE_REMOTE
   (void)ctx, (void)pe;
