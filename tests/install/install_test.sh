@@ -39,8 +39,17 @@ if grep -q 'symmetra_HAVE_CUDA ON' "$prefix/lib/cmake/symmetra/symmetraConfig.cm
   done
   echo "the CUDA examples built (tools/gpu-check runs them)"
 fi
+# A sanitized build (SYMMETRA_SANITIZER, CI's main one): the programs built here are not, and an
+# uninstrumented program must load AddressSanitizer's runtime before an instrumented library.
+# Only the runs get it: the compilers would be leak-checked too.
+san=$(sed -n 's/^SYMMETRA_SANITIZER:STRING=//p' "$build/CMakeCache.txt")
+preload=()
+if [[ $san == *address* ]]; then
+  preload=(env "LD_PRELOAD=$(${CXX:-c++} -print-file-name=libasan.so)")
+fi
 run() {  # run NPES PROGRAM: under the installed symrun, bounded
-  timeout 120 "$prefix/bin/symrun" -n "$1" "$2" || { echo "install_test: $2 on $1 PEs failed" >&2; exit 1; }
+  "${preload[@]}" timeout 120 "$prefix/bin/symrun" -n "$1" "$2" ||
+    { echo "install_test: $2 on $1 PEs failed" >&2; exit 1; }
 }
 run 2 "$work/examples/01_hello"
 run 4 "$work/examples/02_host_ring"
@@ -60,18 +69,18 @@ run 3 "$work/shmem_cc"
 say "an NVSHMEM host program through -lnvshmem_host -lnvshmem_device, under nvshmrun"
 cc -std=c11 -O1 -I"$prefix/include" "$src/tests/nvshmem/host_prog.c" -o "$work/nv_make" \
    -L"$prefix/lib" -lnvshmem_host -lnvshmem_device -Wl,-rpath,"$prefix/lib"
-SYMMETRA_BACKEND=cpu timeout 120 "$prefix/bin/nvshmrun" -n 2 -ppn 2 "$work/nv_make" >"$work/nv_make.log" 2>&1 ||
+SYMMETRA_BACKEND=cpu "${preload[@]}" timeout 120 "$prefix/bin/nvshmrun" -n 2 -ppn 2 "$work/nv_make" >"$work/nv_make.log" 2>&1 ||
   { cat "$work/nv_make.log"; echo "install_test: the NVSHMEM host program failed" >&2; exit 1; }
 [ "$(grep -c 'all passed (2 PEs)' "$work/nv_make.log")" -eq 2 ] || { cat "$work/nv_make.log"; exit 1; }
 say "an NVSHMEM project with find_package(NVSHMEM)"
 cmake -S "$src/tests/install/nvshmem" -B "$work/nv_cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$prefix" >"$work/nv_configure.log" || { cat "$work/nv_configure.log"; exit 1; }
 cmake --build "$work/nv_cmake" >"$work/nv_build.log" || { cat "$work/nv_build.log"; exit 1; }
-SYMMETRA_BACKEND=cpu timeout 120 "$prefix/bin/nvshmrun" -n 3 "$work/nv_cmake/host_coll" >"$work/nv_coll.log" 2>&1 ||
+SYMMETRA_BACKEND=cpu "${preload[@]}" timeout 120 "$prefix/bin/nvshmrun" -n 3 "$work/nv_cmake/host_coll" >"$work/nv_coll.log" 2>&1 ||
   { cat "$work/nv_coll.log"; echo "install_test: host_coll through find_package(NVSHMEM) failed" >&2; exit 1; }
 [ "$(grep -c 'all passed (3 PEs)' "$work/nv_coll.log")" -eq 3 ] || { cat "$work/nv_coll.log"; exit 1; }
 # -ppn as Hydra's: 4 PEs, 2 per host, so 2 (forced) hosts.
-SYMMETRA_BACKEND=cpu SYMMETRA_LOG=info timeout 120 "$prefix/bin/nvshmrun" -n 4 -ppn 2 \
+SYMMETRA_BACKEND=cpu SYMMETRA_LOG=info "${preload[@]}" timeout 120 "$prefix/bin/nvshmrun" -n 4 -ppn 2 \
   "$work/nv_cmake/host_coll" >"$work/nv_ppn.log" 2>&1 || { cat "$work/nv_ppn.log"; exit 1; }
 [ "$(grep -c 'all passed (4 PEs)' "$work/nv_ppn.log")" -eq 4 ] &&
   grep -q 'joined a job of 4 PEs (processes) on 2 host(s)' "$work/nv_ppn.log" ||

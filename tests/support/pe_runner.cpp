@@ -31,14 +31,12 @@ std::vector<PeConfig> configs(std::initializer_list<int> counts) {
     return {{std::atoi(pes), Mode::kProcesses}};
   std::vector<PeConfig> v;
   for (int n : counts) v.push_back({n, Mode::kThreads});
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-  // Under a sanitizer, PEs as processes run at one count of 2 or more. A process PE runs the
-  // code a thread PE of the same count runs, plus what only processes have (the launch, the
-  // heap mapped from another process, each PE's own helper threads), and one count covers that.
-  // ThreadSanitizer sees the threads of one process, not the stores other processes make to the
-  // shared heap; AddressSanitizer checks the memory a PE allocates, the same in both modes, and
-  // not the shared heap, a mapping, in either. Every count repeated the thread runs at many
-  // times their time (docs/testing.md).
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer runs PEs as processes at one count of 2 or more. It sees the threads of one
+  // process, not the stores other processes make to the shared heap, so a process PE shows it
+  // only that PE's own helper threads (the rendezvous server, the proxy thread), and one count
+  // covers those. Every count repeated the thread runs at many times their time
+  // (docs/testing.md). AddressSanitizer, CI's main build, runs every count.
   constexpr bool kOneProcessCount = true;
 #else
   constexpr bool kOneProcessCount = false;
