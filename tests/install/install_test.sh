@@ -42,10 +42,11 @@ fi
 # A sanitized build (SYMMETRA_SANITIZER, CI's main one): the programs built here are not, and an
 # uninstrumented program must load AddressSanitizer's runtime before an instrumented library.
 # Only the runs get it: the compilers would be leak-checked too.
-san=$(sed -n 's/^SYMMETRA_SANITIZER:STRING=//p' "$build/CMakeCache.txt")
+# The runtime is the one of the compiler that built the library, which the cache names.
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 preload=()
-if [[ $san == *address* ]]; then
-  preload=(env "LD_PRELOAD=$(${CXX:-c++} -print-file-name=libasan.so)")
+if [[ $(cached SYMMETRA_SANITIZER) == *address* ]]; then
+  preload=(env "LD_PRELOAD=$("$(cached CMAKE_CXX_COMPILER)" -print-file-name=libasan.so)")
 fi
 run() {  # run NPES PROGRAM: under the installed symrun, bounded
   "${preload[@]}" timeout 120 "$prefix/bin/symrun" -n "$1" "$2" ||
