@@ -16,7 +16,7 @@ namespace symmetra::detail {
 inline constexpr std::size_t kBounceBytes = 4u << 20;
 
 // `device_memory`: the backend's Backend::is_device_memory(p).
-inline bool staged(const device::RemoteOps& r, const void* p, std::size_t bytes,
+inline bool staged(const device::RemotePath& r, const void* p, std::size_t bytes,
                    bool device_memory) {
   return device_memory && !device::moved_as_is(r, p, bytes);
 }

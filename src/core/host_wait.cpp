@@ -45,7 +45,7 @@ constexpr std::uint64_t kYieldNs = 100'000;
 // so this is only a safety net. It was 2 ms: 500 wake-ups a second per sleeping PE, which cost
 // a PE sharing its core a few percent on long copies (docs/perf_cpu.md#waits).
 constexpr std::uint64_t kSleepNs = 100'000'000;
-// Where remote writes can land unseen (RemoteOps::deliveries_ring false), an oversubscribed
+// Where remote writes can land unseen (RemotePath::deliveries_ring false), an oversubscribed
 // waiter sleeps this long between polls instead.
 constexpr std::uint64_t kPollSleepNs = 50'000;
 
@@ -85,9 +85,10 @@ void host_mark_abort(const Context& ctx, int failed_pe, std::uint32_t why) {
     } else if (ctx.remote != nullptr && !marking_remote) {
       marking_remote = true;
       HeapHeader* h = my_header(ctx);  // the same words, at the same offsets, on PE pe
-      ctx.remote->amo(ctx, AmoOp::kCompareSwap, DataType::kUint32, &h->abort_why, why, 0, pe);
-      ctx.remote->amo(ctx, AmoOp::kCompareSwap, DataType::kInt32, &h->abort_pe,
-                      static_cast<std::uint32_t>(failed_pe + 1), 0, pe);
+      ctx.remote->atomic(ctx, pe, remote_offset(ctx, &h->abort_why), AmoOp::kCompareSwap,
+                         DataType::kUint32, why, 0);
+      ctx.remote->atomic(ctx, pe, remote_offset(ctx, &h->abort_pe), AmoOp::kCompareSwap,
+                         DataType::kInt32, static_cast<std::uint32_t>(failed_pe + 1), 0);
       marking_remote = false;
     }
   }
@@ -245,11 +246,11 @@ bool HostWaiter::park(std::uint32_t seen_doorbell) {
   // With PEs on other hosts, what this wait is for may need this PE's own progress (UCX over
   // TCP serves RMA as active messages). The progress thread serves it too, but a wait that
   // polls the worker itself does not pay that thread's wake-up.
-  const RemoteOps* remote = ctx_.remote;
-  if (remote != nullptr) remote->progress(ctx_);
+  RemotePath* remote = ctx_.remote;
+  if (remote != nullptr) remote->progress();
   if (waited < kYieldNs) {
     sched_yield();
-  } else if (remote != nullptr && !remote->deliveries_ring) {
+  } else if (remote != nullptr && !remote->deliveries_ring()) {
     // A delivery may land without passing this PE's code (RDMA, shared memory), so nothing
     // would ring: poll. Where PEs share CPUs, in short sleeps that leave the CPU to them.
     if (ctx_.flags & Context::kOversubscribed)

@@ -223,7 +223,7 @@ void Proxy::put_staged(int pe, std::uint64_t dest, const std::byte* src, std::ui
   for (std::uint64_t at = 0; at < bytes; at += chunk) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, bytes - at));
     staging_->to_host(staging_->bounce(), src + at, n);
-    // Complete locally on return (RemoteOps::put): the bounce buffer may be reused.
+    // Complete locally on return (RemotePath::put): the bounce buffer may be reused.
     transport_->put(*ctl_, pe, dest + at, staging_->bounce(), n);
   }
 }

@@ -11,10 +11,10 @@ namespace dd = device::detail;
 
 // Device memory through the backend's copies: a kernel's put source, get destination or large
 // result is device memory, which the transport cannot touch unless it moves device memory
-// itself, and then only in the device heap it registered (RemoteOps::moves_device_memory).
+// itself, and then only in the device heap it registered (RemotePath::moves_device_memory).
 class GpuProxy::Staging final : public ProxyStaging {
  public:
-  Staging(Backend& b, const device::RemoteOps& remote, std::byte* bounce, std::size_t bytes,
+  Staging(Backend& b, const device::RemotePath& remote, std::byte* bounce, std::size_t bytes,
           const std::byte* outbox, std::size_t outbox_bytes)
       : b_(b),
         remote_(remote),
@@ -39,7 +39,7 @@ class GpuProxy::Staging final : public ProxyStaging {
 
  private:
   Backend& b_;
-  const device::RemoteOps& remote_;  // the runtime's, which outlives the proxy
+  const device::RemotePath& remote_;  // the runtime's, which outlives the proxy
   std::byte* bounce_;
   std::size_t bytes_;
   const std::byte* outbox_;  // null (none) or pinned host memory

@@ -19,8 +19,6 @@
 #include "heap/allocator.hpp"
 #include "heap/static_data.hpp"
 #include "heap/symmetric_heap.hpp"
-#include "proxy/proxy_ops.hpp"
-#include "runtime/remote_path.hpp"
 #include "runtime/state.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
@@ -254,18 +252,17 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
       s_->transport->register_memory(s_->heap->base() + window, window, statics.bytes, nullptr)
           .or_throw();
     }
-    device::RemoteOps ops = detail::remote_ops(s_->transport.get());
+    ctx_.remote = s_->transport.get();
     if (s_->config->proxy) {
       s_->proxy_memory = std::make_unique<detail::HostProxyMemory>(
           static_cast<std::uint32_t>(std::countr_zero(s_->config->proxy_ring_entries)));
       s_->proxy =
           std::make_unique<detail::Proxy>(s_->proxy_memory->ring(), s_->transport.get(), &ctx_);
-      ops = detail::proxy_remote_ops(s_->proxy.get());
+      s_->proxy_path = std::make_unique<detail::ProxyPath>(s_->proxy.get());
+      ctx_.remote = s_->proxy_path.get();
     }
-    s_->remote_ops = std::make_unique<device::RemoteOps>(ops);
     for (int p = 0; p < n; ++p) s_->pe_host.push_back(s_->host_names[s_->host_of[p]].c_str());
-    s_->remote_ops->pe_host = s_->pe_host.data();
-    ctx_.remote = s_->remote_ops.get();
+    ctx_.remote->pe_host = s_->pe_host.data();
   }
   detail::BackendParams params;
   params.host_heap = s_->heap.get();
@@ -325,8 +322,8 @@ Runtime::Runtime(std::unique_ptr<detail::Bootstrap> bootstrap, const RuntimeOpti
         ->register_memory(data_base(), device::kDeviceHeapOffset, data_size(),
                           s_->backend->heap_access())
         .or_throw();
-    s_->remote_ops->device_heap = data_base();
-    s_->remote_ops->device_heap_bytes = data_view().stride;
+    ctx_.remote->device_heap = data_base();
+    ctx_.remote->device_heap_bytes = data_view().stride;
     // Kernels reach the other hosts through a proxy ring (docs/proxy.md, "GPU producers").
     s_->gpu_proxy = std::make_unique<detail::GpuProxy>(
         *s_->backend, s_->transport.get(), &ctx_,
@@ -396,6 +393,7 @@ void Runtime::finalize() {
   gpu_ = nullptr;
   ctx_.remote = nullptr;
   s_->gpu_proxy.reset();  // stops its ring: its proxy calls the transport
+  s_->proxy_path.reset();
   s_->proxy.reset();      // stops its thread: it calls the transport
   s_->transport.reset();  // it delivers into the heaps, the backend's through its HeapAccess
   s_->backend.reset();    // before the host heap, which the CPU backend's data heap is
@@ -431,6 +429,7 @@ void Runtime::abandon() {
   s_->gpu_proxy.reset();  // before the backend, which owns its ring's memory
   s_->backend.reset();
   ctx_.remote = nullptr;
+  s_->proxy_path.reset();
   s_->proxy.reset();  // stops its thread: it calls the transport
   s_->transport.reset();
   s_->heap.reset();

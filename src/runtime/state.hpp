@@ -19,6 +19,7 @@
 #include "heap/allocator.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "proxy/proxy.hpp"
+#include "proxy/proxy_ops.hpp"
 #include "runtime/gpu_proxy.hpp"
 #include "symmetra/runtime.hpp"
 #include "transport/transport.hpp"
@@ -38,14 +39,15 @@ struct Runtime::State {
   std::unique_ptr<detail::Bootstrap> host_group;
   std::unique_ptr<detail::SymmetricHeap> heap;
   std::unique_ptr<detail::Allocator> allocator;
-  // How PEs on other hosts are reached (src/transport/transport.hpp), and the device API's
-  // entry points into it (ctx_.remote); null where every PE is reachable by load and store.
+  // How PEs on other hosts are reached (src/transport/transport.hpp); null where every PE is
+  // reachable by load and store. It is the device API's remote path (ctx_.remote), unless:
   std::unique_ptr<detail::Transport> transport;
-  std::unique_ptr<device::RemoteOps> remote_ops;
   // SYMMETRA_PROXY=1: the proxy thread that takes the remote branch's operations into the
-  // transport, and its ring (src/proxy/); stopped before the transport goes.
+  // transport, its ring (src/proxy/), and the remote path that posts there (ctx_.remote);
+  // stopped before the transport goes.
   std::unique_ptr<detail::HostProxyMemory> proxy_memory;
   std::unique_ptr<detail::Proxy> proxy;
+  std::unique_ptr<detail::ProxyPath> proxy_path;
   // A GPU PE with PEs on other hosts: the proxy of its kernels (ctx_.proxy is its ring);
   // stopped before the transport goes.
   std::unique_ptr<detail::GpuProxy> gpu_proxy;
@@ -62,7 +64,7 @@ struct Runtime::State {
   std::vector<int> host_of;             // world PE -> topology host index
   std::vector<int> machine_of;          // world PE -> machine (forced hosts of one share it)
   std::vector<std::string> host_names;  // topology host index -> its name
-  std::vector<const char*> pe_host;     // world PE -> its host's name (RemoteOps::pe_host)
+  std::vector<const char*> pe_host;     // world PE -> its host's name (RemotePath::pe_host)
   std::array<device::TeamDesc, device::kMaxTeams> teams{};  // ctx_.teams points here
   bool finalized = false;
   // Observability (src/runtime/observe.cpp): the trace file, NVTX on, the trace's time zero.

@@ -34,7 +34,7 @@ inline constexpr int kMaxTeams = 64;
 
 // The remote branch of the CPU data path (device/impl/remote.hpp): how an operation reaches a
 // PE that this PE cannot load and store. Null where every PE is reachable.
-struct RemoteOps;
+class RemotePath;
 
 // The memory of one proxy channel (device/impl/proxy_ring.hpp, docs/proxy.md), as producers see
 // it: how GPU threads hand operations on PEs of other hosts to a CPU thread of their process.
@@ -83,10 +83,10 @@ struct Context {
   // where the host marks a failed or lost PE; device waits read it as they back off and stop
   // naming that PE instead of waiting out their timeout. Null elsewhere.
   const void* host_header = nullptr;
-  // The transport's entry points, for PEs with pe_index -1 (on other hosts, or on forced hosts
-  // of this machine): host code only; null where every PE is reachable by load and store, and
-  // on the GPU, where remote PEs need the proxy ring.
-  const RemoteOps* remote = nullptr;
+  // The remote path (the transport, or the proxy's host producer), for PEs with pe_index -1 (on
+  // other hosts, or on forced hosts of this machine): host code only; null where every PE is
+  // reachable by load and store, and on the GPU, where remote PEs need the proxy ring.
+  RemotePath* remote = nullptr;
   // GPU kernels: the proxy ring through which they reach PEs of other hosts (pinned,
   // device-mapped host memory; the device API's remote branch posts there). Empty where every
   // PE is reachable, and in host code, which reaches them through `remote`.

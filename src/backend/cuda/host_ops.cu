@@ -137,7 +137,8 @@ std::uint64_t CudaBackend::amo(const device::Context& ctl, AmoOp op, DataType ty
                                std::uint64_t value, std::uint64_t cond, int pe) {
   device::detail::check_access(hctx_, "atomic", dest, data_type_size(type), pe);
   device::detail::check_aligned(hctx_, "atomic", dest, data_type_size(type));
-  if (!hctx_.reachable(pe)) return ctl.remote->amo(ctl, op, type, dest, value, cond, pe);
+  if (!hctx_.reachable(pe))
+    return ctl.remote->atomic(ctl, pe, device::remote_offset(ctl, dest), op, type, value, cond);
   return run_amo(ctl, dctx_, impl_->stream, impl_->results, op, type, dest, value, cond, pe);
 }
 

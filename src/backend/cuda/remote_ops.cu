@@ -64,7 +64,7 @@ std::string memory_kind(const void* p) {
 void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* dest,
                              const void* src, std::size_t bytes, int pe) {
   if (!staged(*ctl.remote, src, bytes, is_device_memory(src)))
-    return ctl.remote->put(ctl, dest, src, bytes, pe);
+    return ctl.remote->put(ctl, pe, device::remote_offset(ctl, dest), src, bytes);
   Impl& im = *impl_;
   const std::lock_guard<std::mutex> lock(im.bounce_mu);
   std::byte* bounce = bounce_of(*this, im, ctl, op);
@@ -72,20 +72,20 @@ void CudaBackend::remote_put(const device::Context& ctl, const char* op, void* d
     const std::size_t n = std::min(kBounceBytes, bytes - done);
     copy_waited(ctl, op, bounce, static_cast<const std::byte*>(src) + done, n, im.stream);
     // Complete locally on return: the bounce buffer may take the next piece.
-    ctl.remote->put(ctl, static_cast<std::byte*>(dest) + done, bounce, n, pe);
+    ctl.remote->put(ctl, pe, device::remote_offset(ctl, dest) + done, bounce, n);
   }
 }
 
 void CudaBackend::remote_get(const device::Context& ctl, const char* op, void* dest,
                              const void* src, std::size_t bytes, int pe) {
   if (!staged(*ctl.remote, dest, bytes, is_device_memory(dest)))
-    return ctl.remote->get(ctl, dest, src, bytes, pe);
+    return ctl.remote->get(ctl, pe, dest, device::remote_offset(ctl, src), bytes);
   Impl& im = *impl_;
   const std::lock_guard<std::mutex> lock(im.bounce_mu);
   std::byte* bounce = bounce_of(*this, im, ctl, op);
   for (std::size_t done = 0; done < bytes; done += kBounceBytes) {
     const std::size_t n = std::min(kBounceBytes, bytes - done);
-    ctl.remote->get(ctl, bounce, static_cast<const std::byte*>(src) + done, n, pe);
+    ctl.remote->get(ctl, pe, bounce, device::remote_offset(ctl, src) + done, n);
     copy_waited(ctl, op, static_cast<std::byte*>(dest) + done, bounce, n, im.stream);
   }
 }

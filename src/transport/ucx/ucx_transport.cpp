@@ -698,7 +698,7 @@ void UcxTransport::put_signal(const device::Context& ctl, int pe, std::uint64_t 
     send_puts(ctl, "put_signal", pe, offset, src, bytes, signal);
 }
 
-// A put_signal of no data whose target waits for it (Transport::sync_signal): quiet sends no
+// A put_signal of no data whose target waits for it (RemotePath::sync_signal): quiet sends no
 // flush request for it. Served, that request costs a round trip per peer, and a barrier's quiet
 // paid it for the previous sync's signals: a 2 x 2-host barrier took 124-158 us with them
 // flushed, against 75-115 with atomics (docs/transports.md, "Signals, not atomics").

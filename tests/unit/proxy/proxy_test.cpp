@@ -356,7 +356,7 @@ TEST(ProxyRing, StagedMemoryGoesThroughTheBounceBuffer) {
       ASSERT_EQ(staging.memory[b], before[b]) << b;
 }
 
-// Device memory that the transport moves itself (RemoteOps::moves_device_memory) goes to it as it
+// Device memory that the transport moves itself (RemotePath::moves_device_memory) goes to it as it
 // is, in one call each; an atomic's result there is still out of the CPU's reach and is staged.
 TEST(ProxyRing, DeviceMemoryTheTransportMovesGoesAsIs) {
   StagedChannel s(true);

@@ -54,7 +54,7 @@ enum class ProxyOp : std::uint8_t {
   kPutSignal = 5,  // dest offset, src address, bytes, signal offset, value lo/hi; SignalOp in sub
   kFence = 6,
   kQuiet = 7,  // completes every earlier request at its target; always kAck
-  // signal offset, value lo/hi; SignalOp in sub: Transport::sync_signal, a signal of the
+  // signal offset, value lo/hi; SignalOp in sub: RemotePath::sync_signal, a signal of the
   // library's own synchronization that quiet need not complete
   kSyncSignal = 8,
 };

@@ -1,10 +1,10 @@
 // The remote branch of the data path (docs/transports.md): where an operation goes when its PE
 // is not reachable by load and store (Context::reachable is false).
 //
-// On the host the device API calls the transport through RemoteOps, which the runtime fills
-// from its transport (src/runtime/remote_path.cpp): one indirect call, on the exception path
-// only; the local branch stays inline (Sandia OpenSHMEM's rule). Every address handed over is
-// this PE's symmetric address; the transport sends its offset, which is the same on the target.
+// On the host the device API calls the remote path (RemotePath: the transport, or the proxy's
+// host producer): one virtual call, on the exception path only; the local branch stays inline
+// (Sandia OpenSHMEM's rule). Every address is handed over as its offset in the heap slot, which
+// is the same on the target.
 // In device code the branch posts a request on the proxy ring (Context::proxy,
 // device/impl/proxy_ring.hpp), which a CPU thread of the process drains into the transport
 // (docs/proxy.md). Host-initiated operations of GPU PEs reach other hosts through the CUDA
@@ -33,71 +33,95 @@ namespace symmetra::device {
 // which keeps the host heap's own (its header, where host-side syncs run) at theirs.
 inline constexpr std::uint64_t kDeviceHeapOffset = std::uint64_t{1} << 62;
 
-// The transport's entry points. Threads: any thread of the PE (the transport serializes what
-// it must). Errors end the job with "[pe N] op: what", as every data-path call does.
-struct RemoteOps {
-  // Complete locally on return (src may be reused); at the target by the next quiet. Each
-  // naturally aligned 8-byte word of dest arrives whole, so LL packets stay valid.
-  void (*put)(const Context& ctx, void* dest, const void* src, std::size_t bytes, int pe);
-  // Complete on return; get_nbi by the next quiet.
-  void (*get)(const Context& ctx, void* dest, const void* src, std::size_t bytes, int pe);
-  void (*get_nbi)(const Context& ctx, void* dest, const void* src, std::size_t bytes, int pe);
-  // `op` on PE pe's word at `dest`, of `type`; value, cond and the old value travel as the
-  // word's bits in their low bytes. Complete on return.
-  std::uint64_t (*amo)(const Context& ctx, AmoOp op, DataType type, void* dest, std::uint64_t value,
-                       std::uint64_t cond, int pe);
-  // The data, then the signal: a PE that sees the signal sees the data.
-  void (*put_signal)(const Context& ctx, void* dest, const void* src, std::size_t bytes,
-                     std::uint64_t* sig, std::uint64_t value, SignalOp op, int pe);
-  // A signal of the library's own synchronization (Transport::sync_signal): put_signal's
-  // signal with no data, which its target's wait consumes, so quiet need not complete it.
-  void (*sync_signal)(const Context& ctx, std::uint64_t* sig, std::uint64_t value, SignalOp op,
-                      int pe);
-  // fence: earlier puts and atomics to each PE arrive before later ones to it. quiet: every
-  // earlier operation is complete at its target.
-  void (*fence)(const Context& ctx);
-  void (*quiet)(const Context& ctx);
-  // Serves what peers aimed at this PE where the transport needs its help (UCX over TCP runs
-  // RMA as active messages); host waits call it as they poll. Cheap when there is nothing.
-  void (*progress)(const Context& ctx);
-  // Whether every delivery into this PE passes its progress, which rings a sleeping waiter.
-  // False (RDMA, shared memory): a remote write can land unseen, so waits poll instead of
-  // sleeping (host_wait.cpp).
-  bool deliveries_ring;
-  // Whether put, get, get_nbi and put_signal take this PE's device heap as their local buffer
-  // as it is (the transport moves device memory itself: UCX with CUDA); false: the CUDA backend
-  // stages device memory through pinned host memory first.
-  bool moves_device_memory;
-  void* transport;  // what they forward to
-  // Where the data heap is device memory: its slot in this process, [device_heap,
-  // device_heap + device_heap_bytes); addresses there travel as kDeviceHeapOffset + their offset
-  // in it (remote_offset). Null on the CPU backend.
-  const std::byte* device_heap;
-  std::uint64_t device_heap_bytes;
-  // World PE -> the name of its host, for messages about a PE of another host ("PE 3 (host
-  // 'node1') is gone").
-  const char* const* pe_host;
+// The remote interface: how host code reaches a PE it cannot load and store. The transports
+// implement it (src/transport/transport.hpp), and so does the proxy's host producer
+// (src/proxy/proxy_ops.hpp), which posts each operation on a proxy ring instead; the branch below
+// calls it through Context::remote, one virtual call on the exception path only.
+//
+// A remote byte is (PE, offset): its offset in that PE's heap slot, the same for a symmetric
+// object on every PE (remote_offset). Threads: any thread of the PE (an implementation
+// serializes what it must). Errors end the job with "[pe N] op: what" through `ctx`, as every
+// data-path call does. Ordering: put completes locally on return (src may be reused) and at the
+// target by quiet; get and atomic complete on return, get_nbi by quiet; fence orders this PE's
+// earlier puts and atomics to each PE before its later ones to that PE; put_signal delivers the
+// data before the signal.
+class RemotePath {
+ public:
+  virtual ~RemotePath() = default;
+
+  // Each naturally aligned 8-byte word of the destination arrives whole (LL packets rely on
+  // it), and a put of 1, 2, 4 or 8 bytes to an address aligned to its size arrives whole.
+  virtual void put(const Context& ctx, int pe, std::uint64_t offset, const void* src,
+                   std::size_t bytes) = 0;
+  virtual void get(const Context& ctx, int pe, void* dest, std::uint64_t offset,
+                   std::size_t bytes) = 0;
+  // A get that completes by the next quiet (dest must not be read before it): a path with a
+  // network in between keeps several in flight. By default, get.
+  virtual void get_nbi(const Context& ctx, int pe, void* dest, std::uint64_t offset,
+                       std::size_t bytes) {
+    get(ctx, pe, dest, offset, bytes);
+  }
+  // `op` on PE pe's word at `offset`, of `type`; value, cond and the old value carry the word's
+  // bits in their low bytes.
+  virtual std::uint64_t atomic(const Context& ctx, int pe, std::uint64_t offset, AmoOp op,
+                               DataType type, std::uint64_t value, std::uint64_t cond) = 0;
+  virtual void put_signal(const Context& ctx, int pe, std::uint64_t offset, const void* src,
+                          std::size_t bytes, std::uint64_t sig_offset, std::uint64_t value,
+                          SignalOp op) = 0;
+  // A signal of the library's own synchronization (a team sync's round, a channel's sync, a
+  // collective's credit): put_signal's signal with no data, ordered after this PE's earlier puts
+  // to `pe` as put_signal's is. Its target waits for it within the same operation, so it is
+  // delivered before that operation ends everywhere, and quiet need not complete it (UCX: no
+  // flush request for it). By default, a put_signal of no data.
+  virtual void sync_signal(const Context& ctx, int pe, std::uint64_t sig_offset,
+                           std::uint64_t value, SignalOp op) {
+    put_signal(ctx, pe, sig_offset, nullptr, 0, sig_offset, value, op);
+  }
+  virtual void fence(const Context& ctx) = 0;
+  virtual void quiet(const Context& ctx) = 0;
+  // Serves this PE's side of operations that need the target's help (UCX over TCP runs RMA and
+  // atomics as active messages); host waits call it as they poll. Cheap when there is nothing.
+  virtual void progress() = 0;
+  // Whether every delivery into this PE passes through this path's code on this PE (loopback:
+  // the initiator's; UCX over TCP: the progress thread's), which then rings a waiter that sleeps
+  // on the words. False where the network may write unseen (RDMA, shared memory): waits poll
+  // instead of sleeping (host_wait.cpp).
+  virtual bool deliveries_ring() const = 0;
+  // Whether put, get, get_nbi and put_signal take a local buffer in this PE's device heap as it
+  // is, and reach a peer's device heap without its CPU copying (UCX with CUDA). False: the CUDA
+  // backend stages device memory through pinned host memory, and the target's CPU serves its
+  // device heap.
+  virtual bool moves_device_memory() const { return false; }
+
+  // What the runtime tells the path in use about this PE before its first operation. Where the
+  // data heap is device memory: its slot in this process, [device_heap, device_heap +
+  // device_heap_bytes), whose addresses travel as kDeviceHeapOffset + their offset in it
+  // (remote_offset); null on the CPU backend. And world PE -> the name of its host, for messages
+  // about a PE of another host ("PE 3 (host 'node1') is gone").
+  const std::byte* device_heap = nullptr;
+  std::uint64_t device_heap_bytes = 0;
+  const char* const* pe_host = nullptr;
 };
 
-// The offset that names this PE's symmetric `p` to a transport (RemoteOps::device_heap says
-// which slot). Host code.
+// The offset that names this PE's symmetric `p` to the remote path (RemotePath::device_heap
+// says which slot). Host code.
 inline std::uint64_t remote_offset(const Context& ctx, const void* p) {
   const auto* b = static_cast<const std::byte*>(p);
-  const RemoteOps& r = *ctx.remote;
+  const RemotePath& r = *ctx.remote;
   if (r.device_heap != nullptr && b >= r.device_heap &&
       static_cast<std::uint64_t>(b - r.device_heap) < r.device_heap_bytes)
     return kDeviceHeapOffset + static_cast<std::uint64_t>(b - r.device_heap);
   return ctx.offset_of(p);
 }
 
-// Whether the transport takes this PE's `p` of `bytes` as it is, device memory included: in its
-// device heap, where the transport moves device memory itself (RemoteOps::moves_device_memory).
+// Whether the path takes this PE's `p` of `bytes` as it is, device memory included: in its
+// device heap, where the path moves device memory itself (RemotePath::moves_device_memory).
 // Host code.
-inline bool moved_as_is(const RemoteOps& r, const void* p, std::size_t bytes) {
+inline bool moved_as_is(const RemotePath& r, const void* p, std::size_t bytes) {
   const auto* b = static_cast<const std::byte*>(p);
-  return r.moves_device_memory && r.device_heap != nullptr && b >= r.device_heap &&
-         bytes <= r.device_heap_bytes &&
-         static_cast<std::uint64_t>(b - r.device_heap) <= r.device_heap_bytes - bytes;
+  return r.device_heap != nullptr && b >= r.device_heap && bytes <= r.device_heap_bytes &&
+         static_cast<std::uint64_t>(b - r.device_heap) <= r.device_heap_bytes - bytes &&
+         r.moves_device_memory();
 }
 
 namespace detail {
@@ -219,45 +243,48 @@ __device__ inline void device_get(const Context& ctx, const char* op, void* dest
   (void)proxy_call(ctx, op, proxy_get(pe, dest, device_offset(ctx, src), bytes, true), true, -1);
 }
 #else
-// The remote ops of `ctx`, for an operation on PE `pe` that is not reachable.
-inline const RemoteOps& host_remote(const Context& ctx, const char* op, int pe) {
+// The remote path of `ctx`, for an operation on PE `pe` that is not reachable.
+inline RemotePath& host_remote(const Context& ctx, const char* op, int pe) {
   if (ctx.remote == nullptr)
     host_fatalf(ctx, op, "PE %d is on another host and no remote transport is available", pe);
   return *ctx.remote;
 }
 
-// The calls into the transport, out of line and cold. Inlined, the remote branch made its
+// The calls into the remote path, out of line and cold. Inlined, the remote branch made its
 // callers too large for the compiler to inline them in turn: the host's 8-byte fetch_add took
 // 1.5x as long, with no remote PE in the job (docs/transports.md, "The seam's cost").
 #define SYMMETRA_COLD __attribute__((noinline, cold))
 SYMMETRA_COLD inline void remote_put_bytes(const Context& ctx, const char* op, void* dest,
                                            const void* src, std::size_t bytes, int pe) {
-  host_remote(ctx, op, pe).put(ctx, dest, src, bytes, pe);
+  host_remote(ctx, op, pe).put(ctx, pe, remote_offset(ctx, dest), src, bytes);
 }
 SYMMETRA_COLD inline void remote_get_bytes(const Context& ctx, const char* op, void* dest,
                                            const void* src, std::size_t bytes, int pe) {
-  host_remote(ctx, op, pe).get(ctx, dest, src, bytes, pe);
+  host_remote(ctx, op, pe).get(ctx, pe, dest, remote_offset(ctx, src), bytes);
 }
 SYMMETRA_COLD inline void remote_get_nbi_bytes(const Context& ctx, const char* op, void* dest,
                                                const void* src, std::size_t bytes, int pe) {
-  host_remote(ctx, op, pe).get_nbi(ctx, dest, src, bytes, pe);
+  host_remote(ctx, op, pe).get_nbi(ctx, pe, dest, remote_offset(ctx, src), bytes);
 }
 SYMMETRA_COLD inline void remote_put_signal_bytes(const Context& ctx, void* dest, const void* src,
                                                   std::size_t bytes, std::uint64_t* sig,
                                                   std::uint64_t value, SignalOp sop, int pe) {
-  host_remote(ctx, "put_signal", pe).put_signal(ctx, dest, src, bytes, sig, value, sop, pe);
+  host_remote(ctx, "put_signal", pe)
+      .put_signal(ctx, pe, remote_offset(ctx, dest), src, bytes, remote_offset(ctx, sig), value,
+                  sop);
 }
 SYMMETRA_COLD inline void remote_signal_bytes(const Context& ctx, const char* op, std::uint64_t* w,
                                               std::uint64_t value, SignalOp sop, bool awaited,
                                               int pe) {
-  const RemoteOps& r = host_remote(ctx, op, pe);
-  if (awaited) return r.sync_signal(ctx, w, value, sop, pe);
-  r.put_signal(ctx, w, nullptr, 0, w, value, sop, pe);
+  RemotePath& r = host_remote(ctx, op, pe);
+  const std::uint64_t at = remote_offset(ctx, w);
+  if (awaited) return r.sync_signal(ctx, pe, at, value, sop);
+  r.put_signal(ctx, pe, at, nullptr, 0, at, value, sop);
 }
 SYMMETRA_COLD inline std::uint64_t remote_amo_bits(const Context& ctx, const char* op, AmoOp a,
                                                    DataType type, void* dest, std::uint64_t value,
                                                    std::uint64_t cond, int pe) {
-  return host_remote(ctx, op, pe).amo(ctx, a, type, dest, value, cond, pe);
+  return host_remote(ctx, op, pe).atomic(ctx, pe, remote_offset(ctx, dest), a, type, value, cond);
 }
 #undef SYMMETRA_COLD
 #endif
@@ -373,7 +400,7 @@ SYMMETRA_INLINE T remote_amo(const Context& ctx, const char* op, AmoOp a, T* des
 // with no data, one message that the target applies after this PE's earlier puts to it (they
 // travel in order: the transports, and the proxy's ring before them). On the GPU, posted and
 // not waited for. `awaited`: the library's own synchronization, whose target waits for this
-// word in the same operation; quiet need not complete it (Transport::sync_signal). Else
+// word in the same operation; quiet need not complete it (RemotePath::sync_signal). Else
 // complete by the next quiet. An atomic would wait for the target's answer: across hosts over
 // TCP the target serves it, a round trip (and on a GPU heap a kernel of the target's) per sync
 // round or credit (docs/transports.md, "Signals, not atomics").
