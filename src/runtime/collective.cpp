@@ -112,12 +112,10 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
     return c.dest != nullptr && c.source != nullptr &&
            coll::detail::ranges_overlap(c.dest, dest_elems * elem, c.source, source_elems * elem);
   };
-  const bool bitwise =
-      c.op == coll::ReduceOp::kAnd || c.op == coll::ReduceOp::kOr || c.op == coll::ReduceOp::kXor;
   const bool floating = c.type == DataType::kHalf || c.type == DataType::kBfloat16 ||
                         c.type == DataType::kFloat || c.type == DataType::kDouble;
-  if (coll::is_reduction(c.kind) && bitwise && floating)
-    fail(std::string(op) + ": bitwise reductions need an integer type");
+  if (coll::is_reduction(c.kind) && coll::is_bitwise(c.op) && floating)
+    fail(std::string(op) + ": " + coll::op_undefined_text());
 
   // Private buffers, at sizes where the selector would pick an algorithm that needs symmetric
   // ones: staged through a symmetric block. Every member passes private buffers alike (as every

@@ -48,7 +48,7 @@ SYMMETRA_INLINE void allreduce_ll(Group g, const device::Context& ctx, int team,
   const int m = t.size(), r = t.rank();
   if (local < 1 || m % local != 0)
     SYMMETRA_FATAL(ctx, kOp, "%d members per host does not divide a team of %d", local, m);
-  if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, kOp, "bitwise reductions need an integer type");
+  if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, kOp, "%s", op_undefined_text());
   if (device::detail::checks_on(ctx)) detail::check_channel(ctx, kOp, ch, m);
   {  // a channel reduces its own range, in its own workspace lane, with its own chunk count
     const Channel::Range part = ch.range(nelems, vec_elems<T>());

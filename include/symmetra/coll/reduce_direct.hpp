@@ -29,7 +29,7 @@ template <class T>
 SYMMETRA_INLINE void check_reduce(const device::Context& ctx, const char* op_name, ReduceOp op,
                                   const T* dest, std::size_t dest_n, const T* source,
                                   std::size_t source_n) {
-  if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, op_name, "bitwise reductions need an integer type");
+  if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, op_name, "%s", op_undefined_text());
   if (ranges_overlap(dest, dest_n * sizeof(T), source, source_n * sizeof(T)))
     SYMMETRA_FATAL(ctx, op_name,
                    "dest and source overlap (use the host form for in-place reductions)");

@@ -111,11 +111,19 @@ SYMMETRA_INLINE void with_op(ReduceOp op, F&& f) {
   }
 }
 
-// True when `op` is defined for T (bitwise operators need integers).
+SYMMETRA_INLINE constexpr bool is_bitwise(ReduceOp op) {
+  return op == ReduceOp::kAnd || op == ReduceOp::kOr || op == ReduceOp::kXor;
+}
+
+// True when `op` is defined for T (bitwise operators need integers). Where it is not, the
+// algorithms and the runtime's check (runtime/collective.cpp) say op_undefined_text(): a function,
+// so that device code has the literal too.
 template <class T>
 SYMMETRA_INLINE constexpr bool op_defined(ReduceOp op) {
-  return std::is_integral_v<T> ||
-         (op != ReduceOp::kAnd && op != ReduceOp::kOr && op != ReduceOp::kXor);
+  return std::is_integral_v<T> || !is_bitwise(op);
+}
+SYMMETRA_INLINE constexpr const char* op_undefined_text() {
+  return "bitwise reductions need an integer type";
 }
 
 }  // namespace symmetra::coll

@@ -31,7 +31,7 @@ SYMMETRA_INLINE void reduce_scatter_ll(Group g, const device::Context& ctx, int 
   constexpr const char* kOp = "reduce_scatter_ll";
   const detail::TeamView t = detail::team_view(ctx, team, kOp);
   const int m = t.size(), r = t.rank();
-  if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, kOp, "bitwise reductions need an integer type");
+  if (!op_defined<T>(op)) SYMMETRA_FATAL(ctx, kOp, "%s", op_undefined_text());
   if (dd::checks_on(ctx)) detail::check_channel(ctx, kOp, ch, m);
   const Channel::Range part = ch.range(nreduce, vec_elems<T>());
   const int slot = t.desc.slot;
