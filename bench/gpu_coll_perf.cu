@@ -27,6 +27,8 @@
 #include "cuda_check.cuh"
 #include "perf_report.hpp"
 #include "stream_timer.cuh"
+#include "symmetra/coll.hpp"
+#include "symmetra/introspect.hpp"
 #include "symmetra/launch.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -133,7 +135,8 @@ int main(int argc, char** argv) {
       algos.push_back(AllreduceAlgo::kAuto);
       rt.allreduce(world, dst, src, 1,
                    symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
-      if (rt.nccl_ready(world)) algos.push_back(AllreduceAlgo::kNccl);  // PEs on distinct GPUs only
+      if (symmetra::introspect::nccl_ready(rt, world))
+        algos.push_back(AllreduceAlgo::kNccl);  // PEs on distinct GPUs only
       const sd::Context ctx = rt.device_context();
       for (std::size_t bytes : symmetra::bench::sizes(8, max_ar, quick ? 16 : 4)) {
         const std::size_t n = bytes / sizeof(float);
@@ -183,7 +186,8 @@ int main(int argc, char** argv) {
         if (me == 0)
           winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + " (" +
                             std::to_string(best) + " us), selector picks " +
-                            symmetra::coll::algo_name(rt.allreduce_algo(world, bytes, true)));
+                            symmetra::coll::algo_name(
+                                symmetra::introspect::allreduce_algo(rt, world, bytes, true)));
       }
       rt.barrier_all();
       rt.free(dst);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "perf_report.hpp"
+#include "symmetra/introspect.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace {
@@ -274,7 +275,8 @@ void allreduces(Runtime& rt, Report& report, const Options& o) {
   // builds this file on both sides.
   std::vector<AllreduceAlgo> algos;
   for (AllreduceAlgo a : symmetra::coll::kDeviceAllreduceAlgos)
-    if (runs_on(a, rt.team_desc(symmetra::device::kTeamWorld))) algos.push_back(a);
+    if (runs_on(a, symmetra::introspect::team_desc(rt, symmetra::device::kTeamWorld)))
+      algos.push_back(a);
   algos.push_back(AllreduceAlgo::kAuto);
   std::vector<std::string> winners;
   for (std::size_t bytes = 8; bytes <= max;
@@ -301,7 +303,8 @@ void allreduces(Runtime& rt, Report& report, const Options& o) {
         best = p50, best_name = symmetra::coll::algo_name(algo);
     }
     if (rt.my_pe() == 0) {
-      const char* pick = symmetra::coll::algo_name(rt.allreduce_algo(world, bytes, true));
+      const char* pick =
+          symmetra::coll::algo_name(symmetra::introspect::allreduce_algo(rt, world, bytes, true));
       winners.push_back(std::to_string(bytes) + " B: fastest " + best_name + ", selector picks " +
                         pick);
     }

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "perf_report.hpp"
+#include "symmetra/coll.hpp"
+#include "symmetra/introspect.hpp"
 #include "symmetra/launch.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -44,13 +46,15 @@ void tune(symmetra::Runtime& rt, const Options& o) {
   // symrun --hosts H the table learns the crossovers of remote members.
   std::vector<AllreduceAlgo> algos;
   for (AllreduceAlgo a : symmetra::coll::kDeviceAllreduceAlgos)
-    if (symmetra::coll::runs_on(a, rt.team_desc(symmetra::device::kTeamWorld))) algos.push_back(a);
+    if (symmetra::coll::runs_on(a,
+                                symmetra::introspect::team_desc(rt, symmetra::device::kTeamWorld)))
+      algos.push_back(a);
   auto* src = static_cast<float*>(rt.allocate(o.max_bytes));
   auto* dst = static_cast<float*>(rt.allocate(o.max_bytes));
   const symmetra::Team world = rt.team_world();
   rt.allreduce(world, dst, src, 1,
                symmetra::coll::ReduceOp::kSum);  // the team's first call decides on NCCL
-  if (rt.nccl_ready(world)) algos.push_back(AllreduceAlgo::kNccl);
+  if (symmetra::introspect::nccl_ready(rt, world)) algos.push_back(AllreduceAlgo::kNccl);
   std::vector<Winner> winners;
   if (rt.my_pe() == 0) std::printf("%10s %-20s %10s\n", "bytes", "algorithm", "p50 us");
   for (std::size_t bytes = 8; bytes <= o.max_bytes; bytes *= 2) {
@@ -75,7 +79,7 @@ void tune(symmetra::Runtime& rt, const Options& o) {
     winners.push_back(best);
   }
   if (rt.my_pe() == 0) {
-    const auto& t = rt.team_desc(symmetra::device::kTeamWorld);
+    const auto& t = symmetra::introspect::team_desc(rt, symmetra::device::kTeamWorld);
     const int local = symmetra::coll::team_local(t);
     std::ofstream f(o.out);
     f << "# symmetra-tune: all-reduce crossovers, " << t.size << " PEs, " << local << " per host, "

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include <symmetra/introspect.hpp>
 #include <symmetra/runtime.hpp>
 
 static bool ok(cudaError_t e) {
@@ -58,7 +59,8 @@ int main() {
       wrong += std::fabs(got[i] - want[i]) > 1e-5 * n;  // float sums in another order
     good = good && wrong == 0;
     std::printf("PE %d of %d: all-reduce of %zu floats on the stream (%s): %s\n", me, n, count,
-                symmetra::coll::algo_name(rt->allreduce_algo(rt->team_world(), count * 4, true)),
+                symmetra::coll::algo_name(
+                    symmetra::introspect::allreduce_algo(*rt, rt->team_world(), count * 4, true)),
                 wrong == 0 ? "ok" : "WRONG");
     rt->barrier_all();
     rt->free(buf);

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "bindings/nvshmem/state.hpp"
+#include "symmetra/collectives.hpp"
 
 namespace symmetra::nvshmem {
 namespace {

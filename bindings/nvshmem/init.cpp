@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings/nvshmem/state.hpp"
+#include "symmetra/introspect.hpp"
 
 #if SYMMETRA_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -49,7 +50,7 @@ Backend pick_backend() {
 // computes alike); else rows of the whole world, so that each PE is alone in its column. The
 // split comes first, so its teams get handles 2 and 3, which nvshmem.h's ids name.
 void make_predefined_teams(Runtime& r) {
-  const device::TeamDesc world = r.team_desc(device::kTeamWorld);
+  const device::TeamDesc world = symmetra::introspect::team_desc(r, device::kTeamWorld);
   Team rows, columns;
   r.split_2d(r.team_world(), world.local > 0 ? world.local : r.n_pes(), &rows, &columns);
   if (rows.handle() != 2 || columns.handle() != 3)

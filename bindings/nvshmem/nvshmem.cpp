@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bindings/nvshmem/state.hpp"
+#include "symmetra/introspect.hpp"
 
 namespace symmetra::nvshmem {
 
@@ -46,7 +47,8 @@ SignalOp signal_op_of(int sig_op, const char* op) {
 
 int live_handle(Runtime& r, nvshmem_team_t team) {
   const int h = SYMMETRAI_TEAM_HANDLE(team);
-  return h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0 ? -1 : h;
+  return h < 0 || h >= device::kMaxTeams || symmetra::introspect::team_desc(r, h).size == 0 ? -1
+                                                                                            : h;
 }
 
 Team team_of(nvshmem_team_t id, const char* op) {
@@ -115,12 +117,12 @@ int symmetrai_host_n_pes(void) {
 int symmetrai_host_team_my_pe(nvshmem_team_t team) {
   Runtime& r = rt("nvshmem_team_my_pe");
   const int h = live_handle(r, team);
-  return h < 0 ? -1 : r.team_desc(h).my_rank;
+  return h < 0 ? -1 : symmetra::introspect::team_desc(r, h).my_rank;
 }
 int symmetrai_host_team_n_pes(nvshmem_team_t team) {
   Runtime& r = rt("nvshmem_team_n_pes");
   const int h = live_handle(r, team);
-  return h < 0 ? -1 : r.team_desc(h).size;
+  return h < 0 ? -1 : symmetra::introspect::team_desc(r, h).size;
 }
 void* symmetrai_host_ptr(const void* dest, int pe) {
   Runtime& r = rt("nvshmem_ptr");

@@ -6,6 +6,7 @@
 
 #include "bindings/shmem/active_set.hpp"
 #include "bindings/shmem/state.hpp"
+#include "symmetra/collectives.hpp"
 
 namespace symmetra::shmem {
 namespace {

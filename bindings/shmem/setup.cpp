@@ -13,6 +13,7 @@
 
 #include "bindings/shmem/state.hpp"
 #include "symmetra/global_exit.hpp"
+#include "symmetra/introspect.hpp"
 
 struct symmetra_ctx_s symmetra_ctx_default = {symmetra::device::kTeamWorld, 0};
 
@@ -93,7 +94,7 @@ void stopped(const char* op, const std::string& message) {
 Team team(shmem_team_t t, const char* op) {
   const int h = handle_of(t);
   Runtime& r = rt(op);
-  if (h < 0 || h >= device::kMaxTeams || r.team_desc(h).size == 0)
+  if (h < 0 || h >= device::kMaxTeams || symmetra::introspect::team_desc(r, h).size == 0)
     die(op, "team handle " + std::to_string(h + 1) + " is not a valid team");
   return Team(&r, h);
 }

@@ -13,10 +13,15 @@
 // the PE on failure.
 //
 // This header is the contract: declarations and what they promise. The bodies of the inline
-// forms are in impl/runtime_inline.hpp (data path) and impl/runtime_coll.hpp (collectives),
-// included at the end. The class holds only the context the inline data path reads, the GPU
-// backend pointer and a pointer to the rest (src/runtime/state.hpp), so its layout stays put as
-// the library grows.
+// forms are in impl/runtime_inline.hpp (data path) and impl/runtime_coll.hpp (the collectives'
+// stream forms), included at the end. The host forms of the collectives run their algorithms on
+// the CPU backend: the library has them for every element type collectives take, and
+// symmetra/collectives.hpp compiles them into a program that wants them inline (or a permute
+// with a chunk consumer), so a program that only moves data compiles no collective algorithm.
+// What the runtime decided (teams' layout, the all-reduce's algorithm, NCCL) is for tools and
+// tests, in symmetra/introspect.hpp. The class holds only the context the inline data path
+// reads, the GPU backend pointer and a pointer to the rest (src/runtime/state.hpp), so its
+// layout stays put as the library grows.
 #pragma once
 
 // The layers below the runtime reach it only through their own interfaces (docs/design.md §2);
@@ -35,7 +40,6 @@
 #include <tuple>
 #include <vector>
 
-#include "symmetra/coll.hpp"
 #include "symmetra/coll/call.hpp"
 #include "symmetra/data_type.hpp"
 #include "symmetra/device.hpp"
@@ -52,9 +56,10 @@ class SymmetricHeap;
 class Allocator;
 class Backend;
 class Transport;
-class Selector;
-class NcclTeams;
 struct Config;
+// The library's parts reach the Runtime's state through this (src/runtime/state.hpp).
+struct RuntimeAccess;
+class Join;  // the phases that make a Runtime (src/runtime/join.hpp)
 }  // namespace detail
 
 // Where the symmetric heap lives. kAuto reads SYMMETRA_BACKEND (cpu | cuda), default cpu.
@@ -172,9 +177,6 @@ class Runtime {
   std::size_t heap_size() const;  // bytes mapped per PE (grows)
   std::size_t heap_used() const;  // bytes in live allocations
   bool is_symmetric(const void* p) const;
-  // How an all-reduce's dest and source over `bytes` lie: apart and both symmetric (every
-  // algorithm runs), the same symmetric buffer (the ring and the LL ones), or else (LL only).
-  coll::Buffers allreduce_buffers(const void* dest, const void* source, std::size_t bytes) const;
   // Whether this PE can reach `pe` with the data path: by load and store, or through the
   // transport (OpenSHMEM's shmem_pe_accessible).
   bool pe_accessible(int pe) const;
@@ -195,7 +197,6 @@ class Runtime {
   void split_2d(const Team& parent, int xrange, Team* xteam, Team* yteam);
   // Collective over the team's members.
   void destroy(Team& team);
-  const device::TeamDesc& team_desc(int handle) const { return ctx_.teams[handle]; }
 
   // --- RMA (device/rma.hpp). On the GPU backend: copies through the copy engine, complete on
   //     return. ---
@@ -341,7 +342,11 @@ class Runtime {
   void barrier(const Team& team);
   void sync(const Team& team);
 
-  // --- Team collectives (coll/*.hpp; defined in impl/runtime_coll.hpp). Collective over `team`;
+  // --- Team collectives (coll/*.hpp). Element types: those data_type_of takes (integers up to
+  //     64 bits, half, bfloat16, float, double); the library has the host forms for each
+  //     (other integer types such as wchar_t: include symmetra/collectives.hpp, which defines
+  //     them in the including code). The stream forms are in impl/runtime_coll.hpp.
+  //     Collective over `team`;
   //     same arguments on every member (collect: nelems may differ). Buffers are symmetric,
   //     except where a form says otherwise. On the GPU backend each call runs the device form in
   //     a kernel of one block per PE: the plain forms on the PE's internal stream, returning when
@@ -380,28 +385,11 @@ class Runtime {
   template <class T>
   void allreduce(const Team& team, T* dest, const T* source, std::size_t nelems, coll::ReduceOp op,
                  coll::AllreduceAlgo algo = coll::AllreduceAlgo::kAuto);
-  // The algorithm allreduce would run for these arguments (no communication: it reads what the
-  // team's first all-reduce learned about NCCL).
-  coll::AllreduceAlgo allreduce_algo(const Team& team, std::size_t bytes, coll::Buffers buffers,
-                                     coll::AllreduceAlgo requested = coll::AllreduceAlgo::kAuto,
-                                     DataType type = DataType::kFloat,
-                                     coll::ReduceOp op = coll::ReduceOp::kSum) const;
-  // The same, `separate_symmetric`: dest and source apart in the symmetric heap, or not.
-  coll::AllreduceAlgo allreduce_algo(const Team& team, std::size_t bytes, bool separate_symmetric,
-                                     coll::AllreduceAlgo requested = coll::AllreduceAlgo::kAuto,
-                                     DataType type = DataType::kFloat,
-                                     coll::ReduceOp op = coll::ReduceOp::kSum) const {
-    return allreduce_algo(team, bytes,
-                          separate_symmetric ? coll::Buffers::kSeparate : coll::Buffers::kOther,
-                          requested, type, op);
-  }
-  // GPU backend: NCCL serves this team's all-reduce (known after the team's first all-reduce,
-  // which agrees on it collectively: every member loads NCCL, members on distinct GPUs).
-  bool nccl_ready(const Team& team) const;
   // Sends nelems of source to team rank `to` and receives into dest from `from` (-1: none), in
   // chunks of chunk_elems; on_chunk(c, ptr, count) runs as each received chunk lands (CPU
   // backend; on the GPU backend use the device form to consume chunks inside a kernel: there
-  // the host and stream forms have no chunk consumer and send one chunk per channel).
+  // the host and stream forms have no chunk consumer and send one chunk per channel). With an
+  // on_chunk, include symmetra/collectives.hpp: the callback is the caller's code.
   template <class T, class OnChunk = coll::NoChunkCallback>
   void permute(const Team& team, T* dest, const T* source, std::size_t nelems, int to, int from,
                std::size_t chunk_elems, OnChunk on_chunk = {});
@@ -451,6 +439,8 @@ class Runtime {
                          int from, std::size_t chunk_elems, Stream s);
 
  private:
+  friend struct detail::RuntimeAccess;
+  friend class detail::Join;
   // How a form was called, for the trace.
   enum class Form : std::uint8_t { kHost, kNbi, kStream };
   // Observability (docs/observability.md). Where SYMMETRA_TRACE or SYMMETRA_NVTX is on, a form
@@ -514,7 +504,12 @@ class Runtime {
   void flush_observed();
   const char* observed_path(int peer, int team) const;
 
-  // A resolved call on the CPU backend, on this thread (src/runtime/collective.cpp).
+  // Every collective call's entry (src/runtime/collective.cpp): checks the call (team, buffers,
+  // the members' agreement for host forms) and resolves it through the planner
+  // (src/runtime/planner.hpp). True: the caller runs `c` as it now is; false: plan ran it (a
+  // staging block, a temporary). stream null: a host form.
+  bool plan(coll::Call& c, Stream stream);
+  // A resolved call on the CPU backend, on this thread.
   void host_collective(const coll::Call& call);
   // The host all-reduce of private buffers over the world on the CPU backend, through a
   // symmetric staging block; false (nothing done) where the heap has no room for the block
@@ -523,13 +518,6 @@ class Runtime {
   // A collective call, resolved and checked, to the backend (src/runtime/backend_ops.cpp):
   // channels, the NCCL route, the kernels. stream null: the internal stream, waited for.
   void gpu_collective(const coll::Call& call, Stream stream, const char* op);
-  // Channels (blocks) for a GPU collective call (coll/channel.hpp): by the data the call moves,
-  // SYMMETRA_CHANNEL_BYTES each, for the kinds and algorithms that take channels; the same on
-  // every member of the call's team.
-  int coll_channels(const coll::Call& call) const;
-  // Collective over the team, once per team on the GPU backend (src/runtime/allreduce_nccl.cpp).
-  void ensure_nccl(int team);
-  void nccl_allreduce(const coll::Call& call, Stream stream, const char* op);
   // Host-initiated operations on a device heap, through the backend (src/runtime/backend_ops.cpp;
   // src/backend/cuda/host_ops.cu does them; they end the job with a message on a CUDA error,
   // like every data-path call).
@@ -606,33 +594,15 @@ class Runtime {
   // (an error naming the call, the buffer and its address; the all-reduce takes any memory):
   // a private dest ended in a segfault with checks off (src/runtime/collective.cpp).
   void check_coll_buffers(const coll::Call& call, const char* op) const;
-  // The entry of every collective form: its buffers, then (host forms) the members' agreement.
-  void enter_collective(const coll::Call& call, const char* op, bool host_form = true) {
-    check_coll_buffers(call, op);
-    if (host_form) agree_if_checking(call, op);
-  }
-  // Collective over `team`: every member contributes `value`; returns all, in team order.
-  std::vector<std::uint64_t> team_allgather(int team, std::uint64_t value);
-  // Collective over `team`: empty if every member passed the same `word`, else every member's
-  // word (team order), alike on every member. On the CPU backend one LL all-reduce of two words
-  // (log2(n) exchanges, no sync, no store to every member); on the GPU backend, whose host
-  // context has no workspace, team_allgather. For argument checks that must scale (teams.cpp).
-  std::vector<std::uint64_t> team_compare(int team, std::uint64_t word);
+  // How an all-reduce's dest and source over `bytes` lie: apart and both symmetric (every
+  // algorithm runs), the same symmetric buffer (the ring and the LL ones), or else (LL only).
+  coll::Buffers allreduce_buffers(const void* dest, const void* source, std::size_t bytes) const;
   // A block `phase` bytes past a multiple of `alignment` (memory.cpp).
   void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op,
                          std::size_t phase);
   void* allocate_malloc_like(std::size_t bytes, const char* op);
+  // A new team's handle through the team table (src/runtime/team_table.hpp), -1 off it.
   int create_team(int parent, int start, int stride, int size, const char* op);
-  // Members per host if the team's members form equal runs on distinct hosts, else 0.
-  int local_run(int start, int stride, int size) const;
-  struct SlotCounters {
-    std::uint64_t host[2];     // [team_seq, coll_seq] in the host header
-    std::uint64_t gpu[2];      // the same in the GPU header (GPU backend)
-    std::uint64_t root_count;  // the first member's central-sync arrivals (host header)
-    std::uint64_t channels;    // above every channel's sync count, host and GPU headers
-  };
-  SlotCounters agree_slot_counters(int parent, int slot, const std::function<bool(int)>& is_member);
-  void set_slot_counters(int slot, const SlotCounters& counters, int team_size);
   void refresh_context();
   // The data heap's context with host-readable tables (equals ctx_ on the CPU backend).
   const device::Context& data_view() const;

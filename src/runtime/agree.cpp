@@ -1,7 +1,7 @@
 // Runtime::agree: with checks on (debug builds, SYMMETRA_CHECK=1), a host-form collective's
 // members compare what each passed before any data moves (docs/python.md, "Errors"; the
 // OpenSHMEM and C++ host forms alike). Two words per member through the team's scratch row
-// (team_allgather): the element count, and the kind, element type, operator and root. A
+// (TeamTable::allgather): the element count, and the kind, element type, operator and root. A
 // difference is a symmetra::Error on every member, naming the first field that differs with two
 // members' values; nothing has moved, so the job may go on.
 #include <string>
@@ -71,8 +71,8 @@ void Runtime::agree(const coll::Call& c, const char* op) {
   const device::TeamDesc& t = s_->teams[checked(Team(this, c.team), op)];
   if (t.size <= 1) return;
   const Packed mine = pack(c);
-  const std::vector<std::uint64_t> counts = team_allgather(c.team, mine.count);
-  const std::vector<std::uint64_t> rest = team_allgather(c.team, mine.rest);
+  const std::vector<std::uint64_t> counts = s_->teams.allgather(c.team, mine.count);
+  const std::vector<std::uint64_t> rest = s_->teams.allgather(c.team, mine.rest);
   static const char* const kWhat[] = {"element count", "collective", "element type", "operator",
                                       "root"};
   // Kind first: a different collective explains every other difference.

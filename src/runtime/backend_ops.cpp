@@ -7,6 +7,7 @@
 
 #include "backend/backend.hpp"
 #include "core/config.hpp"
+#include "runtime/planner.hpp"
 #include "runtime/state.hpp"
 #include "symmetra/device/impl/host_hooks.hpp"
 #include "symmetra/runtime.hpp"
@@ -114,11 +115,11 @@ void Runtime::gpu_collective(const coll::Call& c, Stream stream, const char* op)
   if (!gpu_) return s_->backend->collective(ctx_, c, 1, stream);  // the CPU backend says it cannot
   if (c.kind == coll::Kind::kAllreduce && c.algo == coll::AllreduceAlgo::kNccl) {
     const Stream s = stream ? stream : s_->backend->stream();
-    nccl_allreduce(c, s, op);
+    s_->planner->nccl_allreduce(c, s, op);
     if (!stream) s_->backend->sync_stream(ctx_, op, s);
     return;
   }
-  s_->backend->collective(ctx_, c, coll_channels(c), stream);
+  s_->backend->collective(ctx_, c, s_->planner->channels(c), stream);
 }
 
 }  // namespace symmetra

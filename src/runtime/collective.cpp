@@ -1,7 +1,8 @@
-// Runtime::collective: one entry for every collective call (runtime.hpp). It checks the call,
-// resolves what depends on the backend and the buffers (the all-reduce's algorithm, in-place
-// reductions), then runs it: on the CPU backend's host form on the calling thread, by element
-// size or type (coll/run.hpp), elsewhere through the backend (gpu_collective).
+// Runtime::plan and Runtime::collective: every collective call goes through plan, which checks
+// it (team, buffers, the members' agreement, reach) and asks the planner (planner.hpp) what it
+// becomes. collective then runs it: the CPU backend's host form on the calling thread, by
+// element size or type (coll/run.hpp), elsewhere through the backend (gpu_collective). The
+// typed host forms (impl/runtime_coll_host.hpp) run their algorithm inline after plan.
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "runtime/planner.hpp"
 #include "runtime/state.hpp"
 #include "symmetra/coll/run.hpp"
 #include "symmetra/runtime.hpp"
@@ -83,17 +85,15 @@ void Runtime::check_coll_buffers(const coll::Call& c, const char* op) const {
     check("source", c.source, source);
 }
 
-void Runtime::collective(const coll::Call& call, Stream stream) {
-  const ObserveScope observe(*this, coll::kind_name(call.kind), -1,
-                             call.nelems * data_type_size(call.type),
-                             stream ? Form::kStream : Form::kHost, call.team);
-  coll::Call c = call;
+bool Runtime::plan(coll::Call& c, Stream stream) {
   const char* op = op_name(c.kind, stream != nullptr);
   c.team = checked(Team(this, c.team), op);
   // The host forms' arguments agree across the team (checks on); the stream forms are not waited
   // for on the host, and a host round per enqueue would change what they are.
-  if (c.kind != coll::Kind::kBarrier && c.kind != coll::Kind::kSync)
-    enter_collective(c, op, !stream);
+  if (c.kind != coll::Kind::kBarrier && c.kind != coll::Kind::kSync) {
+    check_coll_buffers(c, op);
+    if (!stream) agree_if_checking(c, op);
+  }
   // GPU PEs reach members on other hosts through the proxy ring, from the kernels that have
   // the remote branch compiled in (CudaBackend::collective picks them); a PE without a ring
   // cannot, and says so before anything collective (NCCL's setup) starts. A team on one host has
@@ -106,68 +106,42 @@ void Runtime::collective(const coll::Call& call, Stream stream) {
              s_->host_names[s_->host_of[pe]] +
              "', and this PE has no proxy ring to reach it (docs/proxy.md)");
   }
+  // The team's first GPU all-reduce agrees whether NCCL can serve it (collective over the team).
+  if (gpu_ && c.kind == coll::Kind::kAllreduce)
+    s_->planner->ensure_nccl(c.team,
+                             static_cast<std::uint64_t>(s_->machine_of[my_pe()]) << 32 |
+                                 static_cast<std::uint32_t>(device()),
+                             [&](std::uint64_t w) { return s_->teams.allgather(c.team, w); });
   const bool host = !gpu_ && !stream;  // the host form on the CPU backend
-  const std::size_t elem = data_type_size(c.type);
-  const auto overlap = [&](std::size_t dest_elems, std::size_t source_elems) {
-    return c.dest != nullptr && c.source != nullptr &&
-           coll::detail::ranges_overlap(c.dest, dest_elems * elem, c.source, source_elems * elem);
-  };
-  const bool floating = c.type == DataType::kHalf || c.type == DataType::kBfloat16 ||
-                        c.type == DataType::kFloat || c.type == DataType::kDouble;
-  if (coll::is_reduction(c.kind) && coll::is_bitwise(c.op) && floating)
-    fail(std::string(op) + ": " + coll::op_undefined_text());
-
-  // Private buffers, at sizes where the selector would pick an algorithm that needs symmetric
-  // ones: staged through a symmetric block. Every member passes private buffers alike (as every
-  // member of an OpenSHMEM collective passes symmetric ones), so all take this path together.
-  if (host && c.kind == coll::Kind::kAllreduce && c.team == device::kTeamWorld &&
-      c.algo == coll::AllreduceAlgo::kAuto &&
-      allreduce_buffers(c.dest, c.source, c.nelems * elem) == coll::Buffers::kOther &&
-      !coll::takes_buffers(allreduce_algo(Team(this, c.team), c.nelems * elem,
-                                          coll::Buffers::kSeparate, c.algo, c.type, c.op),
-                           coll::Buffers::kOther) &&
-      staged_allreduce(c))
-    return;
-  bool resolve_algo = c.kind == coll::Kind::kAllreduce;
-  if (c.kind == coll::Kind::kReduce) {
-    if (host) {
-      // The same result as the all-reduce, whose selector picks among one-shot (what
-      // coll::reduce is), recursive doubling, two-shot and the ring by size: about twice as fast
-      // as the one-shot alone at large sizes (docs/perf_cpu.md#collectives); dest may be source.
-      c.kind = coll::Kind::kAllreduce;
-      c.algo = coll::AllreduceAlgo::kAuto;
-      resolve_algo = true;
-    } else if (overlap(c.nelems, c.nelems)) {
-      // In place on the GPU: the LL two-shot reads each source once before it writes.
-      c.kind = coll::Kind::kAllreduce;
-      c.algo = coll::AllreduceAlgo::kLLTwoShot;
-    }
+  const std::size_t bytes = c.nelems * data_type_size(c.type);
+  const bool reduces = c.kind == coll::Kind::kAllreduce || c.kind == coll::Kind::kReduce;
+  const coll::Buffers buffers =
+      reduces ? allreduce_buffers(c.dest, c.source, bytes) : coll::Buffers::kOther;
+  auto route = s_->planner->resolve(c, host, buffers, true, op);
+  if (route == detail::CollPlanner::Route::kStage) {
+    if (staged_allreduce(c)) return false;
+    route = s_->planner->resolve(c, host, buffers, false, op);  // no room for the block
   }
-  if (resolve_algo) {
-    if (gpu_) ensure_nccl(c.team);  // the team's first call: agree whether NCCL can serve it
-    c.algo =
-        allreduce_algo(Team(this, c.team), c.nelems * elem,
-                       allreduce_buffers(c.dest, c.source, c.nelems * elem), c.algo, c.type, c.op);
-  }
-  if (c.kind == coll::Kind::kReduceScatter &&
-      overlap(c.nelems, c.nelems * static_cast<std::size_t>(s_->teams[c.team].size))) {
-    if (!host)
-      fail(std::string(op) + ": dest and source overlap; the GPU forms need separate buffers");
+  if (route == detail::CollPlanner::Route::kTemporary) {
     // Into a temporary, then over dest: every member reads all of source first.
-    std::vector<std::byte> tmp(c.nelems * elem);
+    std::vector<std::byte> tmp(bytes);
     void* dest = c.dest;
     c.dest = tmp.data();
     host_collective(c);
     std::memcpy(dest, tmp.data(), tmp.size());
-    return;
+    return false;
   }
-  // Chunks exist for consumers of each chunk (the device form's on_chunk); a kernel per call
-  // has none, and each chunk costs a fence and a signal: one chunk per channel. A chunk of 0
-  // still goes down, for the device form's argument check to report.
-  if (c.kind == coll::Kind::kPermute && !host)
-    c.chunk = c.chunk == 0 ? 0 : std::max<std::size_t>(c.nelems, 1);
-  if (host) return host_collective(c);
-  gpu_collective(c, stream, op);
+  return true;
+}
+
+void Runtime::collective(const coll::Call& call, Stream stream) {
+  const ObserveScope observe(*this, coll::kind_name(call.kind), -1,
+                             call.nelems * data_type_size(call.type),
+                             stream ? Form::kStream : Form::kHost, call.team);
+  coll::Call c = call;
+  if (!plan(c, stream)) return;
+  if (!gpu_ && !stream) return host_collective(c);
+  gpu_collective(c, stream, op_name(call.kind, stream != nullptr));
 }
 
 void Runtime::host_collective(const coll::Call& c) {

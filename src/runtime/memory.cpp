@@ -39,14 +39,14 @@ std::string request_text(std::uint64_t word) {
 // Collective over the world; the one barrier that the spec puts at the end of an allocation is
 // its only sync (issue 51: two all-gathers in front of it made malloc + free cost 5.5 barriers
 // at 16 PEs, 11.6 at 256, and minutes over UCX at 256; docs/design.md §4). With checks on, the
-// PEs' requests are compared first, in one all-reduce of two words (team_compare).
+// PEs' requests are compared first, in one all-reduce of two words (TeamTable::compare).
 void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op,
                                 std::size_t phase) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     fail(std::string(op) + ": alignment " + std::to_string(alignment) + " is not a power of two");
   if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]] {
     // Every PE must ask for the same block, or the offsets would stop matching.
-    const auto all = team_compare(device::kTeamWorld, request_word(alignment, bytes));
+    const auto all = s_->teams.compare(device::kTeamWorld, request_word(alignment, bytes));
     for (std::size_t p = 1; p < all.size(); ++p)
       if (all[p] != all[0])
         fail(std::string(op) + ": the PEs asked for different blocks: PE 0 for " +
@@ -147,14 +147,14 @@ void* Runtime::reallocate(void* p, std::size_t bytes) {
 
 void Runtime::free(void* p) {
   // Collective, with a barrier first: no PE may still be writing into the block. With checks on,
-  // the PEs first compare the block's offset (team_compare), and PEs that free different blocks
-  // fail alike before any heap changes (issue 51: the heaps diverged and a later put overwrote
-  // a live block).
+  // the PEs first compare the block's offset (TeamTable::compare), and PEs that free different
+  // blocks fail alike before any heap changes (issue 51: the heaps diverged and a later put
+  // overwrote a live block).
   if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]] {
     const std::uint64_t mine =
         p == nullptr ? ~std::uint64_t{0}
                      : static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base());
-    const auto all = team_compare(device::kTeamWorld, mine);
+    const auto all = s_->teams.compare(device::kTeamWorld, mine);
     const auto what = [](std::uint64_t v) {
       return v == ~std::uint64_t{0} ? std::string("a null pointer")
                                     : "the block at heap offset " + std::to_string(v);

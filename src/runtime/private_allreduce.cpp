@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/log.hpp"
+#include "runtime/planner.hpp"
 #include "runtime/state.hpp"
 #include "symmetra/coll/run.hpp"
 #include "symmetra/runtime.hpp"
@@ -107,8 +108,8 @@ bool Runtime::staged_allreduce(const coll::Call& c) {
     k.source = in;
     k.dest = out;
     k.nelems = n / elem;
-    k.algo = allreduce_algo(Team(this, c.team), n, coll::Buffers::kSeparate,
-                            coll::AllreduceAlgo::kAuto, c.type, c.op);
+    k.algo = s_->planner->allreduce_algo(c.team, n, coll::Buffers::kSeparate,
+                                         coll::AllreduceAlgo::kAuto, c.type, c.op);
     host_collective(k);
     std::memcpy(dest + off, out, n);
   }

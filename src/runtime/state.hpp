@@ -12,8 +12,6 @@
 
 #include "backend/backend.hpp"
 #include "bootstrap/bootstrap.hpp"
-#include "coll/nccl.hpp"
-#include "coll/selector.hpp"
 #include "core/config.hpp"
 #include "core/trace.hpp"
 #include "heap/allocator.hpp"
@@ -21,6 +19,8 @@
 #include "proxy/proxy.hpp"
 #include "proxy/proxy_ops.hpp"
 #include "runtime/gpu_proxy.hpp"
+#include "runtime/planner.hpp"
+#include "runtime/team_table.hpp"
 #include "symmetra/runtime.hpp"
 #include "transport/transport.hpp"
 
@@ -31,8 +31,8 @@ struct Runtime::State {
   // is device memory.
   std::unique_ptr<detail::Backend> backend;
   std::unique_ptr<detail::Config> config;
-  std::unique_ptr<detail::Selector> selector;
-  std::unique_ptr<detail::NcclTeams> nccl;
+  // What each collective call becomes (planner.hpp): made with the backend, whose facts it reads.
+  std::unique_ptr<detail::CollPlanner> planner;
   std::unique_ptr<detail::Bootstrap> bootstrap;
   // The PEs that share this PE's heap mapping (its host; with the loopback transport its
   // machine), split off `bootstrap` where that is not the whole job; null where it is.
@@ -65,12 +65,23 @@ struct Runtime::State {
   std::vector<int> machine_of;          // world PE -> machine (forced hosts of one share it)
   std::vector<std::string> host_names;  // topology host index -> its name
   std::vector<const char*> pe_host;     // world PE -> its host's name (RemotePath::pe_host)
-  std::array<device::TeamDesc, device::kMaxTeams> teams{};  // ctx_.teams points here
+  detail::TeamTable teams;              // ctx_.teams points into it
   bool finalized = false;
   // Observability (src/runtime/observe.cpp): the trace file, NVTX on, the trace's time zero.
   std::unique_ptr<detail::TraceFile> trace;
   bool nvtx = false;
   std::uint64_t trace_origin_ns = 0;
 };
+
+namespace detail {
+// How the library's parts outside the class (introspection, the team accessors, the bindings'
+// helpers) reach a Runtime's state: the class's friend, so that what they read stays out of
+// the public API.
+struct RuntimeAccess {
+  static Runtime::State& state(Runtime& rt) { return *rt.s_; }
+  static const Runtime::State& state(const Runtime& rt) { return *rt.s_; }
+  static const device::Context& context(const Runtime& rt) { return rt.ctx_; }
+};
+}  // namespace detail
 
 }  // namespace symmetra

@@ -14,6 +14,8 @@
 
 #include "support/coll_reference.hpp"
 #include "support/pe_runner.hpp"
+#include "symmetra/coll.hpp"
+#include "symmetra/introspect.hpp"
 
 namespace symmetra::testing {
 namespace {
@@ -70,7 +72,7 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
     for (AllreduceAlgo algo : kAlgos)
       for (std::size_t n : sizes) {
         // Across (forced) hosts the load/store algorithms are refused (BadRequestsAreClearErrors).
-        if (!coll::runs_on(algo, rt.team_desc(t.handle()))) continue;
+        if (!coll::runs_on(algo, symmetra::introspect::team_desc(rt, t.handle()))) continue;
         const ReduceOp op =
             std::array{ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kSum, ReduceOp::kMin}[call % 4];
         ++call;
@@ -109,7 +111,8 @@ void every_algorithm(Runtime& rt, std::uint64_t salt) {
             "hierarchical shape");
         // The put ring's rails: its L members of a host load each other's sources, so only the
         // shapes whose hosts lie inside the team's real ones (forced hosts included).
-        if (coll::team_local(rt.team_desc(t.handle())) % local != 0) continue;
+        if (coll::team_local(symmetra::introspect::team_desc(rt, t.handle())) % local != 0)
+          continue;
         ++call;
         check_call<T>(
             rt, t, src, dst, n, ReduceOp::kSum, call, false,
@@ -189,7 +192,7 @@ TEST_P(Allreduce64MiBTest, EveryAlgorithm) {
     auto* dst = rt.allocate_array<float>(kN);
     for (std::size_t i = 0; i < kN; ++i) src[i] = exact_value(me, i);
     for (AllreduceAlgo algo : kAlgos) {
-      if (!coll::runs_on(algo, rt.team_desc(device::kTeamWorld))) continue;
+      if (!coll::runs_on(algo, symmetra::introspect::team_desc(rt, device::kTeamWorld))) continue;
       std::memset(static_cast<void*>(dst), 0, kN * sizeof(float));
       rt.barrier_all();
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
@@ -223,13 +226,13 @@ TEST_P(AllreduceTest, TenThousandBackToBack) {
     auto* src = rt.allocate_array<std::int32_t>(kN);
     auto* dst = rt.allocate_array<std::int32_t>(kN);
     const int n = rt.n_pes(), me = rt.my_pe();
-    const device::TeamDesc& world = rt.team_desc(device::kTeamWorld);
+    const device::TeamDesc& world = symmetra::introspect::team_desc(rt, device::kTeamWorld);
     const std::uint64_t calls = world.local == world.size
                                     ? kBackToBackCalls
                                     : std::min(kBackToBackCalls, kBackToBackCallsAcrossHosts);
     for (std::uint64_t call = 0; call < calls; ++call) {
       const AllreduceAlgo algo = kAlgos[call % kAlgos.size()];
-      if (!coll::runs_on(algo, rt.team_desc(device::kTeamWorld))) continue;
+      if (!coll::runs_on(algo, symmetra::introspect::team_desc(rt, device::kTeamWorld))) continue;
       for (std::size_t i = 0; i < kN; ++i) src[i] = static_cast<std::int32_t>(mix(call, me, i));
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
       for (std::size_t i = 0; i < kN; ++i) {
@@ -300,7 +303,8 @@ TEST_P(AllreduceTest, BadRequestsAreClearErrors) {
           << e.what();
     }
     // A team across (forced) hosts: an algorithm that loads and stores members' memory.
-    if (!coll::runs_on(AllreduceAlgo::kOneShot, rt.team_desc(device::kTeamWorld))) {
+    if (!coll::runs_on(AllreduceAlgo::kOneShot,
+                       symmetra::introspect::team_desc(rt, device::kTeamWorld))) {
       auto* out = rt.allocate_array<float>(8);
       try {
         rt.allreduce(rt.team_world(), out, sym, 8, ReduceOp::kSum, AllreduceAlgo::kOneShot);

@@ -14,6 +14,7 @@
 #include "support/coll_reference.hpp"
 #include "support/pe_runner.hpp"
 #include "symmetra/coll.hpp"
+#include "symmetra/introspect.hpp"
 
 namespace symmetra::testing {
 namespace {
@@ -68,7 +69,8 @@ void reductions(Runtime& rt, const Team& t, std::int32_t* src, std::int32_t* dst
            ++which) {  // one-shot, two-shot, ring, reduce_scatter, min, 3 LL
         ++*call;
         // One-shot, two-shot and ring load and store members' memory: not across hosts.
-        if (which <= 2 && !coll::runs_on(AllreduceAlgo::kOneShot, rt.team_desc(t.handle())))
+        if (which <= 2 && !coll::runs_on(AllreduceAlgo::kOneShot,
+                                         symmetra::introspect::team_desc(rt, t.handle())))
           continue;
         const bool scatter = which == 3;
         const ReduceOp op = which == 4 ? ReduceOp::kMin : ReduceOp::kSum;
@@ -234,7 +236,7 @@ TEST_P(ChannelTest, ReusedSlotStartsAboveOldChannelCounts) {
       const int size = round == 0 ? n / 2 : round == 1 ? std::max(1, n / 2) : n - 1;
       Team t = rt.split_strided(rt.team_world(), start, stride, size);
       if (t.valid()) {
-        const device::TeamDesc t_desc = rt.team_desc(t.handle());
+        const device::TeamDesc t_desc = symmetra::introspect::team_desc(rt, t.handle());
         for (std::uint64_t call = 0; call < 5 + static_cast<std::uint64_t>(round) * 3; ++call) {
           for (std::size_t i = 0; i < kN; ++i)
             src[i] = static_cast<std::int32_t>(mix(call + 100 * round, t.my_pe(), i));

@@ -13,6 +13,7 @@
 
 #include "support/coll_reference.hpp"
 #include "support/pe_runner.hpp"
+#include "symmetra/collectives.hpp"
 
 namespace symmetra::testing {
 namespace {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "symmetra/introspect.hpp"
 #include "symmetra/runtime.hpp"
 
 int main() {
@@ -31,13 +32,13 @@ int main() {
     auto* src = rt->allocate_array<int>(kN);
     auto* dst = rt->allocate_array<int>(kN);
     for (int i = 0; i < kN; ++i) src[i] = (me + 1) * (i + 3);
-    const auto algo = rt->allreduce_algo(rt->team_world(), 64, true);
+    const auto algo = symmetra::introspect::allreduce_algo(*rt, rt->team_world(), 64, true);
     rt->allreduce(rt->team_world(), dst, src, kN, symmetra::coll::ReduceOp::kSum);
     bool sum_ok = true;
     for (int i = 0; i < kN; ++i) sum_ok &= dst[i] == n * (n + 1) / 2 * (i + 3);
     std::printf("pe %d: %d per host, small all-reduce %s: %s\n", me,
-                rt->team_desc(symmetra::device::kTeamWorld).local, symmetra::coll::algo_name(algo),
-                sum_ok ? "sum ok" : "sum WRONG");
+                symmetra::introspect::team_desc(*rt, symmetra::device::kTeamWorld).local,
+                symmetra::coll::algo_name(algo), sum_ok ? "sum ok" : "sum WRONG");
     ok &= sum_ok;
     rt->free(dst);
     rt->free(src);

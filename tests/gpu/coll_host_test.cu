@@ -14,6 +14,7 @@
 #include "support/coll_reference.hpp"
 #include "support/pe_runner.hpp"
 #include "symmetra/coll.hpp"
+#include "symmetra/introspect.hpp"
 
 namespace symmetra::testing {
 namespace {
@@ -148,7 +149,8 @@ void allreduce_every_algorithm(Runtime& rt, std::uint64_t salt) {
     for (AllreduceAlgo algo : algos)
       for (std::size_t n : sizes)
         for (bool in_place : {false, true}) {
-          if (!coll::runs_on(algo, rt.team_desc(t.handle()))) continue;  // spans hosts
+          if (!coll::runs_on(algo, symmetra::introspect::team_desc(rt, t.handle())))
+            continue;  // spans hosts
           if (in_place && !coll::takes_buffers(algo, coll::Buffers::kInPlace)) continue;
           const ReduceOp op = std::array{ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin}[call % 3];
           ++call;
@@ -234,7 +236,8 @@ TEST_P(CollHostGpuTest, StreamFormsBackToBackAndInGraphs) {
     for (AllreduceAlgo a :
          {AllreduceAlgo::kOneShot, AllreduceAlgo::kTwoShot, AllreduceAlgo::kRecursiveDoubling,
           AllreduceAlgo::kLLTwoShot, AllreduceAlgo::kRing, AllreduceAlgo::kAuto})
-      if (coll::runs_on(a, rt.team_desc(device::kTeamWorld))) algos.push_back(a);
+      if (coll::runs_on(a, symmetra::introspect::team_desc(rt, device::kTeamWorld)))
+        algos.push_back(a);
     const int calls = rounds(10000), replays = rounds(1000);
     for (int call = 0; call < calls; ++call) {
       fill<<<4, 256, 0, s>>>(src, kN, seed, me, round, progress);
@@ -447,7 +450,8 @@ TEST_P(CollHostGpuTest, Allreduce64MiB) {
                                      std::end(coll::kDeviceAllreduceAlgos));
     algos.push_back(AllreduceAlgo::kAuto);
     for (AllreduceAlgo algo : algos) {
-      if (!coll::runs_on(algo, rt.team_desc(device::kTeamWorld))) continue;  // spans hosts
+      if (!coll::runs_on(algo, symmetra::introspect::team_desc(rt, device::kTeamWorld)))
+        continue;  // spans hosts
       clear_device(dst, kN * sizeof(float));
       rt.barrier_all();
       rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum, algo);
@@ -478,8 +482,9 @@ TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
     rt.allreduce(rt.team_world(), dst, src, 64,
                  ReduceOp::kSum);  // the team's first: agrees on NCCL
     if (shared) {
-      EXPECT_FALSE(rt.nccl_ready(rt.team_world()));
-      EXPECT_NE(rt.allreduce_algo(rt.team_world(), 512u << 10, true), AllreduceAlgo::kNccl);
+      EXPECT_FALSE(symmetra::introspect::nccl_ready(rt, rt.team_world()));
+      EXPECT_NE(symmetra::introspect::allreduce_algo(rt, rt.team_world(), 512u << 10, true),
+                AllreduceAlgo::kNccl);
       try {
         rt.allreduce(rt.team_world(), dst, src, 64, ReduceOp::kSum, AllreduceAlgo::kNccl);
         ADD_FAILURE() << "nccl on a shared GPU did not fail";
@@ -490,10 +495,10 @@ TEST_P(CollHostGpuTest, NcclOnlyWherePesHaveTheirOwnGpu) {
             << what;
       }
     } else {
-      ASSERT_TRUE(rt.nccl_ready(rt.team_world()))
+      ASSERT_TRUE(symmetra::introspect::nccl_ready(rt, rt.team_world()))
           << "every PE has its own GPU but NCCL did not load (SYMMETRA_NCCL_LIB="
           << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
-      EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 512u << 10, true),
+      EXPECT_EQ(symmetra::introspect::allreduce_algo(rt, rt.team_world(), 512u << 10, true),
                 AllreduceAlgo::kNccl);  // the NCCL window
       std::vector<float> want(kN);
       for (std::size_t i = 0; i < kN; ++i) want[i] = exact_sum(m, i);
@@ -523,15 +528,19 @@ TEST(NcclBackend, OnePeRunsNcclAllReduce) {
     for (std::size_t i = 0; i < kN; ++i) h[i] = static_cast<float>(mix(7, 0, i) % 1000) * 0.5f;
     put(src, h);
     rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kSum);  // the team's first call
-    ASSERT_TRUE(rt.nccl_ready(rt.team_world()))
+    ASSERT_TRUE(symmetra::introspect::nccl_ready(rt, rt.team_world()))
         << "NCCL did not load (SYMMETRA_NCCL_LIB="
         << (std::getenv("SYMMETRA_NCCL_LIB") ? std::getenv("SYMMETRA_NCCL_LIB") : "unset") << ")";
     // The defaults hand sizes above 256 KiB up to 1 MiB to NCCL where it can serve
     // (Selector::kNcclAbove, kNcclUpTo).
-    EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 512u << 10, true), AllreduceAlgo::kNccl);
-    EXPECT_EQ(rt.allreduce_algo(rt.team_world(), 1u << 20, true), AllreduceAlgo::kNccl);
-    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 256u << 10, true), AllreduceAlgo::kNccl);
-    EXPECT_NE(rt.allreduce_algo(rt.team_world(), 2u << 20, true), AllreduceAlgo::kNccl);
+    EXPECT_EQ(symmetra::introspect::allreduce_algo(rt, rt.team_world(), 512u << 10, true),
+              AllreduceAlgo::kNccl);
+    EXPECT_EQ(symmetra::introspect::allreduce_algo(rt, rt.team_world(), 1u << 20, true),
+              AllreduceAlgo::kNccl);
+    EXPECT_NE(symmetra::introspect::allreduce_algo(rt, rt.team_world(), 256u << 10, true),
+              AllreduceAlgo::kNccl);
+    EXPECT_NE(symmetra::introspect::allreduce_algo(rt, rt.team_world(), 2u << 20, true),
+              AllreduceAlgo::kNccl);
     put(dst, std::vector<float>(kN, -1.0f));
     rt.allreduce(rt.team_world(), dst, src, kN, ReduceOp::kMax, AllreduceAlgo::kNccl);
     EXPECT_EQ(fetch(dst, kN), h);

@@ -10,6 +10,7 @@
 
 #include "symmetra/coll.hpp"
 #include "symmetra/device.hpp"
+#include "symmetra/introspect.hpp"
 #include "symmetra/runtime.hpp"
 
 namespace sd = symmetra::device;
@@ -54,7 +55,8 @@ int main() {
     algos.push_back(symmetra::coll::AllreduceAlgo::kAuto);
     rt->allreduce(rt->team_world(), adst, asrc, 1,
                   symmetra::coll::ReduceOp::kSum);  // decides on NCCL
-    if (rt->nccl_ready(rt->team_world())) algos.push_back(symmetra::coll::AllreduceAlgo::kNccl);
+    if (symmetra::introspect::nccl_ready(*rt, rt->team_world()))
+      algos.push_back(symmetra::coll::AllreduceAlgo::kNccl);
     for (auto algo : algos)
       for (std::size_t count : {std::size_t{1}, std::size_t{5000}, std::size_t{kMax}}) {
         rt->allreduce(rt->team_world(), adst, asrc, count, symmetra::coll::ReduceOp::kSum, algo);
@@ -75,7 +77,7 @@ int main() {
     rt->free(asrc);
     std::printf("pe %d of %d on GPU %d: %s (all-reduce: %zu algorithms%s)\n", me, n, rt->device(),
                 bad == 0 ? "ok" : "WRONG", algos.size(),
-                rt->nccl_ready(rt->team_world()) ? ", NCCL included" : "");
+                symmetra::introspect::nccl_ready(*rt, rt->team_world()) ? ", NCCL included" : "");
     rt->free(block);
     rt->free(slot);
     rt->finalize();

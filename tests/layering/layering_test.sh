@@ -2,7 +2,8 @@
 # The layer rules the compiler cannot see (docs/design.md §2; the build's per-layer include roots
 # and runtime.hpp's #error catch the rest): includes in src/ and bindings/ are rooted
 # ("heap/allocator.hpp", "bindings/shmem/state.hpp", never "../"), the Runtime is defined in
-# src/runtime/ alone, and the bindings live outside src/, above kernels/.
+# src/runtime/ alone, the bindings live outside src/, above kernels/, and runtime.hpp compiles
+# no collective algorithm into a program that only includes it (symmetra/collectives.hpp does).
 #   tests/layering/layering_test.sh PROJECT_DIR
 set -uo pipefail
 top=${1:?usage: layering_test.sh PROJECT_DIR}
@@ -20,6 +21,18 @@ fi
 # be a layer of the library that depends on what depends on it.
 if [ -e "$src/bindings" ]; then
   echo "layering: $src/bindings exists; the bindings live in bindings/, above kernels/" >&2; rc=1
+fi
+# What runtime.hpp brings of include/symmetra/coll/: a call's description, nothing that runs one.
+if command -v "${CXX:-g++}" >/dev/null; then
+  pulled=$(echo '#include "symmetra/runtime.hpp"' |
+    "${CXX:-g++}" -std=c++20 -x c++ -I"$top/include" -H -fsyntax-only - 2>&1 |
+    grep -oE 'symmetra/coll/[a-z_]+\.hpp' | sort -u |
+    grep -vxE 'symmetra/coll/(call|allreduce_algo|reduce_op)\.hpp')
+  if [ -n "$pulled" ]; then
+    echo "layering: symmetra/runtime.hpp includes collective algorithms: $pulled" \
+      "(their bodies belong in impl/runtime_coll_host.hpp, reached through collectives.hpp)" >&2
+    rc=1
+  fi
 fi
 [ $rc -eq 0 ] && echo "layering: ok"
 exit $rc

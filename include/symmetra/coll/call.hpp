@@ -30,6 +30,12 @@ enum class Kind : int {
   kSync,           // sync
 };
 
+// A permute's consumer of each received chunk when there is none (permute_signal.hpp).
+struct NoChunkCallback {
+  template <class T>
+  SYMMETRA_INLINE void operator()(std::size_t, const T*, std::size_t) const {}
+};
+
 // Whether `k` combines values (and so needs a type the operator applies to).
 SYMMETRA_INLINE constexpr bool is_reduction(Kind k) {
   return k == Kind::kReduce || k == Kind::kReduceScatter || k == Kind::kAllreduce;

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "symmetra/coll/call.hpp"
 #include "symmetra/coll/channel.hpp"
 #include "symmetra/coll/credit.hpp"
 #include "symmetra/coll/team_collective.hpp"
@@ -27,11 +28,6 @@
 #include "symmetra/device/signal.hpp"
 
 namespace symmetra::coll {
-
-struct NoChunkCallback {
-  template <class T>
-  SYMMETRA_INLINE void operator()(std::size_t, const T*, std::size_t) const {}
-};
 
 namespace detail {
 
