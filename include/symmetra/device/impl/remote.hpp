@@ -103,14 +103,21 @@ class RemotePath {
   const char* const* pe_host = nullptr;
 };
 
+// Whether [p, p + bytes) lies in this PE's slot of the device heap that the path reaches
+// (RemotePath::device_heap), without a sum that could wrap. Host code.
+inline bool in_device_heap(const RemotePath& r, const void* p, std::size_t bytes) {
+  const auto* b = static_cast<const std::byte*>(p);
+  return r.device_heap != nullptr && b >= r.device_heap && bytes <= r.device_heap_bytes &&
+         static_cast<std::uint64_t>(b - r.device_heap) <= r.device_heap_bytes - bytes;
+}
+
 // The offset that names this PE's symmetric `p` to the remote path (RemotePath::device_heap
 // says which slot). Host code.
 inline std::uint64_t remote_offset(const Context& ctx, const void* p) {
-  const auto* b = static_cast<const std::byte*>(p);
   const RemotePath& r = *ctx.remote;
-  if (r.device_heap != nullptr && b >= r.device_heap &&
-      static_cast<std::uint64_t>(b - r.device_heap) < r.device_heap_bytes)
-    return kDeviceHeapOffset + static_cast<std::uint64_t>(b - r.device_heap);
+  if (in_device_heap(r, p, 1))  // the byte at p
+    return kDeviceHeapOffset +
+           static_cast<std::uint64_t>(static_cast<const std::byte*>(p) - r.device_heap);
   return ctx.offset_of(p);
 }
 
@@ -118,10 +125,7 @@ inline std::uint64_t remote_offset(const Context& ctx, const void* p) {
 // device heap, where the path moves device memory itself (RemotePath::moves_device_memory).
 // Host code.
 inline bool moved_as_is(const RemotePath& r, const void* p, std::size_t bytes) {
-  const auto* b = static_cast<const std::byte*>(p);
-  return r.device_heap != nullptr && b >= r.device_heap && bytes <= r.device_heap_bytes &&
-         static_cast<std::uint64_t>(b - r.device_heap) <= r.device_heap_bytes - bytes &&
-         r.moves_device_memory();
+  return in_device_heap(r, p, bytes) && r.moves_device_memory();
 }
 
 namespace detail {
