@@ -104,23 +104,6 @@ struct Pe {
   int round = 0;
 };
 
-// Milliseconds of one timed kernel launch (after the stream is idle).
-template <class Launch>
-float timed(cudaStream_t s, Launch&& launch) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a, s));
-  launch();
-  CK(cudaEventRecord(b, s));
-  CK(cudaEventSynchronize(b));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, a, b));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ms;
-}
-
 // Stream-ordered allocations of this GPU readable and writable by every GPU that can reach it:
 // the raw baseline puts to the peer's own buffer, which on two GPUs lives on the other one
 // (peer access for the pool is not implied by cudaDeviceEnablePeerAccess).
@@ -161,7 +144,7 @@ void pingpong_rows(Pe& p) {
     CK(cudaMemsetAsync(own[p.me], 0, 256, p.s));
     CK(cudaStreamSynchronize(p.s));
     p.rt.barrier_all();  // also: both PEs' own[] are set
-    const float ms = timed(p.s, [&] {
+    const float ms = once_ms(p.s, [&] {
       if (which == 0)
         symmetra_pingpong<<<1, 1, 0, p.s>>>(p.ctx, data, sig, iters);
       else
@@ -272,7 +255,7 @@ void stream_signal_rows(Pe& p) {
     CK(cudaStreamSynchronize(p.s));
     p.rt.barrier_all();
     p.meet(++p.round);
-    const float ms = timed(p.s, [&] {
+    const float ms = once_ms(p.s, [&] {
       for (int i = 1; i <= iters; ++i) {
         const std::uint64_t v = static_cast<std::uint64_t>(i);
         if (rep == 0) {

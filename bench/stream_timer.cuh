@@ -17,6 +17,23 @@
 
 namespace symmetra::bench {
 
+// One timing (ms) of `body` between two events on `s`, no warm-up: for a caller that warms up
+// itself or checks each run's output.
+inline float once_ms(cudaStream_t s, const std::function<void()>& body) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a, s));
+  body();
+  CK(cudaEventRecord(b, s));
+  CK(cudaEventSynchronize(b));
+  float t = 0;
+  CK(cudaEventElapsedTime(&t, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return t;
+}
+
 // The median of `runs` timings (ms) of `body`, each between two events on `s`, after one
 // warm-up run: for kernels that loop over their own iterations.
 inline float median_ms(cudaStream_t s, int runs, const std::function<void()>& body) {

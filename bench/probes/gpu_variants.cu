@@ -212,21 +212,6 @@ void add(Report& r, const char* op, std::size_t bytes, const char* backend, doub
   r.add(Row{op, bytes, 2, "device", backend, us, us, gbps});
 }
 
-float timed(cudaStream_t s, const std::function<void()>& launch) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a, s));
-  launch();
-  CK(cudaEventRecord(b, s));
-  CK(cudaEventSynchronize(b));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, a, b));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ms;
-}
-
 // The ping-pong variants, two passes (the first warms up). Words: a symmetric block per PE of
 // 16 words: [0] flag, [1] data, [2] flag for the one-line variant's other PE, [8] sink.
 void pingpong_variants(symmetra::Runtime& rt, cudaStream_t s, Report& report) {
@@ -278,7 +263,7 @@ void pingpong_variants(symmetra::Runtime& rt, cudaStream_t s, Report& report) {
       CK(cudaMemsetAsync(data, 0, 2 * sizeof(std::uint64_t), s));
       CK(cudaStreamSynchronize(s));
       rt.barrier_all();
-      const float ms = timed(s, v.launch);
+      const float ms = once_ms(s, v.launch);
       std::uint64_t got = 0;
       CK(cudaMemcpyAsync(&got, v.data, sizeof(got), cudaMemcpyDeviceToHost, s));
       CK(cudaStreamSynchronize(s));
