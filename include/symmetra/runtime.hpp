@@ -593,7 +593,9 @@ class Runtime {
   // Every collective's buffers lie in the symmetric heap or the static data, in every build
   // (an error naming the call, the buffer and its address; the all-reduce takes any memory):
   // a private dest ended in a segfault with checks off (src/runtime/collective.cpp).
-  void check_coll_buffers(const coll::Call& call, const char* op) const;
+  // Hidden: the library's own (Runtime::plan), so the call is direct and can be inlined.
+  [[gnu::visibility("hidden")]] void check_coll_buffers(const coll::Call& call,
+                                                        const char* op) const;
   // How an all-reduce's dest and source over `bytes` lie: apart and both symmetric (every
   // algorithm runs), the same symmetric buffer (the ring and the LL ones), or else (LL only).
   coll::Buffers allreduce_buffers(const void* dest, const void* source, std::size_t bytes) const;

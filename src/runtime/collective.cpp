@@ -19,9 +19,11 @@
 namespace symmetra {
 namespace {
 
-// The call's name in messages ("allreduce", "allreduce_on_stream"): made once per kind, not on
-// every call (a string built per call cost a heap allocation on the enqueue path).
+// The call's name in messages ("allreduce", "allreduce_on_stream"): the host form's is the kind's
+// literal; the stream form's is made once per kind, not on every call (a string built per call
+// cost a heap allocation on the enqueue path).
 const char* op_name(coll::Kind k, bool stream) {
+  if (!stream) return coll::kind_name(k);
   constexpr int kKinds = static_cast<int>(coll::Kind::kSync) + 1;
   static const auto names = [] {
     std::array<std::array<std::string, 2>, kKinds> n;
@@ -113,6 +115,7 @@ bool Runtime::plan(coll::Call& c, Stream stream) {
                                  static_cast<std::uint32_t>(device()),
                              [&](std::uint64_t w) { return s_->teams.allgather(c.team, w); });
   const bool host = !gpu_ && !stream;  // the host form on the CPU backend
+  if (detail::CollPlanner::leaves_alone(c, host)) return true;
   const std::size_t bytes = c.nelems * data_type_size(c.type);
   const bool reduces = c.kind == coll::Kind::kAllreduce || c.kind == coll::Kind::kReduce;
   const coll::Buffers buffers =

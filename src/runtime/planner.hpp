@@ -45,6 +45,13 @@ class CollPlanner {
 
   CollPlanner(Selector selector, Facts facts) : selector_(std::move(selector)), facts_(facts) {}
 
+  // The calls resolve() returns as they are, without asking: the host forms of the kinds that
+  // move data without combining it. Inline, so that the CPU's small host collectives pay no call
+  // for them (perf_cpu.md#collectives).
+  static bool leaves_alone(const coll::Call& c, bool host) {
+    return host && !coll::is_reduction(c.kind);
+  }
+
   // Resolves `c` (its team already checked) for the host form on the CPU backend (`host`) or a
   // kernel: rewrites the kind and the algorithm where the policy says, and says how to run it.
   // `buffers`: how an all-reduce's dest and source lie (Runtime::allreduce_buffers). `may_stage`
