@@ -104,7 +104,9 @@ __global__ void block_put_interleaved(sd::Context ctx, char* dst, const char* sr
 
 // Many blocks, each putting its slice with the block group.
 __global__ void block_put(sd::Context ctx, char* dst, const char* src, std::size_t bytes, int pe) {
-  const std::size_t per = (bytes / gridDim.x + 15) & ~std::size_t{15};
+  // Slices of whole 16-byte groups covering all of `bytes`: round the share up, then to 16 (the
+  // share rounded down lost the last bytes where it was already a multiple of 16).
+  const std::size_t per = ((bytes + gridDim.x - 1) / gridDim.x + 15) & ~std::size_t{15};
   const std::size_t lo = per * blockIdx.x;
   if (lo >= bytes) return;
   sd::putmem(sd::BlockGroup{}, ctx, dst + lo, src + lo, per < bytes - lo ? per : bytes - lo, pe);

@@ -37,24 +37,11 @@ inline float once_ms(cudaStream_t s, const std::function<void()>& body) {
 // The median of `runs` timings (ms) of `body`, each between two events on `s`, after one
 // warm-up run: for kernels that loop over their own iterations.
 inline float median_ms(cudaStream_t s, int runs, const std::function<void()>& body) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
   body();
   CK(cudaStreamSynchronize(s));
   std::vector<float> ms;
-  for (int r = 0; r < runs; ++r) {
-    CK(cudaEventRecord(a, s));
-    body();
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
+  for (int r = 0; r < runs; ++r) ms.push_back(once_ms(s, body));
   std::sort(ms.begin(), ms.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
   return ms[ms.size() / 2];
 }
 
