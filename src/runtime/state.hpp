@@ -81,6 +81,10 @@ struct RuntimeAccess {
   static Runtime::State& state(Runtime& rt) { return *rt.s_; }
   static const Runtime::State& state(const Runtime& rt) { return *rt.s_; }
   static const device::Context& context(const Runtime& rt) { return rt.ctx_; }
+  // The team's handle, or the Runtime's error naming the PE and `op` if it is not this PE's.
+  static int checked(const Runtime& rt, const Team& team, const char* op) {
+    return rt.checked(team, op);
+  }
 };
 }  // namespace detail
 
