@@ -140,6 +140,17 @@ SYMMETRA_INLINE void ll_wait_lines(const device::Context& ctx, const char* op, c
 //   source with plain loads.
 // Threads: every thread of `g`; each builds its own units, and the group syncs before one
 // thread puts.
+#if !SYMMETRA_DEVICE_PASS
+// The host's line buffer, one per thread for every instantiation of ll_put_remote: a
+// thread_local inside the template would be one per element type, op and lambda (about 60 in
+// the library), and the library's TLS block must fit the static TLS that a module loaded with
+// dlopen draws from (glibc's surplus, about 1.6 KiB for all of them; docs/design.md#tls).
+inline std::vector<LLLine>& ll_host_lines() {
+  static thread_local std::vector<LLLine> buf;
+  return buf;
+}
+#endif
+
 template <class Group, class Pick>
 SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const char* op, LLLine* dst,
                                    LLLine* outbox, std::size_t units, Pick&& pick,
@@ -153,7 +164,7 @@ SYMMETRA_INLINE void ll_put_remote(Group g, const device::Context& ctx, const ch
   (void)outbox;
   device::detail::on_thread0(g, [&] {
     constexpr std::size_t kBatch = 16384;  // 256 KiB of lines per put
-    static thread_local std::vector<LLLine> buf;
+    std::vector<LLLine>& buf = ll_host_lines();
     if (buf.size() < kBatch) buf.resize(kBatch);
     for (std::size_t u0 = 0; u0 < units; u0 += kBatch) {
       const std::size_t n = units - u0 < kBatch ? units - u0 : kBatch;
