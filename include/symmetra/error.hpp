@@ -45,6 +45,13 @@ class OutOfMemory : public Error {
   using Error::Error;
 };
 
+// Throws E ("[pe N] what"): every setup error names the PE that raised it, since a job's
+// messages reach one terminal interleaved.
+template <class E = Error>
+[[noreturn]] void throw_on_pe(int pe, const std::string& what) {
+  throw E("[pe " + std::to_string(pe) + "] " + what);
+}
+
 // Success, or a message for the user. Cheap to return on the success path.
 class [[nodiscard]] Status {
  public:

@@ -66,8 +66,8 @@ GpuProxy::GpuProxy(Backend& backend, Transport* transport, const device::Context
           ? static_cast<std::byte*>(backend.pinned_host_memory(kBounceBytes, false, &why))
           : nullptr;
   if (bounce == nullptr)
-    throw Error("[pe " + std::to_string(ctl->my_pe) +
-                "] init: the proxy ring for this GPU's kernels to reach other hosts: " + why);
+    throw_on_pe(ctl->my_pe,
+                "init: the proxy ring for this GPU's kernels to reach other hosts: " + why);
   ring_.slots = reinterpret_cast<std::uint64_t*>(base);
   ring_.done = reinterpret_cast<std::uint64_t*>(base + slots * sizeof(std::uint64_t));
   ring_.state = reinterpret_cast<std::uint32_t*>(base + slots * sizeof(std::uint64_t) + kLine);

@@ -10,9 +10,9 @@ namespace symmetra::introspect {
 
 const device::TeamDesc& team_desc(const Runtime& rt, int handle) {
   if (handle < 0 || handle >= device::kMaxTeams)
-    throw Error("[pe " + std::to_string(rt.my_pe()) + "] team_desc: team handle " +
-                std::to_string(handle) + " is out of range (0-" +
-                std::to_string(device::kMaxTeams - 1) + ")");
+    throw_on_pe(rt.my_pe(), "team_desc: team handle " + std::to_string(handle) +
+                                " is out of range (0-" + std::to_string(device::kMaxTeams - 1) +
+                                ")");
   return detail::RuntimeAccess::state(rt).teams[handle];
 }
 

@@ -59,10 +59,11 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
   // before the allocator's arithmetic: rounding SIZE_MAX up to 16 bytes wrapped to 0 and handed
   // out a live block's offset.
   if (bytes > s_->heap_limit || alignment > s_->heap_limit)
-    throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] " + op + ": cannot allocate " +
-                      std::to_string(bytes) + " bytes aligned to " + std::to_string(alignment) +
-                      ": the symmetric heap may grow to " + std::to_string(s_->heap_limit) +
-                      " bytes at most (SYMMETRA_MAX_SYMMETRIC_SIZE)");
+    throw_on_pe<OutOfMemory>(
+        my_pe(), std::string(op) + ": cannot allocate " + std::to_string(bytes) +
+                     " bytes aligned to " + std::to_string(alignment) +
+                     ": the symmetric heap may grow to " + std::to_string(s_->heap_limit) +
+                     " bytes at most (SYMMETRA_MAX_SYMMETRIC_SIZE)");
   auto offset = s_->allocator->allocate(bytes, alignment, phase);
   if (!offset) {
     const std::uint64_t want =
@@ -70,11 +71,12 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
     const std::uint64_t limit = s_->heap_limit;
     // The same on every PE: the sizes agree and every PE's allocator made the same calls.
     if (want > limit)
-      throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] " + op + ": cannot allocate " +
-                        std::to_string(bytes) + " bytes: the symmetric heap has " +
-                        std::to_string(s_->allocator->free_bytes()) + " bytes free of " +
-                        std::to_string(data_size()) + " and may grow to " + std::to_string(limit) +
-                        "; raise SYMMETRA_MAX_SYMMETRIC_SIZE");
+      throw_on_pe<OutOfMemory>(
+          my_pe(), std::string(op) + ": cannot allocate " + std::to_string(bytes) +
+                       " bytes: the symmetric heap has " +
+                       std::to_string(s_->allocator->free_bytes()) + " bytes free of " +
+                       std::to_string(data_size()) + " and may grow to " + std::to_string(limit) +
+                       "; raise SYMMETRA_MAX_SYMMETRIC_SIZE");
     // Grow geometrically so that many small allocations do not each remap the heap.
     const std::uint64_t target = std::min(limit, std::max<std::uint64_t>(want, data_size() * 2));
     const std::uint64_t before = data_size();
@@ -119,8 +121,8 @@ void* Runtime::align(std::size_t alignment, std::size_t bytes) {
 
 void* Runtime::calloc(std::size_t count, std::size_t size) {
   if (size != 0 && count > SIZE_MAX / size)
-    throw OutOfMemory("[pe " + std::to_string(my_pe()) + "] calloc: " + std::to_string(count) +
-                      " * " + std::to_string(size) + " bytes overflows");
+    throw_on_pe<OutOfMemory>(my_pe(), "calloc: " + std::to_string(count) + " * " +
+                                          std::to_string(size) + " bytes overflows");
   void* p = allocate_malloc_like(count * size, "calloc");
   if (p != nullptr) {
     s_->backend->memset(p, 0, count * size).or_throw();

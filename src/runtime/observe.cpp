@@ -29,8 +29,7 @@ void Runtime::start_observing() {
   const detail::Config& c = *s_->config;
   if (!c.trace_path.empty()) {
     auto trace = detail::TraceFile::open(c.trace_path, my_pe());
-    if (!trace.ok())
-      throw Error("[pe " + std::to_string(my_pe()) + "] " + trace.status().message());
+    if (!trace.ok()) throw_on_pe(my_pe(), trace.status().message());
     s_->trace = std::move(trace.value());
   }
   s_->nvtx = c.nvtx && detail::nvtx_available();

@@ -81,7 +81,7 @@ bool op_defined(DataType t, coll::ReduceOp op) {
 }  // namespace
 
 void CollPlanner::fail(const std::string& what) const {
-  throw Error("[pe " + std::to_string(facts_.my_pe) + "] " + what);
+  throw_on_pe(facts_.my_pe, what);
 }
 
 CollPlanner::Route CollPlanner::resolve(coll::Call& c, bool host, coll::Buffers buffers,

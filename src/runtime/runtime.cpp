@@ -165,7 +165,7 @@ void* Runtime::checked_peer_rest(const char* op, void* sym, std::size_t bytes, i
 }
 
 void Runtime::fail(const std::string& what) const {
-  throw Error("[pe " + std::to_string(my_pe()) + "] " + what);
+  throw_on_pe(my_pe(), what);
 }
 
 std::size_t Runtime::heap_size() const {

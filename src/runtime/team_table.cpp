@@ -18,7 +18,7 @@ namespace symmetra::detail {
 namespace hd = device::detail;
 
 void TeamTable::fail(const std::string& what) const {
-  throw Error("[pe " + std::to_string(links_.ctx->my_pe) + "] " + what);
+  throw_on_pe(links_.ctx->my_pe, what);
 }
 
 void TeamTable::barrier(int team) {
