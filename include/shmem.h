@@ -100,6 +100,13 @@ extern struct symmetra_ctx_s symmetra_ctx_default;
 #define SHMEM_CTX_DEFAULT (&symmetra_ctx_default)
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
 
+/* OpenSHMEM 1.6 sessions: hints about a run of operations on a context. */
+typedef struct {
+  size_t total_ops;
+} shmem_ctx_session_config_t;
+#define SHMEM_CTX_SESSION_BATCH 1L
+#define SHMEM_CTX_SESSION_TOTAL_OPS 1L
+
 /* --- Type tables (OpenSHMEM 1.5 tables 5-13) --- */
 // clang-format off
 #define SHMEM_RMA_TYPES(X)                                                                        \

@@ -65,6 +65,14 @@
       void, iget, N,                                                                               \
       (T * dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe),            \
       (dest, source, dst, sst, nelems, pe))                                                        \
+  SYMMETRA_CXX_BOTH(void, ibput, N,                                                                \
+                    (T * dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
+                     size_t nblocks, int pe),                                                      \
+                    (dest, source, dst, sst, bsize, nblocks, pe))                                  \
+  SYMMETRA_CXX_BOTH(void, ibget, N,                                                                \
+                    (T * dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
+                     size_t nblocks, int pe),                                                      \
+                    (dest, source, dst, sst, bsize, nblocks, pe))                                  \
   SYMMETRA_CXX_BOTH(void, put_signal, N,                                                           \
                     (T * dest, const T* source, size_t nelems, uint64_t* sig_addr,                 \
                      uint64_t signal, int sig_op, int pe),                                         \
@@ -170,6 +178,17 @@ SYMMETRA_CXX_REDUCE(std::complex<float>, complexf, sum)
 SYMMETRA_CXX_REDUCE(std::complex<float>, complexf, prod)
 SYMMETRA_CXX_REDUCE(std::complex<double>, complexd, sum)
 SYMMETRA_CXX_REDUCE(std::complex<double>, complexd, prod)
+/* Scans (OpenSHMEM 1.6): the types of sum_reduce. */
+#define SYMMETRA_CXX_SCAN(T, N)                                                   \
+  SYMMETRA_CXX_FWD(int, sum_inscan, N,                                            \
+                   (shmem_team_t team, T * dest, const T* source, size_t nelems), \
+                   (team, dest, source, nelems))                                  \
+  SYMMETRA_CXX_FWD(int, sum_exscan, N,                                            \
+                   (shmem_team_t team, T * dest, const T* source, size_t nelems), \
+                   (team, dest, source, nelems))
+SYMMETRA_CXX_REDUCE_ARITH_TYPES(SYMMETRA_CXX_SCAN)
+SYMMETRA_CXX_SCAN(std::complex<float>, complexf)
+SYMMETRA_CXX_SCAN(std::complex<double>, complexd)
 
 /* The deprecated AMO names of OpenSHMEM 1.3, on its types (int, long, long long; float and
  * double too for swap, fetch and set). */

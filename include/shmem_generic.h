@@ -145,6 +145,9 @@
   (__VA_ARGS__)
 #define shmem_put_signal(...) SYMMETRA_RMA7(_put_signal, __VA_ARGS__)
 #define shmem_put_signal_nbi(...) SYMMETRA_RMA7(_put_signal_nbi, __VA_ARGS__)
+/* ibput/ibget (OpenSHMEM 1.6): 7 or 8 arguments too. */
+#define shmem_ibput(...) SYMMETRA_RMA7(_ibput, __VA_ARGS__)
+#define shmem_ibget(...) SYMMETRA_RMA7(_ibget, __VA_ARGS__)
 
 /* AMOs. fetch/inc: (dest, pe) or (ctx, dest, pe); add/set/swap/...: (dest, value, pe) or with ctx;
  * compare_swap: (dest, cond, value, pe) or with ctx. Selected on dest. */
@@ -276,5 +279,10 @@
   SYMMETRA_G_REDUCE_SUMPROD(dest, _sum_reduce)(team, dest, __VA_ARGS__)
 #define shmem_prod_reduce(team, dest, ...) \
   SYMMETRA_G_REDUCE_SUMPROD(dest, _prod_reduce)(team, dest, __VA_ARGS__)
+/* Scans (OpenSHMEM 1.6): the types of sum_reduce. */
+#define shmem_sum_inscan(team, dest, ...) \
+  SYMMETRA_G_REDUCE_SUMPROD(dest, _sum_inscan)(team, dest, __VA_ARGS__)
+#define shmem_sum_exscan(team, dest, ...) \
+  SYMMETRA_G_REDUCE_SUMPROD(dest, _sum_exscan)(team, dest, __VA_ARGS__)
 
 #endif /* SYMMETRA_SHMEM_GENERIC_H */

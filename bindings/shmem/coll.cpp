@@ -195,14 +195,16 @@ T combine(T a, T b, ReduceOp rop) {
 }
 
 // A reduction by pulls over any group of members (an active set, or a team for the types the
-// Runtime's collectives do not carry: long double, complex): every member reads every member's
-// source in member order, so results agree bit for bit; dest may be source, so nothing is written
-// before every member has read. Members: size(), pe(k) (world PE), sync().
+// Runtime's collectives do not carry: long double, complex; and the scans): every member reads
+// the sources of members 0 to upto - 1 in member order (every member's for a reduction), so
+// results agree bit for bit; with upto 0, dest gets zeros. dest may be source, so nothing is
+// written before every member has read. Members: size(), pe(k) (world PE), sync().
 template <class T, class Members>
-void reduce_by_pulls(Runtime& r, Members& m, T* d, const T* s, std::size_t count, ReduceOp rop) {
+void reduce_by_pulls(Runtime& r, Members& m, T* d, const T* s, std::size_t count, ReduceOp rop,
+                     int upto) {
   std::vector<T> acc(count), part(count);
   m.sync();
-  for (int k = 0; k < m.size(); ++k) {
+  for (int k = 0; k < upto; ++k) {
     r.getmem(part.data(), s, count * sizeof(T), m.pe(k));
     for (std::size_t i = 0; i < count; ++i)
       acc[i] = k == 0 ? part[i] : combine(acc[i], part[i], rop);
@@ -229,7 +231,7 @@ void as_reduce(T* d, const T* s, int n, ReduceOp rop, int start, int log_stride,
       return r.allreduce(r.team_world(), canon(d), canon(s), count, rop);  // in place allowed
   }
   r.quiet();  // sources written with puts are complete before anyone reads them
-  reduce_by_pulls(r, set, d, s, count, rop);
+  reduce_by_pulls(r, set, d, s, count, rop, set.size());
 }
 
 // A team's members, for reduce_by_pulls.
@@ -249,7 +251,23 @@ int reduce_pulled(shmem_team_t t, T* d, const T* s, std::size_t n, ReduceOp rop,
     Runtime& r = rt(op);
     r.quiet();  // sources written with puts are complete before anyone reads them
     TeamMembers m{r, team(t, op)};
-    reduce_by_pulls(r, m, d, s, n, rop);
+    reduce_by_pulls(r, m, d, s, n, rop, m.size());
+  });
+  return 0;
+}
+
+// Prefix sums over a team (OpenSHMEM 1.6), by pulls like the reductions above: member k sums
+// the sources of members 0 to k (inclusive) or 0 to k - 1 (exclusive: member 0 gets zeros).
+// O(team size) gets for the last member: the scans are rare, and this is exact and in order.
+template <class T>
+int scan(shmem_team_t t, T* d, const T* s, std::size_t n, bool inclusive, const char* op) {
+  if (t == SHMEM_TEAM_INVALID) return 1;
+  SYMMETRA_SHMEM_GUARD(op, {
+    Runtime& r = rt(op);
+    r.quiet();  // sources written with puts are complete before anyone reads them
+    TeamMembers m{r, team(t, op)};
+    const int me = m.t.my_pe();
+    reduce_by_pulls(r, m, d, s, n, ReduceOp::kSum, inclusive ? me + 1 : me);
   });
   return 0;
 }
@@ -384,5 +402,18 @@ SYMMETRA_DEF_TO_ALL(std::complex<float>, complexf, sum, kSum)
 SYMMETRA_DEF_TO_ALL(std::complex<float>, complexf, prod, kProd)
 SYMMETRA_DEF_TO_ALL(std::complex<double>, complexd, sum, kSum)
 SYMMETRA_DEF_TO_ALL(std::complex<double>, complexd, prod, kProd)
+
+// Scans (OpenSHMEM 1.6): the types of sum_reduce.
+#define SYMMETRA_DEF_SCAN(T, N)                                            \
+  int shmem_##N##_sum_inscan(shmem_team_t t, T* d, const T* s, size_t n) { \
+    return scan<T>(t, d, s, n, true, "shmem_" #N "_sum_inscan");           \
+  }                                                                        \
+  int shmem_##N##_sum_exscan(shmem_team_t t, T* d, const T* s, size_t n) { \
+    return scan<T>(t, d, s, n, false, "shmem_" #N "_sum_exscan");          \
+  }
+SHMEM_REDUCE_ARITH_TYPES(SYMMETRA_DEF_SCAN)
+SYMMETRA_DEF_SCAN(long double, longdouble)
+SYMMETRA_DEF_SCAN(std::complex<float>, complexf)
+SYMMETRA_DEF_SCAN(std::complex<double>, complexd)
 
 }  // extern "C"

@@ -39,6 +39,36 @@ void iget(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std:
                                        n, world_pe(ctx, pe, op)));
 }
 
+// Blocked strided forms (OpenSHMEM 1.6): one contiguous transfer of bsize elements of `elem`
+// bytes per block, each checked like a put or get of its own. Blocks of dest may not overlap.
+void blocked(shmem_ctx_t ctx, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst,
+             std::size_t bsize, std::size_t nblocks, int pe, std::size_t elem, bool put,
+             const char* op) {
+  check_ctx(ctx, op);
+  if (nblocks > 1 && (dst < 0 || static_cast<std::size_t>(dst) < bsize || sst <= 0))
+    die(op, "dst " + std::to_string(dst) + " and sst " + std::to_string(sst) + " with bsize " +
+                std::to_string(bsize) + " and " + std::to_string(nblocks) +
+                " blocks: the strides must be positive and dst at least bsize (blocks of dest "
+                "would overlap)");
+  if (bsize == 0 || nblocks == 0) return;
+  SYMMETRA_SHMEM_GUARD(op, {
+    Runtime& r = rt(op);
+    const int target = world_pe(ctx, pe, op);
+    auto* d = static_cast<char*>(dest);
+    const auto* s = static_cast<const char*>(src);
+    const std::size_t bytes = bsize * elem;
+    for (std::size_t k = 0; k < nblocks; ++k) {
+      const std::ptrdiff_t kk = static_cast<std::ptrdiff_t>(k);
+      char* dk = d + kk * dst * static_cast<std::ptrdiff_t>(elem);
+      const char* sk = s + kk * sst * static_cast<std::ptrdiff_t>(elem);
+      if (put)
+        r.putmem(dk, sk, bytes, target);
+      else
+        r.getmem(dk, sk, bytes, target);
+    }
+  });
+}
+
 void put_signal(shmem_ctx_t ctx, void* dest, const void* src, std::size_t bytes, std::uint64_t* sig,
                 std::uint64_t value, int sig_op, int pe, const char* op) {
   check_ctx(ctx, op);
@@ -127,6 +157,26 @@ extern "C" {
   }
 SHMEM_RMA_TYPES(SYMMETRA_DEF_RMA)
 
+#define SYMMETRA_DEF_BLOCKED_AS(NAME, T, BYTES)                                                 \
+  void shmem_##NAME##ibput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t n,  \
+                           int pe) {                                                            \
+    blocked(SHMEM_CTX_DEFAULT, d, s, dst, sst, b, n, pe, BYTES, true, "shmem_" #NAME "ibput");  \
+  }                                                                                             \
+  void shmem_ctx_##NAME##ibput(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst,   \
+                               size_t b, size_t n, int pe) {                                    \
+    blocked(c, d, s, dst, sst, b, n, pe, BYTES, true, "shmem_ctx_" #NAME "ibput");              \
+  }                                                                                             \
+  void shmem_##NAME##ibget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t n,  \
+                           int pe) {                                                            \
+    blocked(SHMEM_CTX_DEFAULT, d, s, dst, sst, b, n, pe, BYTES, false, "shmem_" #NAME "ibget"); \
+  }                                                                                             \
+  void shmem_ctx_##NAME##ibget(shmem_ctx_t c, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst,   \
+                               size_t b, size_t n, int pe) {                                    \
+    blocked(c, d, s, dst, sst, b, n, pe, BYTES, false, "shmem_ctx_" #NAME "ibget");             \
+  }
+#define SYMMETRA_DEF_BLOCKED(T, N) SYMMETRA_DEF_BLOCKED_AS(N##_, T, sizeof(T))
+SHMEM_RMA_TYPES(SYMMETRA_DEF_BLOCKED)
+
 // Sized forms: B bits per element (mem: bytes).
 #define SYMMETRA_DEF_SIZED_AS(B, BYTES, E)                                                        \
   void shmem_put##B(void* d, const void* s, size_t n, int pe) {                                   \
@@ -189,6 +239,45 @@ SYMMETRA_DEF_SIZED_AS(32, 4, std::uint32_t)
 SYMMETRA_DEF_SIZED_AS(64, 8, std::uint64_t)
 SYMMETRA_DEF_SIZED_AS(128, 16, Bytes16)
 SYMMETRA_DEF_SIZED_AS(mem, 1, std::uint8_t)
+
+#define SYMMETRA_DEF_SIZED_BLOCKED(B)                                                           \
+  void shmem_ibput##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t n, \
+                      int pe) {                                                                 \
+    blocked(SHMEM_CTX_DEFAULT, d, s, dst, sst, b, n, pe, B / 8, true, "shmem_ibput" #B);        \
+  }                                                                                             \
+  void shmem_ctx_ibput##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst,  \
+                          size_t b, size_t n, int pe) {                                         \
+    blocked(c, d, s, dst, sst, b, n, pe, B / 8, true, "shmem_ctx_ibput" #B);                    \
+  }                                                                                             \
+  void shmem_ibget##B(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t b, size_t n, \
+                      int pe) {                                                                 \
+    blocked(SHMEM_CTX_DEFAULT, d, s, dst, sst, b, n, pe, B / 8, false, "shmem_ibget" #B);       \
+  }                                                                                             \
+  void shmem_ctx_ibget##B(shmem_ctx_t c, void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst,  \
+                          size_t b, size_t n, int pe) {                                         \
+    blocked(c, d, s, dst, sst, b, n, pe, B / 8, false, "shmem_ctx_ibget" #B);                   \
+  }
+SYMMETRA_SIZED_BITS(SYMMETRA_DEF_SIZED_BLOCKED)
+
+// The signal's update alone (OpenSHMEM 1.6): the AMO put-with-signal applies to the signal.
+void shmem_ctx_signal_add(shmem_ctx_t c, uint64_t* sig, uint64_t v, int pe) {
+  constexpr const char* op = "shmem_ctx_signal_add";
+  check_ctx(c, op);
+  SYMMETRA_SHMEM_GUARD(op, rt(op).atomic_add(sig, v, world_pe(c, pe, op)));
+}
+void shmem_signal_add(uint64_t* sig, uint64_t v, int pe) {
+  constexpr const char* op = "shmem_signal_add";
+  SYMMETRA_SHMEM_GUARD(op, rt(op).atomic_add(sig, v, pe));
+}
+void shmem_ctx_signal_set(shmem_ctx_t c, uint64_t* sig, uint64_t v, int pe) {
+  constexpr const char* op = "shmem_ctx_signal_set";
+  check_ctx(c, op);
+  SYMMETRA_SHMEM_GUARD(op, rt(op).atomic_set(sig, v, world_pe(c, pe, op)));
+}
+void shmem_signal_set(uint64_t* sig, uint64_t v, int pe) {
+  constexpr const char* op = "shmem_signal_set";
+  SYMMETRA_SHMEM_GUARD(op, rt(op).atomic_set(sig, v, pe));
+}
 
 uint64_t shmem_signal_fetch(const uint64_t* sig) {
   SYMMETRA_SHMEM_GUARD("shmem_signal_fetch", return rt("shmem_signal_fetch").signal_fetch(sig));

@@ -208,6 +208,10 @@ void* shmem_ptr(const void* dest, int pe) {
     return nullptr;  // GPU memory: no host load/store
   return r.ptr(const_cast<void*>(dest), pe);
 }
+// Nonzero between shmem_init and shmem_finalize (OpenSHMEM 1.6); callable before either.
+void shmem_query_initialized(int* initialized) {
+  if (initialized) *initialized = shmem::initialized() ? 1 : 0;
+}
 void shmem_info_get_version(int* major, int* minor) {
   if (major) *major = SHMEM_MAJOR_VERSION;
   if (minor) *minor = SHMEM_MINOR_VERSION;
@@ -338,6 +342,14 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
     return 1;
   }
 }
+// shmem_ptr with the PE numbered in `t` (OpenSHMEM 1.6): NULL where shmem_ptr gives NULL, and
+// for a PE outside the team.
+void* shmem_team_ptr(shmem_team_t t, const void* dest, int pe) {
+  if (t == SHMEM_TEAM_INVALID) return nullptr;
+  const Team team = shmem::team(t, "shmem_team_ptr");
+  if (pe < 0 || pe >= team.n_pes()) return nullptr;
+  return shmem_ptr(dest, team.world_pe(pe));
+}
 void shmem_team_destroy(shmem_team_t t) {
   if (t == SHMEM_TEAM_INVALID || t == SHMEM_TEAM_WORLD || t == SHMEM_TEAM_SHARED) return;
   Team team = shmem::team(t, "shmem_team_destroy");
@@ -360,6 +372,15 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
   if (ctx == SHMEM_CTX_INVALID || ctx == SHMEM_CTX_DEFAULT) return;
   rt("shmem_ctx_destroy").quiet();  // its operations complete first
   delete ctx;
+}
+// Sessions (OpenSHMEM 1.6) are hints that a run of operations follows. Every operation here
+// completes or is ordered without batching (symmetra_ctx_s), so there is nothing to prepare;
+// the calls still need shmem_init, and ignore SHMEM_CTX_INVALID as quiet does.
+void shmem_ctx_session_start(shmem_ctx_t ctx, long, const shmem_ctx_session_config_t*, long) {
+  if (ctx != SHMEM_CTX_INVALID) (void)rt("shmem_ctx_session_start");
+}
+void shmem_ctx_session_stop(shmem_ctx_t ctx) {
+  if (ctx != SHMEM_CTX_INVALID) (void)rt("shmem_ctx_session_stop");
 }
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* t) {
   if (t == nullptr) return 1;

@@ -26,6 +26,21 @@ class Deadline {
 constexpr std::uint64_t kTicket = std::uint64_t{1} << 32;
 constexpr int kLockPe = 0;
 
+// The operations to the PEs named complete (OpenSHMEM 1.6): a quiet, which completes those to
+// every PE (the standard allows more). The PEs are checked all the same, in the numbering of
+// the context's team, so that a bad one is an error here as it would be on a stricter library.
+void pe_quiet(shmem_ctx_t ctx, const int* pes, std::size_t npes, const char* op) {
+  if (ctx == SHMEM_CTX_INVALID) return;
+  Runtime& r = rt(op);
+  if (npes > 0 && pes == nullptr) die(op, "target_pes is NULL and npes is " + std::to_string(npes));
+  const int n = ctx == SHMEM_CTX_DEFAULT ? r.n_pes() : Team(&r, ctx->team).n_pes();
+  for (std::size_t i = 0; i < npes; ++i)
+    if (pes[i] < 0 || pes[i] >= n)
+      die(op, "target_pes[" + std::to_string(i) + "] is " + std::to_string(pes[i]) +
+                  ", not a PE of the context's team (0-" + std::to_string(n - 1) + ")");
+  SYMMETRA_SHMEM_GUARD(op, r.quiet());
+}
+
 }  // namespace
 }  // namespace symmetra::shmem
 
@@ -163,6 +178,12 @@ void shmem_quiet(void) {
 }
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
   if (ctx != SHMEM_CTX_INVALID) shmem_quiet();
+}
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* pes, size_t npes) {
+  pe_quiet(ctx, pes, npes, "shmem_ctx_pe_quiet");
+}
+void shmem_pe_quiet(const int* pes, size_t npes) {
+  pe_quiet(SHMEM_CTX_DEFAULT, pes, npes, "shmem_pe_quiet");
 }
 void shmem_barrier_all(void) {
   SYMMETRA_SHMEM_GUARD("shmem_barrier_all", rt("shmem_barrier_all").barrier_all());

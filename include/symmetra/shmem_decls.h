@@ -1,7 +1,8 @@
-/* Every function of the OpenSHMEM 1.5 C API, declared through SYMMETRA_FN(name): shmem.h
- * includes this file with SYMMETRA_FN(name) as name, pshmem.h (the profiling interface) with
- * pname. No include guard: it is meant to be included twice. Not for direct inclusion.
- * SYMMETRA_COMPLEXF / SYMMETRA_COMPLEXD are C's float/double _Complex, std::complex in C++. */
+/* Every function of the OpenSHMEM 1.5 C API and the parts of 1.6 Symmetra has (docs/openshmem.md),
+ * declared through SYMMETRA_FN(name): shmem.h includes this file with SYMMETRA_FN(name) as name,
+ * pshmem.h (the profiling interface) with pname. No include guard: it is meant to be included
+ * twice. Not for direct inclusion. SYMMETRA_COMPLEXF / SYMMETRA_COMPLEXD are C's float/double
+ * _Complex, std::complex in C++. */
 #ifndef SYMMETRA_FN
 #error "include shmem.h or pshmem.h, not symmetra/shmem_decls.h"
 #endif
@@ -19,6 +20,8 @@ int SYMMETRA_FN(shmem_addr_accessible)(const void* addr, int pe);
 void* SYMMETRA_FN(shmem_ptr)(const void* dest, int pe);
 void SYMMETRA_FN(shmem_info_get_version)(int* major, int* minor);
 void SYMMETRA_FN(shmem_info_get_name)(char* name);
+/* OpenSHMEM 1.6 */
+void SYMMETRA_FN(shmem_query_initialized)(int* initialized);
 /* Deprecated */
 void SYMMETRA_FN(start_pes)(int npes);
 int SYMMETRA_FN(_my_pe)(void);
@@ -52,12 +55,19 @@ int SYMMETRA_FN(shmem_team_split_2d)(shmem_team_t parent_team, int xrange,
                                      const shmem_team_config_t* yaxis_config, long yaxis_mask,
                                      shmem_team_t* yaxis_team);
 void SYMMETRA_FN(shmem_team_destroy)(shmem_team_t team);
+/* OpenSHMEM 1.6 */
+void* SYMMETRA_FN(shmem_team_ptr)(shmem_team_t team, const void* dest, int pe);
 
 /* --- Contexts --- */
 int SYMMETRA_FN(shmem_ctx_create)(long options, shmem_ctx_t* ctx);
 int SYMMETRA_FN(shmem_team_create_ctx)(shmem_team_t team, long options, shmem_ctx_t* ctx);
 void SYMMETRA_FN(shmem_ctx_destroy)(shmem_ctx_t ctx);
 int SYMMETRA_FN(shmem_ctx_get_team)(shmem_ctx_t ctx, shmem_team_t* team);
+/* OpenSHMEM 1.6: hints, which Symmetra accepts and needs nothing for. */
+void SYMMETRA_FN(shmem_ctx_session_start)(shmem_ctx_t ctx, long options,
+                                          const shmem_ctx_session_config_t* config,
+                                          long config_mask);
+void SYMMETRA_FN(shmem_ctx_session_stop)(shmem_ctx_t ctx);
 
 /* --- Remote memory access --- */
 #define SYMMETRA_DECL_RMA(T, N)                                                                    \
@@ -135,9 +145,42 @@ SHMEM_RMA_TYPES(SYMMETRA_DECL_RMA)
                                                   uint64_t signal, int sig_op, int pe);
 SYMMETRA_SIZED_BITS(SYMMETRA_DECL_SIZED)
 SYMMETRA_DECL_SIZED(mem)
+/* OpenSHMEM 1.6: nblocks blocks of bsize elements, block k from source + k * sst to
+ * dest + k * dst. */
+#define SYMMETRA_DECL_BLOCKED(T, N)                                                            \
+  void SYMMETRA_FN(shmem_##N##_ibput)(T * dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, \
+                                      size_t bsize, size_t nblocks, int pe);                   \
+  void SYMMETRA_FN(shmem_ctx_##N##_ibput)(shmem_ctx_t ctx, T * dest, const T* source,          \
+                                          ptrdiff_t dst, ptrdiff_t sst, size_t bsize,          \
+                                          size_t nblocks, int pe);                             \
+  void SYMMETRA_FN(shmem_##N##_ibget)(T * dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, \
+                                      size_t bsize, size_t nblocks, int pe);                   \
+  void SYMMETRA_FN(shmem_ctx_##N##_ibget)(shmem_ctx_t ctx, T * dest, const T* source,          \
+                                          ptrdiff_t dst, ptrdiff_t sst, size_t bsize,          \
+                                          size_t nblocks, int pe);
+SHMEM_RMA_TYPES(SYMMETRA_DECL_BLOCKED)
+#define SYMMETRA_DECL_SIZED_BLOCKED(B)                                                             \
+  void SYMMETRA_FN(shmem_ibput##B)(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,   \
+                                   size_t bsize, size_t nblocks, int pe);                          \
+  void SYMMETRA_FN(shmem_ctx_ibput##B)(shmem_ctx_t ctx, void* dest, const void* source,            \
+                                       ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, \
+                                       int pe);                                                    \
+  void SYMMETRA_FN(shmem_ibget##B)(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,   \
+                                   size_t bsize, size_t nblocks, int pe);                          \
+  void SYMMETRA_FN(shmem_ctx_ibget##B)(shmem_ctx_t ctx, void* dest, const void* source,            \
+                                       ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, \
+                                       int pe);
+SYMMETRA_SIZED_BITS(SYMMETRA_DECL_SIZED_BLOCKED)
 
 uint64_t SYMMETRA_FN(shmem_signal_fetch)(const uint64_t* sig_addr);
 uint64_t SYMMETRA_FN(shmem_signal_wait_until)(uint64_t* sig_addr, int cmp, uint64_t cmp_value);
+/* OpenSHMEM 1.6: the signal's update alone, atomic like put-with-signal's. */
+void SYMMETRA_FN(shmem_signal_add)(uint64_t* sig_addr, uint64_t signal, int pe);
+void SYMMETRA_FN(shmem_ctx_signal_add)(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal,
+                                       int pe);
+void SYMMETRA_FN(shmem_signal_set)(uint64_t* sig_addr, uint64_t signal, int pe);
+void SYMMETRA_FN(shmem_ctx_signal_set)(shmem_ctx_t ctx, uint64_t* sig_addr, uint64_t signal,
+                                       int pe);
 
 /* --- Atomic memory operations --- */
 #define SYMMETRA_DECL_AMO_STD(T, N)                                                               \
@@ -257,6 +300,9 @@ void SYMMETRA_FN(shmem_fence)(void);
 void SYMMETRA_FN(shmem_ctx_fence)(shmem_ctx_t ctx);
 void SYMMETRA_FN(shmem_quiet)(void);
 void SYMMETRA_FN(shmem_ctx_quiet)(shmem_ctx_t ctx);
+/* OpenSHMEM 1.6: completes the operations to the PEs named (numbered in the context's team). */
+void SYMMETRA_FN(shmem_pe_quiet)(const int* target_pes, size_t npes);
+void SYMMETRA_FN(shmem_ctx_pe_quiet)(shmem_ctx_t ctx, const int* target_pes, size_t npes);
 void SYMMETRA_FN(shmem_barrier_all)(void);
 void SYMMETRA_FN(shmem_sync_all)(void);
 int SYMMETRA_FN(shmem_team_sync)(shmem_team_t team);
@@ -303,6 +349,17 @@ SYMMETRA_DECL_REDUCE(SYMMETRA_COMPLEXF, complexf, sum)
 SYMMETRA_DECL_REDUCE(SYMMETRA_COMPLEXF, complexf, prod)
 SYMMETRA_DECL_REDUCE(SYMMETRA_COMPLEXD, complexd, sum)
 SYMMETRA_DECL_REDUCE(SYMMETRA_COMPLEXD, complexd, prod)
+/* OpenSHMEM 1.6: prefix sums over the team, in team order (inclusive, and exclusive: the first
+ * member gets zeros). The types of sum_reduce. */
+#define SYMMETRA_DECL_SCAN(T, N)                                                        \
+  int SYMMETRA_FN(shmem_##N##_sum_inscan)(shmem_team_t team, T * dest, const T* source, \
+                                          size_t nelems);                               \
+  int SYMMETRA_FN(shmem_##N##_sum_exscan)(shmem_team_t team, T * dest, const T* source, \
+                                          size_t nelems);
+SHMEM_REDUCE_ARITH_TYPES(SYMMETRA_DECL_SCAN)
+SYMMETRA_DECL_SCAN(long double, longdouble)
+SYMMETRA_DECL_SCAN(SYMMETRA_COMPLEXF, complexf)
+SYMMETRA_DECL_SCAN(SYMMETRA_COMPLEXD, complexd)
 
 /* Deprecated active-set collectives. */
 void SYMMETRA_FN(shmem_broadcast32)(void* dest, const void* source, size_t nelems, int PE_root,

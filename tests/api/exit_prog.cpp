@@ -10,6 +10,8 @@
 //   exit_prog c_ctx_not_member                PE 0 puts through a context of the team {0} to
 //                                              that team's PE 1, which does not exist
 //   exit_prog c_bcast_private                 every PE broadcasts into a malloc'd dest
+//   exit_prog c_ibput_overlap                 PE 0 ibputs blocks of 4 at a dest stride of 3
+//   exit_prog c_pe_quiet_bad_pe               PE 1 quiets PE 5 of a 2-PE job
 #include <shmem.h>
 
 #include <cstdio>
@@ -44,6 +46,16 @@ int main(int argc, char** argv) {
     auto* src = static_cast<long*>(shmem_malloc(4 * sizeof(long)));
     auto* dest = static_cast<long*>(std::malloc(4 * sizeof(long)));
     shmem_long_broadcast(SHMEM_TEAM_WORLD, dest, src, 4, 0);
+    std::printf("pe %d passed the bad call\n", me);
+    shmem_finalize();
+    return 0;
+  }
+  if (c == "c_ibput_overlap" || c == "c_pe_quiet_bad_pe") {
+    auto* buf = static_cast<long*>(shmem_calloc(16, sizeof(long)));
+    if (c == "c_ibput_overlap" && me == 0) shmem_long_ibput(buf, buf, 3, 4, 4, 2, 1);
+    const int bad[2] = {0, 5};
+    if (c == "c_pe_quiet_bad_pe" && me == 1) shmem_pe_quiet(bad, 2);
+    shmem_barrier_all();
     std::printf("pe %d passed the bad call\n", me);
     shmem_finalize();
     return 0;

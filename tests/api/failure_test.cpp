@@ -263,6 +263,11 @@ TEST(CApiErrors, EachEndsTheJobWithItsMessage) {
                 "[pe 0] shmem_ctx_long_p: PE 1 is not a member of the context's team"},
            // Issue 51: with checks off (below) this was a bare segfault.
            Case{"c_bcast_private", "shmem_long_broadcast: broadcast: dest (32 bytes at 0x"},
+           Case{"c_ibput_overlap",
+                "[pe 0] shmem_long_ibput: dst 3 and sst 4 with bsize 4 and 2 blocks: the strides "
+                "must be positive and dst at least bsize"},
+           Case{"c_pe_quiet_bad_pe",
+                "[pe 1] shmem_pe_quiet: target_pes[1] is 5, not a PE of the context's team (0-1)"},
        }) {
     const auto r = run_command("SYMMETRA_TIMEOUT_S=60 SYMMETRA_CHECK=0 " SYMRUN_PATH
                                " -n 2 " EXIT_PROG_PATH " " +
