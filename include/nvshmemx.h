@@ -11,6 +11,11 @@
 #include <cuda_runtime_api.h>
 #define SYMMETRA_NVSHMEM_HAVE_CUDA_TYPES 1
 #endif
+/* The driver's types too, as NVSHMEM's nvshmemx.h gives them (its module calls take CUmodule
+ * and CUlibrary): its examples use cuMemCreate and CUresult with no include of their own. */
+#if __has_include(<cuda.h>)
+#include <cuda.h>
+#endif
 #endif
 #ifndef SYMMETRA_NVSHMEM_HAVE_CUDA_TYPES
 /* Without CUDA's headers (a CPU-only machine): CUDA's own declaration of the stream type. */
@@ -138,6 +143,15 @@ void nvshmemx_hostlib_finalize(void);
 int nvshmemx_buffer_register(void* addr, size_t length);
 int nvshmemx_buffer_unregister(void* addr);
 void nvshmemx_buffer_unregister_all(void);
+
+/* A PE's own GPU memory made symmetric (GPU backend). Collective over the world, the same size on
+ * every PE. buf_ptr is the start of memory made with cuMemCreate (requestedHandleTypes including
+ * CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR when PEs are processes) and mapped with cuMemMap;
+ * size is a multiple of the CUDA allocation granularity. Returns the symmetric address at which
+ * the same memory is mapped too (flags must be 0), or NULL with the reason on stderr on every PE.
+ * Unregistering (collective) unmaps it: 0, or nonzero with the reason. */
+void* nvshmemx_buffer_register_symmetric(void* buf_ptr, size_t size, int flags);
+int nvshmemx_buffer_unregister_symmetric(void* mmap_ptr, size_t size);
 
 #ifdef SYMMETRA_NVSHMEM_HAVE_CUDA_TYPES
 /* The library's side of the collective launch below: 0 where this PE runs on the GPU backend

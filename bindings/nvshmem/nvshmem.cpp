@@ -281,6 +281,36 @@ int nvshmemx_buffer_unregister(void*) {
 }
 void nvshmemx_buffer_unregister_all(void) {}
 
+// NVSHMEM reports a failed registration by NULL, so the reason goes to stderr and the job goes
+// on; the Runtime fails every PE alike.
+void* nvshmemx_buffer_register_symmetric(void* buf_ptr, size_t size, int flags) {
+  const char* op = "nvshmemx_buffer_register_symmetric";
+  Runtime& r = rt(op);
+  void* p = nullptr;
+  try {
+    if (flags != 0)
+      throw Error("[pe " + std::to_string(r.my_pe()) + "] " + op + ": flags " +
+                  std::to_string(flags) + " is not 0, the only value NVSHMEM defines");
+    p = r.register_symmetric(buf_ptr, size);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s; returning NULL\n", op, e.what());
+    return nullptr;
+  }
+  nvshmem::push_state(op);
+  return p;
+}
+int nvshmemx_buffer_unregister_symmetric(void* mmap_ptr, size_t size) {
+  const char* op = "nvshmemx_buffer_unregister_symmetric";
+  Runtime& r = rt(op);
+  try {
+    r.unregister_symmetric(mmap_ptr, size);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", op, e.what());
+    return 1;
+  }
+  return 0;
+}
+
 #define X SYMMETRA_NVSHMEM_BOTH_NAMES
 SYMMETRA_NVSHMEM_BOTH_SIDED
 SYMMETRA_NVSHMEM_MISC_BOTH_SIDED

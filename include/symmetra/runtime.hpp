@@ -172,6 +172,15 @@ class Runtime {
   void free(void* p);
   template <class T>
   T* allocate_array(std::size_t n);
+  // A user's GPU memory as symmetric memory (NVSHMEM's buffer_register_symmetric), GPU backend.
+  // Collective; same `bytes` on every PE, a multiple of the CUDA allocation granularity.
+  // `buffer` is the start of memory made with cuMemCreate and mapped with cuMemMap (its handle
+  // types including CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR where PEs are processes). Returns
+  // the symmetric address where each PE's buffer is now mapped too: the same memory through two
+  // addresses. Errors throw on every PE alike. unregister_symmetric (collective) unmaps it; its
+  // addresses are not handed out again.
+  void* register_symmetric(void* buffer, std::size_t bytes);
+  void unregister_symmetric(void* symmetric, std::size_t bytes);
 
   // --- Heap queries ---
   std::size_t heap_size() const;  // bytes mapped per PE (grows)
@@ -603,6 +612,9 @@ class Runtime {
   void* allocate_aligned(std::size_t alignment, std::size_t bytes, const char* op,
                          std::size_t phase);
   void* allocate_malloc_like(std::size_t bytes, const char* op);
+  // After the backend's heap grew from `before` bytes: the transport, the allocator and the
+  // contexts learn the new size (collective, as the growth was).
+  void heap_grew(std::uint64_t before, const char* op);
   // A new team's handle through the team table (src/runtime/team_table.hpp), -1 off it.
   int create_team(int parent, int start, int stride, int size, const char* op);
   void refresh_context();

@@ -29,14 +29,30 @@ std::optional<std::uint64_t> Allocator::allocate(std::uint64_t bytes, std::uint6
     const std::uint64_t at = place(start, align, phase);
     // Subtractions, not sums: nothing here can wrap.
     if (at > start + size || bytes > start + size - at) continue;
-    free_.erase(it);
-    if (at > start) free_[start] = at - start;
-    if (at + bytes < start + size) free_[at + bytes] = start + size - (at + bytes);
-    blocks_[at] = bytes;
-    used_ += bytes;
+    take(it, at, bytes);
     return at;
   }
   return std::nullopt;
+}
+
+bool Allocator::reserve(std::uint64_t offset, std::uint64_t bytes) {
+  if (bytes == 0) return false;
+  auto it = free_.upper_bound(offset);
+  if (it == free_.begin()) return false;
+  --it;
+  if (offset + bytes > it->first + it->second) return false;
+  take(it, offset, bytes);
+  return true;
+}
+
+void Allocator::take(std::map<std::uint64_t, std::uint64_t>::iterator run, std::uint64_t at,
+                     std::uint64_t bytes) {
+  const std::uint64_t start = run->first, size = run->second;
+  free_.erase(run);
+  if (at > start) free_[start] = at - start;
+  if (at + bytes < start + size) free_[at + bytes] = start + size - (at + bytes);
+  blocks_[at] = bytes;
+  used_ += bytes;
 }
 
 void Allocator::release(std::uint64_t offset, std::uint64_t bytes) {

@@ -20,6 +20,8 @@ class Allocator {
   // of 16) for `bytes` (> 0), or nothing if no free run is large enough.
   std::optional<std::uint64_t> allocate(std::uint64_t bytes, std::uint64_t align,
                                         std::uint64_t phase = 0);
+  // Takes exactly [offset, offset + bytes) as a block; false unless all of it is free.
+  bool reserve(std::uint64_t offset, std::uint64_t bytes);
   // Returns the block at `offset`; false if no block starts there.
   bool free(std::uint64_t offset);
   // Size of the block at `offset`, 0 if none.
@@ -38,6 +40,9 @@ class Allocator {
 
  private:
   void release(std::uint64_t offset, std::uint64_t bytes);
+  // Makes [at, at + bytes), inside the free run `run`, a block; the rest of the run stays free.
+  void take(std::map<std::uint64_t, std::uint64_t>::iterator run, std::uint64_t at,
+            std::uint64_t bytes);
 
   std::uint64_t begin_;
   std::uint64_t end_;

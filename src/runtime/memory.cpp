@@ -81,23 +81,27 @@ void* Runtime::allocate_aligned(std::size_t alignment, std::size_t bytes, const 
     const std::uint64_t target = std::min(limit, std::max<std::uint64_t>(want, data_size() * 2));
     const std::uint64_t before = data_size();
     s_->backend->grow(target).or_throw();
-    // The new bytes reach the transport's peers once registered with it (collective, as this is).
-    if (s_->transport)
-      s_->transport
-          ->register_memory(data_base() + before, (gpu_ ? device::kDeviceHeapOffset : 0) + before,
-                            data_size() - before, s_->backend->heap_access())
-          .or_throw();
-    s_->allocator->grow(data_size());
-    SYMMETRA_LOG(kInfo, my_pe(), "%s: the symmetric heap grew from %llu to %llu bytes (limit %llu)",
-                 op, static_cast<unsigned long long>(before),
-                 static_cast<unsigned long long>(data_size()),
-                 static_cast<unsigned long long>(limit));
-    refresh_context();
+    heap_grew(before, op);
     offset = s_->allocator->allocate(bytes, alignment, phase);
     if (!offset) fail(std::string(op) + ": internal error: no block after growing the heap");
   }
   barrier_all();
   return data_base() + *offset;
+}
+
+void Runtime::heap_grew(std::uint64_t before, const char* op) {
+  // The new bytes reach the transport's peers once registered with it (collective, as this is).
+  if (s_->transport)
+    s_->transport
+        ->register_memory(data_base() + before, (gpu_ ? device::kDeviceHeapOffset : 0) + before,
+                          data_size() - before, s_->backend->heap_access())
+        .or_throw();
+  s_->allocator->grow(data_size());
+  SYMMETRA_LOG(kInfo, my_pe(), "%s: the symmetric heap grew from %llu to %llu bytes (limit %llu)",
+               op, static_cast<unsigned long long>(before),
+               static_cast<unsigned long long>(data_size()),
+               static_cast<unsigned long long>(s_->heap_limit));
+  refresh_context();
 }
 
 // The malloc-like forms on the CPU backend: a block of 256 bytes or more starts 16 bytes past a
@@ -170,9 +174,76 @@ void Runtime::free(void* p) {
   }
   barrier_all();
   if (p == nullptr) return;
+  if (is_symmetric(p) &&
+      s_->user_maps.count(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base())))
+    fail("free: the block at " + std::to_string(reinterpret_cast<std::uintptr_t>(p)) +
+         " is a registered buffer: unregister it (nvshmemx_buffer_unregister_symmetric) instead");
   if (!is_symmetric(p) ||
       !s_->allocator->free(static_cast<std::uint64_t>(static_cast<std::byte*>(p) - data_base())))
     fail("free: address is not the start of a symmetric allocation");
+}
+
+// Collective over the world, like allocate: with checks on, the sizes are compared first; the
+// backend then agrees on every PE's buffer before it maps anything, so that all PEs fail alike.
+// The buffer goes at the heap's end, which the allocator then hands out as one block.
+void* Runtime::register_symmetric(void* buffer, std::size_t bytes) {
+  const char* op = "register_symmetric";
+  if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]] {
+    const auto all = s_->teams.compare(device::kTeamWorld, bytes);
+    for (std::size_t p = 1; p < all.size(); ++p)
+      if (all[p] != all[0])
+        fail(std::string(op) + ": the PEs registered different sizes: PE 0 " +
+             std::to_string(all[0]) + " bytes, PE " + std::to_string(p) + " " +
+             std::to_string(all[p]) + " (checked with SYMMETRA_CHECK=1)");
+  }
+  const std::uint64_t gran = s_->backend->map_granularity();
+  if (gran == 0)
+    fail(std::string(op) + ": needs the GPU backend (a user's buffer is mapped into the GPU " +
+         "heap with CUDA's virtual memory management; the CPU backend's heap is one shared " +
+         "mapping)");
+  if (bytes == 0 || bytes % gran != 0)
+    fail(std::string(op) + ": size " + std::to_string(bytes) +
+         " is not a positive multiple of the allocation granularity, " + std::to_string(gran) +
+         " bytes");
+  const std::uint64_t before = data_size();
+  const std::uint64_t offset = (before + gran - 1) / gran * gran;
+  if (offset + bytes > s_->heap_limit)
+    throw_on_pe<OutOfMemory>(my_pe(), std::string(op) + ": " + std::to_string(bytes) +
+                                          " bytes do not fit: the heap holds " +
+                                          std::to_string(before) + " of at most " +
+                                          std::to_string(s_->heap_limit) +
+                                          " bytes (raise SYMMETRA_MAX_SYMMETRIC_SIZE)");
+  s_->backend->map_user(offset, buffer, bytes).or_throw();
+  heap_grew(before, op);
+  if (!s_->allocator->reserve(offset, bytes))
+    fail(std::string(op) + ": internal error: the heap's end is not free");
+  s_->user_maps[offset] = bytes;
+  barrier_all();
+  return data_base() + offset;
+}
+
+void Runtime::unregister_symmetric(void* symmetric, std::size_t bytes) {
+  const char* op = "unregister_symmetric";
+  const std::uint64_t offset =
+      is_symmetric(symmetric)
+          ? static_cast<std::uint64_t>(static_cast<std::byte*>(symmetric) - data_base())
+          : ~std::uint64_t{0};
+  if (ctx_.flags & device::Context::kCheckArgs) [[unlikely]] {
+    const auto all = s_->teams.compare(device::kTeamWorld, offset);
+    for (std::size_t p = 1; p < all.size(); ++p)
+      if (all[p] != all[0])
+        fail(std::string(op) + ": the PEs named different buffers (heap offsets " +
+             std::to_string(all[0]) + " on PE 0, " + std::to_string(all[p]) + " on PE " +
+             std::to_string(p) + "; checked with SYMMETRA_CHECK=1)");
+  }
+  const auto it = s_->user_maps.find(offset);
+  if (it == s_->user_maps.end() || it->second != bytes)
+    fail(std::string(op) + ": address " +
+         std::to_string(reinterpret_cast<std::uintptr_t>(symmetric)) + " with " +
+         std::to_string(bytes) + " bytes is not a buffer registered with register_symmetric" +
+         (it != s_->user_maps.end() ? " (it has " + std::to_string(it->second) + " bytes)" : ""));
+  s_->backend->unmap_user(offset, bytes).or_throw();
+  s_->user_maps.erase(it);
 }
 
 }  // namespace symmetra

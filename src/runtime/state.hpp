@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ struct Runtime::State {
   std::unique_ptr<detail::Bootstrap> host_group;
   std::unique_ptr<detail::SymmetricHeap> heap;
   std::unique_ptr<detail::Allocator> allocator;
+  std::map<std::uint64_t, std::uint64_t> user_maps;  // registered buffers: heap offset -> bytes
   // How PEs on other hosts are reached (src/transport/transport.hpp); null where every PE is
   // reachable by load and store. It is the device API's remote path (ctx_.remote), unless:
   std::unique_ptr<detail::Transport> transport;

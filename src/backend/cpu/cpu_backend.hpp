@@ -25,6 +25,12 @@ class CpuBackend final : public Backend {
   int max_pes_per_device() const override { return 1; }
   Status refresh(const device::Context&) override { return {}; }
   Status grow(std::uint64_t new_size) override { return heap_.grow(new_size); }
+  // The heap is one shared mapping: a user's memory cannot be mapped into it.
+  std::uint64_t map_granularity() const override { return 0; }
+  Status map_user(std::uint64_t, void*, std::uint64_t) override {
+    return Status::fail("a user's buffer can be mapped into the GPU backend's heap only");
+  }
+  Status unmap_user(std::uint64_t, std::uint64_t) override { return {}; }
   Status memset(void* p, int value, std::size_t bytes) override;
   Status copy(void* dst, const void* src, std::size_t bytes) override;
   Result<std::uint64_t> header_word(std::size_t offset) override;

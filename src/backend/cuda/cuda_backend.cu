@@ -255,6 +255,20 @@ Status CudaBackend::grow(std::uint64_t new_size) {
   return {};
 }
 
+std::uint64_t CudaBackend::map_granularity() const {
+  return impl_->heap->granularity();
+}
+
+Status CudaBackend::map_user(std::uint64_t offset, void* buffer, std::uint64_t bytes) {
+  SYMMETRA_TRY(impl_->heap->map_user(offset, buffer, bytes));
+  hctx_.heap_bytes = dctx_.heap_bytes = impl_->heap->size();
+  return {};
+}
+
+Status CudaBackend::unmap_user(std::uint64_t offset, std::uint64_t bytes) {
+  return impl_->heap->unmap_user(offset, bytes);
+}
+
 Status CudaBackend::memset(void* p, int value, std::size_t bytes) {
   SYMMETRA_CUDA(cudaMemsetAsync(p, value, bytes, impl_->stream));
   SYMMETRA_CUDA(cudaStreamSynchronize(impl_->stream));

@@ -119,31 +119,111 @@ Status CudaHeap::add_chunk(std::uint64_t from, std::uint64_t to) {
                         std::to_string(bytes >> 20) + " MiB of symmetric heap on GPU " +
                         std::to_string(device_) + ": " + cu_error(*drv, "cuMemCreate", rc) +
                         " (lower SYMMETRA_SYMMETRIC_SIZE)");
-  SYMMETRA_TRY(map_at(index_, h, from, bytes));
-  if (!bs_.threads()) {
-    int fd = -1;
-    SYMMETRA_CU(mem_export(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
-    std::vector<int> fds;
-    const Status st = bs_.allgather_fds(fd, &fds);
-    close(fd);
-    SYMMETRA_TRY(st);
-    for (int i = 0; i < bs_.size(); ++i) {
-      if (i == index_) {
-        close(fds[i]);
-        continue;
-      }
-      CUmemGenericAllocationHandle peer{};
-      const CUresult irc =
-          drv->mem_import(&peer, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fds[i])),
-                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-      close(fds[i]);
-      if (irc != CUDA_SUCCESS)
-        return Status::fail(cu_error(*drv, "cuMemImportFromShareableHandle", irc));
-      SYMMETRA_TRY(map_at(i, peer, from, bytes));
-    }
-  }
+  SYMMETRA_TRY(share(h, from, bytes));
   size_ = to;
   return bs_.barrier();  // nobody touches a peer's new part before it is mapped everywhere
+}
+
+// Maps `h` (this PE's) at `from` in this PE's heap and, for PEs as processes, every peer's
+// handle at `from` in that peer's heap. Takes over `h`: released with the mappings.
+Status CudaHeap::share(CUmemGenericAllocationHandle h, std::uint64_t from, std::uint64_t bytes) {
+  const Driver* drv = drv_;
+  SYMMETRA_TRY(map_at(index_, h, from, bytes));
+  if (bs_.threads()) return {};  // one reservation: each PE maps its own part
+  int fd = -1;
+  const CUresult erc = drv->mem_export(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+  // Agreed first, so that a PE whose export failed does not leave the others in the exchange.
+  const int exported = erc == CUDA_SUCCESS ? 1 : 0;
+  std::vector<int> all(bs_.size());
+  SYMMETRA_TRY(bs_.allgather(&exported, all.data(), sizeof(int)));
+  const auto failed = std::find(all.begin(), all.end(), 0);
+  if (failed != all.end()) {
+    if (fd >= 0) close(fd);
+    const int pe = static_cast<int>(failed - all.begin());
+    return Status::fail(
+        "[pe " + std::to_string(index_) + "] PE " + std::to_string(pe) +
+        "'s memory cannot be shared with the other processes" +
+        (pe == index_ ? ": " + cu_error(*drv, "cuMemExportToShareableHandle", erc) : "") +
+        " (memory made with cuMemCreate needs CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in "
+        "its requestedHandleTypes)");
+  }
+  std::vector<int> fds;
+  const Status st = bs_.allgather_fds(fd, &fds);
+  close(fd);
+  SYMMETRA_TRY(st);
+  for (int i = 0; i < bs_.size(); ++i) {
+    if (i == index_) {
+      close(fds[i]);
+      continue;
+    }
+    CUmemGenericAllocationHandle peer{};
+    const CUresult irc =
+        drv->mem_import(&peer, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fds[i])),
+                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    close(fds[i]);
+    if (irc != CUDA_SUCCESS)
+      return Status::fail(cu_error(*drv, "cuMemImportFromShareableHandle", irc));
+    SYMMETRA_TRY(map_at(i, peer, from, bytes));
+  }
+  return {};
+}
+
+Status CudaHeap::map_user(std::uint64_t from, void* buffer, std::uint64_t bytes) {
+  const Driver* drv = drv_;
+  const std::string who = "[pe " + std::to_string(bs_.rank()) + "] ";
+  // Checked locally, agreed on together: a PE that returns early would leave the others waiting.
+  Status local;
+  CUmemGenericAllocationHandle h{};
+  bool have = false;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  const CUresult arc =
+      drv->mem_get_address_range(&base, &size, reinterpret_cast<CUdeviceptr>(buffer));
+  if (bytes % granularity_ != 0 || from % granularity_ != 0)
+    local = Status::fail(who + std::to_string(bytes) + " bytes is not a multiple of the " +
+                         "allocation granularity, " + std::to_string(granularity_) + " bytes");
+  else if (arc != CUDA_SUCCESS || base != reinterpret_cast<CUdeviceptr>(buffer) || size < bytes)
+    local = Status::fail(
+        who + "buffer " + std::to_string(reinterpret_cast<std::uintptr_t>(buffer)) +
+        " is not the start of a device mapping of at least " + std::to_string(bytes) + " bytes" +
+        (arc != CUDA_SUCCESS ? " (" + cu_error(*drv, "cuMemGetAddressRange", arc) + ")" : ""));
+  else if (from + bytes > stride_)
+    local = Status::fail(who + "the heap has room for " + std::to_string(stride_ - from) +
+                         " bytes more, not " + std::to_string(bytes) +
+                         " (raise SYMMETRA_MAX_SYMMETRIC_SIZE)");
+  else if (const CUresult rrc = drv->mem_retain_allocation_handle(&h, buffer); rrc != CUDA_SUCCESS)
+    local = Status::fail(who + "buffer is not memory from cuMemCreate and cuMemMap: " +
+                         cu_error(*drv, "cuMemRetainAllocationHandle", rrc));
+  else
+    have = true;
+  int bad = local.ok() ? 0 : 1;
+  std::vector<int> all(bs_.size());
+  SYMMETRA_TRY(bs_.allgather(&bad, all.data(), sizeof(int)));
+  if (!local.ok() || std::count(all.begin(), all.end(), 1) > 0) {
+    if (have) drv->mem_release(h);
+    if (!local.ok()) return local;
+    const int first = static_cast<int>(std::find(all.begin(), all.end(), 1) - all.begin());
+    return Status::fail(who + "PE " + std::to_string(first) + " could not register its buffer");
+  }
+  if (from > size_) SYMMETRA_TRY(add_chunk(size_, from));
+  SYMMETRA_TRY(share(h, from, bytes));
+  size_ = std::max(size_, from + bytes);
+  return bs_.barrier();
+}
+
+Status CudaHeap::unmap_user(std::uint64_t from, std::uint64_t bytes) {
+  const Driver* drv = drv_;
+  SYMMETRA_TRY(bs_.barrier());  // nobody still reads or writes the range
+  for (int i = 0; i < bs_.size(); ++i) {
+    const CUdeviceptr at = reservation_ + static_cast<CUdeviceptr>(i) * stride_ + from;
+    auto it = std::find_if(mappings_.begin(), mappings_.end(),
+                           [&](const Mapping& m) { return m.at == at && m.bytes == bytes; });
+    if (it == mappings_.end()) continue;
+    SYMMETRA_CU(mem_unmap(it->at, it->bytes));
+    drv->mem_release(it->handle);
+    mappings_.erase(it);
+  }
+  return bs_.barrier();
 }
 
 Status CudaHeap::grow(std::uint64_t new_size) {

@@ -40,10 +40,18 @@ class CudaHeap {
 
   // Collective: every PE's heap is mapped up to `new_size` (> size(), <= stride()).
   Status grow(std::uint64_t new_size);
+  std::uint64_t granularity() const { return granularity_; }
+  // Collective: maps each PE's `buffer` (the start of a cuMemCreate allocation mapped with
+  // cuMemMap, of at least `bytes`) at `from` (>= size(), granularity-aligned) in that PE's heap,
+  // the heap's own memory filling [size(), from). Every PE fails alike if one cannot.
+  Status map_user(std::uint64_t from, void* buffer, std::uint64_t bytes);
+  // Collective: unmaps what map_user mapped at `from`; the range stays unbacked.
+  Status unmap_user(std::uint64_t from, std::uint64_t bytes);
 
  private:
   CudaHeap(Bootstrap& bs, const Driver* drv, int device) : bs_(bs), drv_(drv), device_(device) {}
   Status add_chunk(std::uint64_t from, std::uint64_t to);
+  Status share(CUmemGenericAllocationHandle h, std::uint64_t from, std::uint64_t bytes);
   Status map_at(int index, CUmemGenericAllocationHandle h, std::uint64_t from, std::uint64_t bytes);
 
   struct Mapping {

@@ -41,6 +41,8 @@ Result<const Driver*> cuda_driver() {
                     resolve("cuMemGetAllocationGranularity", &d.mem_get_allocation_granularity) &&
                     resolve("cuMemExportToShareableHandle", &d.mem_export) &&
                     resolve("cuMemImportFromShareableHandle", &d.mem_import) &&
+                    resolve("cuMemRetainAllocationHandle", &d.mem_retain_allocation_handle) &&
+                    resolve("cuMemGetAddressRange", &d.mem_get_address_range) &&
                     resolve("cuStreamWriteValue64", &d.stream_write_value64) &&
                     resolve("cuStreamWaitValue64", &d.stream_wait_value64) &&
                     resolve("cuGetErrorString", &d.get_error_string);

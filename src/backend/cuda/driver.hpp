@@ -30,6 +30,8 @@ struct Driver {
   CUresult (*mem_export)(void*, CUmemGenericAllocationHandle, CUmemAllocationHandleType,
                          unsigned long long);
   CUresult (*mem_import)(CUmemGenericAllocationHandle*, void*, CUmemAllocationHandleType);
+  CUresult (*mem_retain_allocation_handle)(CUmemGenericAllocationHandle*, void*);
+  CUresult (*mem_get_address_range)(CUdeviceptr*, size_t*, CUdeviceptr);
   CUresult (*stream_write_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
   CUresult (*stream_wait_value64)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
   CUresult (*get_error_string)(CUresult, const char**);

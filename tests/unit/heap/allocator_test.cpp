@@ -107,6 +107,28 @@ TEST(Allocator, PhasePastAlignment) {
   EXPECT_EQ(*w + 5008u, tail);  // it fits exactly where shortfall said
 }
 
+// reserve takes exactly the range asked for, only where all of it is free, and allocate then
+// works around it (register_symmetric places a user's buffer this way at the heap's end).
+TEST(Allocator, ReserveTakesExactlyAFreeRange) {
+  Allocator a(0, 4096);
+  auto x = a.allocate(1000, 16);
+  ASSERT_TRUE(x);
+  EXPECT_FALSE(a.reserve(*x + 16, 64));  // inside a live block
+  EXPECT_FALSE(a.reserve(4000, 200));    // past the end
+  EXPECT_FALSE(a.reserve(2048, 0));
+  a.grow(8192);
+  ASSERT_TRUE(a.reserve(4096, 4096));
+  EXPECT_EQ(a.block_size(4096), 4096u);
+  EXPECT_EQ(a.used_bytes(), 1008u + 4096u);
+  EXPECT_FALSE(a.reserve(6000, 16));  // already taken
+  auto y = a.allocate(3000, 16);      // the free run below the reservation
+  ASSERT_TRUE(y);
+  EXPECT_LE(*y + 3000, 4096u);
+  EXPECT_FALSE(a.allocate(2000, 16));  // nothing else fits below it
+  ASSERT_TRUE(a.free(4096));
+  EXPECT_TRUE(a.allocate(2000, 16));
+}
+
 // Random allocate/free against a reference of live intervals: blocks never overlap, stay in
 // range, and freeing everything restores one free run.
 TEST(Allocator, RandomNeverOverlaps) {
