@@ -137,6 +137,11 @@ __host__ __device__ inline int nvshmem_team_sync(nvshmem_team_t team) {
 SYMMETRAI_SYNC_SCOPE(warp, SYMMETRAI_WARP)
 SYMMETRAI_SYNC_SCOPE(block, SYMMETRAI_BLOCK)
 #undef SYMMETRAI_SYNC_SCOPE
+// The one warpgroup form NVSHMEM 3.4 declares: a barrier by the 128 threads of a warpgroup.
+__device__ inline int nvshmemx_barrier_warpgroup(nvshmem_team_t team) {
+  return symmetra::nvshmem_detail::sync_team(symmetra::device::WarpgroupGroup{}, SYMMETRAI_STATE,
+                                             team, true);
+}
 
 // broadcast, fcollect, alltoall: typed, and _mem in bytes.
 #define SYMMETRAI_MOVE_DEVICE(GROUP, WHAT, dest, src, nelem, root)                             \

@@ -67,6 +67,16 @@ __global__ void collectives(Buffers b, size_t nr, size_t per, nvshmem_team_t odd
   nvshmemx_barrier_all_block();
 }
 
+// The second warpgroup of a 256-thread block alone: each PE's token into its slot on every PE,
+// then nvshmemx_barrier_warpgroup, after which every PE's token must be in this PE's slots.
+__global__ void warpgroup_barrier(int* slots, int* seen, int token) {
+  if (threadIdx.x < 128) return;  // the first warpgroup takes no part
+  const int me = nvshmem_my_pe(), n = nvshmem_n_pes(), t = threadIdx.x - 128;
+  if (t < n) nvshmem_int_p(slots + me, token + me, t);
+  nvshmemx_barrier_warpgroup(NVSHMEM_TEAM_WORLD);
+  if (t < n) seen[t] = slots[t];
+}
+
 template <class T, class Want>
 static void check(const char* what, const T* dev, size_t count, Want want) {
   std::vector<T> got(count);
@@ -190,6 +200,24 @@ int main(void) {
   }
   nvshmem_barrier_all();
   check_all("device", true);
+
+  {
+    int* slots = static_cast<int*>(nvshmem_calloc(n, sizeof(int)));
+    int* seen = nullptr;
+    cudaMalloc(&seen, n * sizeof(int));
+    const int token = static_cast<int>(g_seed % 100000) * 8 + 1;
+    nvshmem_barrier_all();
+    warpgroup_barrier<<<1, 256>>>(slots, seen, token);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess, "the warpgroup barrier kernel failed");
+    std::vector<int> got(n);
+    cudaMemcpy(got.data(), seen, n * sizeof(int), cudaMemcpyDeviceToHost);
+    for (int pe = 0; pe < n; ++pe)
+      CHECK(got[pe] == token + pe, "barrier_warpgroup: PE %d's token not seen after it (%d)", pe,
+            got[pe]);
+    nvshmem_barrier_all();
+    cudaFree(seen);
+    nvshmem_free(slots);
+  }
 
   // The stream forms, into cleared buffers.
   nvshmem_barrier_all();

@@ -34,6 +34,21 @@ struct BlockGroup {
   }
   __device__ __forceinline__ void sync() const { __syncthreads(); }
 };
+
+// Four consecutive warps of the block: Hopper's warpgroup, 128 threads (NVSHMEM's _warpgroup
+// forms). Threads: all threads of the warpgroup; the block's thread count is a multiple of 128.
+// Its sync is the named barrier 1 + the warpgroup's index (barrier 0 is __syncthreads'), so code
+// that uses named barriers itself keeps to other numbers around it.
+struct WarpgroupGroup {
+  __device__ __forceinline__ int linear() const {
+    return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+  }
+  __device__ __forceinline__ int thread_rank() const { return linear() % 128; }
+  __device__ __forceinline__ int size() const { return 128; }
+  __device__ __forceinline__ void sync() const {
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + linear() / 128) : "memory");
+  }
+};
 #endif
 
 }  // namespace symmetra::device
