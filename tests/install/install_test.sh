@@ -17,7 +17,7 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 for f in bin/symrun bin/symcc bin/symc++ include/shmem.h include/symmetra/runtime.hpp \
          lib/cmake/symmetra/symmetraConfig.cmake lib/pkgconfig/symmetra.pc lib/pkgconfig/symmetra-shmem.pc \
          bin/nvshmrun include/nvshmem.h include/nvshmemx.h lib/libnvshmem_host.so \
-         lib/libnvshmem_device.a lib/cmake/NVSHMEM/NVSHMEMConfig.cmake; do
+         lib/libnvshmem_device.a lib/cmake/nvshmem/NVSHMEMConfig.cmake; do
   [ -e "$prefix/$f" ] || { echo "install_test: $f is not installed" >&2; exit 1; }
 done
 # Nothing installed may point back into the source or build tree: the prefix must stand alone.
