@@ -28,6 +28,17 @@ __global__ void p_loop(unsigned long long* dst, int pe, int iters) {
     nvshmem_quiet();
   }
 }
+#ifdef SYMMETRAI_STATE
+// Symmetra's C++ device API with the context as a kernel parameter, as its users pass it: the
+// row that shows the context-free nvshmem_ulonglong_p above costs what device::p costs.
+__global__ void p_loop_ctx(symmetra::device::Context ctx, unsigned long long* dst, int pe,
+                           int iters) {
+  for (int i = 0; i < iters; ++i) {
+    symmetra::device::p(ctx, dst, static_cast<unsigned long long>(i), pe);
+    symmetra::device::quiet(ctx);
+  }
+}
+#endif
 __global__ void put_thread(char* dst, const char* src, size_t bytes, int pe, int iters) {
   for (int i = 0; i < iters; ++i) {
     nvshmem_putmem(dst, src, bytes, pe);
@@ -147,6 +158,22 @@ int main(int argc, char** argv) {
     return 1;
   }
   row("p_lat", 8, "thread", t * 1e3 / iters);
+#ifdef SYMMETRAI_STATE
+  {
+    symmetra::device::Context ctx;
+    CK(cudaMemcpyFromSymbol(&ctx, SYMMETRAI_STATE, sizeof(ctx)));
+    CK(cudaMemset(dst, 0, sizeof(unsigned long long)));
+    t = median_ms(s, [&] {
+      p_loop_ctx<<<1, 1, 0, s>>>(ctx, reinterpret_cast<unsigned long long*>(dst), me, iters);
+    });
+    CK(cudaMemcpy(&last, dst, sizeof(last), cudaMemcpyDeviceToHost));
+    if (last != static_cast<unsigned long long>(iters - 1)) {
+      std::printf("nvshmem_perf: device::p wrote %llu, want %d\n", last, iters - 1);
+      return 1;
+    }
+    row("p_lat", 8, "device::p", t * 1e3 / iters);
+  }
+#endif
   for (size_t bytes = 8; bytes <= max; bytes *= (quick ? 16 : 4)) {
     const int it =
         static_cast<int>(std::min<size_t>(std::max<size_t>((64u << 20) / bytes, 20), iters));

@@ -45,6 +45,15 @@ def main():
     for (op, size, form), ratio in zip(keys, ratios):
         print(json.dumps({"op": op, "bytes": size, "form": form, "nvshmem_us": nv[(op, size, form)],
                           "symmetra_us": sym[(op, size, form)], "ratio": round(ratio, 4)}))
+    # Symmetra's own C++ device API (the context a kernel parameter) against its context-free
+    # NVSHMEM form, both in the Symmetra build.
+    ctx_free, with_ctx = sym.get(("p_lat", 8, "thread")), sym.get(("p_lat", 8, "device::p"))
+    if ctx_free and with_ctx:
+        print(f"context-free nvshmem_ulonglong_p {ctx_free:.3f} us, symmetra::device::p "
+              f"{with_ctx:.3f} us: {ctx_free / with_ctx:.2f}x")
+        print(json.dumps({"op": "p_lat", "bytes": 8, "form": "context-free/device::p",
+                          "nvshmem_api_us": ctx_free, "device_p_us": with_ctx,
+                          "ratio": round(ctx_free / with_ctx, 4)}))
     at_most_1 = sum(r <= 1.0 for r in ratios)
     worst = max(range(len(keys)), key=lambda i: ratios[i])
     print(f"summary: {len(keys)} rows (medians of the runs), {at_most_1} at most 1.0x NVSHMEM; median "
