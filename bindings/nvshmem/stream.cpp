@@ -2,6 +2,7 @@
 // stream forms; those that need a value on the host synchronize the stream first.
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "bindings/nvshmem/state.hpp"
 
@@ -32,6 +33,24 @@ void synchronize(const char* op, Stream s) {
   if (const cudaError_t rc = cudaStreamSynchronize(s); rc != cudaSuccess)
     die(op, std::string("cudaStreamSynchronize: ") + cudaGetErrorString(rc));
 #endif
+}
+
+// The typed waits: one unsigned 64-bit word is the signal wait (which SYMMETRA_STREAM_WAIT=value
+// turns into a stream memory wait); the rest poll in the Runtime's typed kernel.
+template <class T>
+void wait_on_stream(const char* op, T* ivars, std::size_t n, const int* status, int cmp, T value,
+                    const T* values, Stream s) {
+  const Cmp c = cmp_of(cmp, op);
+  guarded(op, [&] {
+    Runtime& r = rt(op);
+    if constexpr (sizeof(T) == 8 && std::is_unsigned_v<T>) {
+      if (n == 1 && status == nullptr && values == nullptr)
+        return r.signal_wait_until_on_stream(reinterpret_cast<std::uint64_t*>(ivars), c, value, s);
+    }
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    r.wait_until_all_on_stream(data_type_of<T>(), ivars, n, status, c, bits, values, s);
+  });
 }
 
 // A value from the host: 64-bit ones as a stream memory write, narrower ones after the stream.
@@ -177,17 +196,23 @@ SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRA_NVSHMEMX_TYPED_STREAM)
   SYMMETRA_NVSHMEMX_STREAM_MOVES(put##BITS, get##BITS, iput##BITS, iget##BITS, void, (BITS) / 8)
 SYMMETRA_NVSHMEM_SIZES(SYMMETRA_NVSHMEMX_SIZED_STREAM)
 
-// Typed waits on a stream: the unsigned 64-bit types, whose comparison is the signal wait's.
-#define SYMMETRA_NVSHMEMX_WAIT_STREAM(NAME, T)                                              \
-  void nvshmemx_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value,                \
-                                              cudaStream_t stream) {                        \
-    static_assert(sizeof(T) == 8 && static_cast<T>(-1) > 0, "unsigned 64-bit");             \
-    nvshmemx_signal_wait_until_on_stream(reinterpret_cast<uint64_t*>(ivar), cmp, cmp_value, \
-                                         stream);                                           \
+// Typed and array waits on a stream (nv::wait_on_stream).
+#define SYMMETRA_NVSHMEMX_WAIT_STREAM(NAME, T)                                                   \
+  void nvshmemx_##NAME##_wait_until_on_stream(T* ivar, int cmp, T cmp_value,                     \
+                                              cudaStream_t stream) {                             \
+    nv::wait_on_stream<T>("nvshmemx_" #NAME "_wait_until_on_stream", ivar, 1, nullptr, cmp,      \
+                          cmp_value, nullptr, stream);                                           \
+  }                                                                                              \
+  void nvshmemx_##NAME##_wait_until_all_on_stream(T* ivars, size_t nelems, const int* status,    \
+                                                  int cmp, T cmp_value, cudaStream_t stream) {   \
+    nv::wait_on_stream<T>("nvshmemx_" #NAME "_wait_until_all_on_stream", ivars, nelems, status,  \
+                          cmp, cmp_value, nullptr, stream);                                      \
+  }                                                                                              \
+  void nvshmemx_##NAME##_wait_until_all_vector_on_stream(                                        \
+      T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values, cudaStream_t stream) { \
+    nv::wait_on_stream<T>("nvshmemx_" #NAME "_wait_until_all_vector_on_stream", ivars, nelems,   \
+                          status, cmp, static_cast<T>(0), cmp_values, stream);                   \
   }
-SYMMETRA_NVSHMEMX_WAIT_STREAM(ulong, unsigned long)
-SYMMETRA_NVSHMEMX_WAIT_STREAM(ulonglong, unsigned long long)
-SYMMETRA_NVSHMEMX_WAIT_STREAM(uint64, uint64_t)
-SYMMETRA_NVSHMEMX_WAIT_STREAM(size, size_t)
+SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRA_NVSHMEMX_WAIT_STREAM)
 
 }  // extern "C"

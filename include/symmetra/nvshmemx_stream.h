@@ -6,9 +6,10 @@
  * capturable in CUDA graphs, except where a form needs a value on the host: g_on_stream returns
  * it, so it synchronizes the stream first; p_on_stream of a 64-bit type is a stream memory write
  * of the value, of a narrower type it synchronizes the stream and puts; iput and iget on a
- * stream synchronize it and run the host form. _nbi forms are the blocking ones. A typed
- * wait_until_on_stream is declared for the unsigned 64-bit types, whose comparison is the signal
- * wait's. */
+ * stream synchronize it and run the host form. _nbi forms are the blocking ones. The typed
+ * waits (wait_until, wait_until_all, wait_until_all_vector) hold the stream in a one-thread
+ * kernel bounded by SYMMETRA_TIMEOUT_S; their status and cmp_values arrays are read by the GPU
+ * (device or mapped memory), as NVSHMEM's are. */
 #ifndef SYMMETRA_NVSHMEMX_STREAM_H
 #define SYMMETRA_NVSHMEMX_STREAM_H
 
@@ -56,15 +57,16 @@
   X(put##BITS##_signal_nbi_on_stream, void,                                            \
     (void* dest, const void* src, size_t nelems, SYMMETRAI_STREAM_SIGNAL_PARAMS,       \
      cudaStream_t stream))
-#define SYMMETRAI_NVSHMEMX_WAIT_STREAM(NAME, T) \
-  X(NAME##_wait_until_on_stream, void, (T * ivar, int cmp, T cmp_value, cudaStream_t stream))
+#define SYMMETRAI_NVSHMEMX_WAIT_STREAM(NAME, T)                                               \
+  X(NAME##_wait_until_on_stream, void, (T * ivar, int cmp, T cmp_value, cudaStream_t stream)) \
+  X(NAME##_wait_until_all_on_stream, void,                                                    \
+    (T * ivars, size_t nelems, const int* status, int cmp, T cmp_value, cudaStream_t stream)) \
+  X(NAME##_wait_until_all_vector_on_stream, void,                                             \
+    (T * ivars, size_t nelems, const int* status, int cmp, T* cmp_values, cudaStream_t stream))
 #define SYMMETRA_NVSHMEMX_STREAM_FORMS                                                \
   SYMMETRA_NVSHMEM_RMA_TYPES(SYMMETRAI_NVSHMEMX_TYPED_STREAM)                         \
   SYMMETRA_NVSHMEM_SIZES(SYMMETRAI_NVSHMEMX_SIZED_STREAM)                             \
-  SYMMETRAI_NVSHMEMX_WAIT_STREAM(ulong, unsigned long)                                \
-  SYMMETRAI_NVSHMEMX_WAIT_STREAM(ulonglong, unsigned long long)                       \
-  SYMMETRAI_NVSHMEMX_WAIT_STREAM(uint64, uint64_t)                                    \
-  SYMMETRAI_NVSHMEMX_WAIT_STREAM(size, size_t)                                        \
+  SYMMETRA_NVSHMEM_WAIT_TYPES(SYMMETRAI_NVSHMEMX_WAIT_STREAM)                         \
   X(putmem_nbi_on_stream, void,                                                       \
     (void* dest, const void* src, size_t bytes, int pe, cudaStream_t stream))         \
   X(getmem_nbi_on_stream, void,                                                       \

@@ -330,6 +330,13 @@ class Runtime {
   // by SYMMETRA_TIMEOUT_S like every wait (SYMMETRA_STREAM_WAIT=value: cuStreamWaitValue64 for
   // kEq, kGe, kGt, which uses no SM and has no bound).
   void signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint64_t value, Stream stream);
+  // Holds the stream until every included element of ivars[0, n) (an integer type of 16, 32 or
+  // 64 bits, in this PE's heap) satisfies `cmp`: against `value` (the element's bits, in the low
+  // bytes), or against values[i] where `values` is not null. status (null: every element; else
+  // 0 includes one) and values are read by the GPU: device or mapped memory. A one-thread
+  // kernel, bounded by SYMMETRA_TIMEOUT_S (NVSHMEM's typed and array waits on a stream).
+  void wait_until_all_on_stream(DataType type, const void* ivars, std::size_t n, const int* status,
+                                Cmp cmp, std::uint64_t value, const void* values, Stream stream);
   // Completes this stream's earlier stream-ordered operations (stream order already does).
   void quiet_on_stream(Stream stream);
   // quiet_on_stream, then a barrier over all PEs run by a one-thread kernel on `stream`.

@@ -113,6 +113,10 @@ class Backend {
   // bounded: poll in a kernel that times out, instead of a stream memory wait that cannot.
   virtual void signal_wait_on_stream(const device::Context& ctl, std::uint64_t* sig, Cmp cmp,
                                      std::uint64_t value, bool bounded, Stream s) = 0;
+  // Runtime::wait_until_all_on_stream's kernel.
+  virtual void wait_all_on_stream(const device::Context& ctl, DataType type, const void* ivars,
+                                  std::size_t n, const int* status, Cmp cmp, std::uint64_t value,
+                                  const void* values, Stream s) = 0;
   // Every earlier operation of the stream complete at its target once the stream passes it.
   virtual void quiet_on_stream(const device::Context& ctl, Stream s) = 0;
   virtual void barrier_all_on_stream(const device::Context& ctl, Stream s) = 0;

@@ -95,6 +95,14 @@ void Runtime::signal_wait_until_on_stream(std::uint64_t* sig, Cmp cmp, std::uint
   s_->backend->signal_wait_on_stream(ctx_, sig, cmp, value, bounded, stream);
 }
 
+void Runtime::wait_until_all_on_stream(DataType type, const void* ivars, std::size_t n,
+                                       const int* status, Cmp cmp, std::uint64_t value,
+                                       const void* values, Stream stream) {
+  const ObserveScope observe(*this, "wait_until_all", my_pe(),
+                             n * static_cast<std::size_t>(data_type_size(type)), Form::kStream);
+  s_->backend->wait_all_on_stream(ctx_, type, ivars, n, status, cmp, value, values, stream);
+}
+
 void Runtime::quiet_on_stream(Stream stream) {
   const ObserveScope observe(*this, "quiet", -1, 0, Form::kStream);
   s_->backend->quiet_on_stream(ctx_, stream);

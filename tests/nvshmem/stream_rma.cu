@@ -1,6 +1,7 @@
 // NVSHMEM's stream-ordered RMA forms from host code, around the ring on one stream: typed p (a
 // 64-bit value written by the stream, a 32-bit one after it), put, sized put-with-signal and the
-// stream's wait on it, get, g, strided iput, a typed 64-bit wait and a signal add from every PE.
+// stream's wait on it, get, g, strided iput, a typed 64-bit wait and a signal add from every PE;
+// typed and array waits on a stream of signed ints, a short and a vector of longs.
 // Results are read back after the stream and checked against values computed here. Every PE
 // prints "stream rma: all passed (N PEs)".
 #include <cuda_runtime.h>
@@ -60,6 +61,45 @@ int main(void) {
         return;
       }
   };
+  // Typed and array waits on a stream: signed ints (a negative token from every PE, so an
+  // unsigned comparison would never pass LT 0), a short, and 64-bit words against a vector of
+  // values with this PE's own slot left out by status (it is never written).
+  {
+    int* tokens = static_cast<int*>(nvshmem_calloc(n, sizeof(int)));
+    short* word16 = static_cast<short*>(nvshmem_calloc(1, sizeof(short)));
+    long* slots64 = static_cast<long*>(nvshmem_calloc(n, sizeof(long)));
+    int* status = nullptr;
+    long* want = nullptr;
+    cudaMalloc(&status, n * sizeof(int));
+    cudaMalloc(&want, n * sizeof(long));
+    std::vector<int> st(n, 0);
+    std::vector<long> wv(n);
+    st[me] = 1;
+    for (int pe = 0; pe < n; ++pe) wv[pe] = value(pe, 11);
+    cudaMemcpy(status, st.data(), n * sizeof(int), cudaMemcpyHostToDevice);
+    cudaMemcpy(want, wv.data(), n * sizeof(long), cudaMemcpyHostToDevice);
+    nvshmem_barrier_all();
+    for (int pe = 0; pe < n; ++pe) {
+      nvshmemx_int_p_on_stream(tokens + me, -(me + 1), pe, s);
+      if (pe != me) nvshmemx_long_p_on_stream(slots64 + me, value(me, 11), pe, s);
+    }
+    nvshmemx_short_p_on_stream(word16, static_cast<short>(-(from + 2)), next, s);
+    nvshmemx_int_wait_until_all_on_stream(tokens, n, nullptr, NVSHMEM_CMP_LT, 0, s);
+    nvshmemx_short_wait_until_on_stream(word16, NVSHMEM_CMP_EQ, static_cast<short>(-(from + 2)), s);
+    nvshmemx_long_wait_until_all_vector_on_stream(slots64, n, status, NVSHMEM_CMP_EQ, want, s);
+    std::vector<int> tok(n);
+    cudaMemcpyAsync(tok.data(), tokens, n * sizeof(int), cudaMemcpyDeviceToHost, s);
+    CHECK(cudaStreamSynchronize(s) == cudaSuccess, "the stream failed after the typed waits");
+    for (int pe = 0; pe < n; ++pe)
+      CHECK(tok[pe] == -(pe + 1), "int_wait_until_all_on_stream passed with token[%d] = %d", pe,
+            tok[pe]);
+    nvshmem_barrier_all();
+    cudaFree(status);
+    cudaFree(want);
+    nvshmem_free(slots64);
+    nvshmem_free(word16);
+    nvshmem_free(tokens);
+  }
   expect("long_put_on_stream", ring, count, [&](size_t i) { return value(from, i); });
   expect("put64_signal_on_stream", signalled, count, [&](size_t i) { return value(from, i); });
   expect("long_iput_on_stream", slots, 2 * count,

@@ -118,6 +118,10 @@ void CpuBackend::signal_wait_on_stream(const device::Context& ctl, std::uint64_t
                                        std::uint64_t, bool, Stream) {
   needs_cuda(ctl, "signal_wait_until_on_stream");
 }
+void CpuBackend::wait_all_on_stream(const device::Context& ctl, DataType, const void*, std::size_t,
+                                    const int*, Cmp, std::uint64_t, const void*, Stream) {
+  needs_cuda(ctl, "wait_until_on_stream");
+}
 void CpuBackend::quiet_on_stream(const device::Context& ctl, Stream) {
   needs_cuda(ctl, "quiet_on_stream");
 }

@@ -71,6 +71,8 @@ class CpuBackend final : public Backend {
                         Stream) override;
   void signal_wait_on_stream(const device::Context& ctl, std::uint64_t*, Cmp, std::uint64_t, bool,
                              Stream) override;
+  void wait_all_on_stream(const device::Context& ctl, DataType, const void*, std::size_t,
+                          const int*, Cmp, std::uint64_t, const void*, Stream) override;
   void quiet_on_stream(const device::Context& ctl, Stream) override;
   void barrier_all_on_stream(const device::Context& ctl, Stream) override;
   void launch_graph(const device::Context& ctl, void*, Stream) override;

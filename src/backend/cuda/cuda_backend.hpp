@@ -69,6 +69,9 @@ class CudaBackend final : public Backend {
                         SignalOp op, int pe, Stream s) override;
   void signal_wait_on_stream(const device::Context& ctl, std::uint64_t* sig, Cmp cmp,
                              std::uint64_t value, bool bounded, Stream s) override;
+  void wait_all_on_stream(const device::Context& ctl, DataType type, const void* ivars,
+                          std::size_t n, const int* status, Cmp cmp, std::uint64_t value,
+                          const void* values, Stream s) override;
   void quiet_on_stream(const device::Context& ctl, Stream s) override;
   void barrier_all_on_stream(const device::Context& ctl, Stream s) override;
   void launch_graph(const device::Context& ctl, void* graph_exec, Stream s) override;

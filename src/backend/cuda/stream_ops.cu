@@ -27,6 +27,16 @@ __global__ void signal_wait_kernel(device::Context ctx, std::uint64_t* sig, Cmp 
   (void)device::detail::wait_value(ctx, "signal_wait_until_on_stream", sig, cmp, value);
 }
 
+// The typed and array waits on a stream: `value` holds the element's bits in its low bytes.
+template <class T>
+__global__ void wait_all_kernel(device::Context ctx, const T* ivars, std::size_t n,
+                                const int* status, Cmp cmp, std::uint64_t value, const T* values) {
+  if (values != nullptr)
+    device::wait_until_all_vector(ctx, ivars, n, status, cmp, values);
+  else
+    device::wait_until_all(ctx, ivars, n, status, cmp, static_cast<T>(value));
+}
+
 __global__ void barrier_all_kernel(device::Context ctx) {
   device::barrier_all(device::ThreadGroup{}, ctx);
 }
@@ -136,6 +146,44 @@ void CudaBackend::signal_wait_on_stream(const device::Context& ctl, std::uint64_
   }
   signal_wait_kernel<<<1, 1, 0, cu(stream)>>>(dctx_, sig, cmp, value);
   check_cuda(ctl, "signal_wait_until_on_stream", cudaGetLastError(), "signal_wait_kernel launch");
+}
+
+void CudaBackend::wait_all_on_stream(const device::Context& ctl, DataType type, const void* ivars,
+                                     std::size_t n, const int* status, Cmp cmp, std::uint64_t value,
+                                     const void* values, Stream stream) {
+  const char* op = "wait_until_on_stream";
+  device::detail::check_access(hctx_, op, ivars, n * static_cast<std::size_t>(data_type_size(type)),
+                               hctx_.my_pe);
+  auto launch = [&](auto tag) {
+    using T = decltype(tag);
+    wait_all_kernel<T><<<1, 1, 0, cu(stream)>>>(dctx_, static_cast<const T*>(ivars), n, status, cmp,
+                                                value, static_cast<const T*>(values));
+  };
+  switch (type) {
+    case DataType::kInt16:
+      launch(std::int16_t{});
+      break;
+    case DataType::kUint16:
+      launch(std::uint16_t{});
+      break;
+    case DataType::kInt32:
+      launch(std::int32_t{});
+      break;
+    case DataType::kUint32:
+      launch(std::uint32_t{});
+      break;
+    case DataType::kInt64:
+      launch(std::int64_t{});
+      break;
+    case DataType::kUint64:
+      launch(std::uint64_t{});
+      break;
+    default:
+      device::detail::host_fatalf(hctx_, op,
+                                  "waits compare 16, 32 and 64-bit integers, not data type %d",
+                                  static_cast<int>(type));
+  }
+  check_cuda(ctl, op, cudaGetLastError(), "wait_all_kernel launch");
 }
 
 void CudaBackend::quiet_on_stream(const device::Context& ctl, Stream stream) {
