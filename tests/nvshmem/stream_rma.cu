@@ -83,7 +83,7 @@ int main(void) {
       nvshmemx_int_p_on_stream(tokens + me, -(me + 1), pe, s);
       if (pe != me) nvshmemx_long_p_on_stream(slots64 + me, value(me, 11), pe, s);
     }
-    nvshmemx_short_p_on_stream(word16, static_cast<short>(-(from + 2)), next, s);
+    nvshmemx_short_p_on_stream(word16, static_cast<short>(-(me + 2)), next, s);
     nvshmemx_int_wait_until_all_on_stream(tokens, n, nullptr, NVSHMEM_CMP_LT, 0, s);
     nvshmemx_short_wait_until_on_stream(word16, NVSHMEM_CMP_EQ, static_cast<short>(-(from + 2)), s);
     nvshmemx_long_wait_until_all_vector_on_stream(slots64, n, status, NVSHMEM_CMP_EQ, want, s);
