@@ -54,9 +54,9 @@ class Backend {
   // A user's buffer mapped into the heap (nvshmemx_buffer_register_symmetric): the granularity
   // its size and place must be multiples of, 0 where the backend cannot map one (the CPU's).
   virtual std::uint64_t map_granularity() const = 0;
-  // Collective: maps each PE's `buffer` at `offset` (>= heap_size()), growing the heap to
-  // offset + bytes. unmap_user undoes it; the range stays in the heap, unbacked.
-  virtual Status map_user(std::uint64_t offset, void* buffer, std::uint64_t bytes) = 0;
+  // Collective: maps each PE's `buffer` at the heap's end, growing the heap over it; returns its
+  // offset. unmap_user undoes it; the range stays in the heap, unbacked.
+  virtual Result<std::uint64_t> map_user(void* buffer, std::uint64_t bytes) = 0;
   virtual Status unmap_user(std::uint64_t offset, std::uint64_t bytes) = 0;
   virtual Status memset(void* p, int value, std::size_t bytes) = 0;
   virtual Status copy(void* dst, const void* src, std::size_t bytes) = 0;  // either may be heap

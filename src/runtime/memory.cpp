@@ -206,14 +206,13 @@ void* Runtime::register_symmetric(void* buffer, std::size_t bytes) {
          " is not a positive multiple of the allocation granularity, " + std::to_string(gran) +
          " bytes");
   const std::uint64_t before = data_size();
-  const std::uint64_t offset = (before + gran - 1) / gran * gran;
-  if (offset + bytes > s_->heap_limit)
+  if (bytes > s_->heap_limit - before)  // not before + bytes: a size near 2^64 would wrap
     throw_on_pe<OutOfMemory>(my_pe(), std::string(op) + ": " + std::to_string(bytes) +
                                           " bytes do not fit: the heap holds " +
                                           std::to_string(before) + " of at most " +
                                           std::to_string(s_->heap_limit) +
                                           " bytes (raise SYMMETRA_MAX_SYMMETRIC_SIZE)");
-  s_->backend->map_user(offset, buffer, bytes).or_throw();
+  const std::uint64_t offset = s_->backend->map_user(buffer, bytes).value_or_throw();
   heap_grew(before, op);
   if (!s_->allocator->reserve(offset, bytes))
     fail(std::string(op) + ": internal error: the heap's end is not free");

@@ -27,7 +27,7 @@ class CpuBackend final : public Backend {
   Status grow(std::uint64_t new_size) override { return heap_.grow(new_size); }
   // The heap is one shared mapping: a user's memory cannot be mapped into it.
   std::uint64_t map_granularity() const override { return 0; }
-  Status map_user(std::uint64_t, void*, std::uint64_t) override {
+  Result<std::uint64_t> map_user(void*, std::uint64_t) override {
     return Status::fail("a user's buffer can be mapped into the GPU backend's heap only");
   }
   Status unmap_user(std::uint64_t, std::uint64_t) override { return {}; }

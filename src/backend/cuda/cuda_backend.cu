@@ -259,10 +259,10 @@ std::uint64_t CudaBackend::map_granularity() const {
   return impl_->heap->granularity();
 }
 
-Status CudaBackend::map_user(std::uint64_t offset, void* buffer, std::uint64_t bytes) {
-  SYMMETRA_TRY(impl_->heap->map_user(offset, buffer, bytes));
-  hctx_.heap_bytes = dctx_.heap_bytes = impl_->heap->size();
-  return {};
+Result<std::uint64_t> CudaBackend::map_user(void* buffer, std::uint64_t bytes) {
+  auto offset = impl_->heap->map_user(buffer, bytes);
+  if (offset.ok()) hctx_.heap_bytes = dctx_.heap_bytes = impl_->heap->size();
+  return offset;
 }
 
 Status CudaBackend::unmap_user(std::uint64_t offset, std::uint64_t bytes) {

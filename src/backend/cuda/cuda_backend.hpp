@@ -35,7 +35,7 @@ class CudaBackend final : public Backend {
   Status refresh(const device::Context& control) override;
   Status grow(std::uint64_t new_size) override;
   std::uint64_t map_granularity() const override;
-  Status map_user(std::uint64_t offset, void* buffer, std::uint64_t bytes) override;
+  Result<std::uint64_t> map_user(void* buffer, std::uint64_t bytes) override;
   Status unmap_user(std::uint64_t offset, std::uint64_t bytes) override;
   Status memset(void* p, int value, std::size_t bytes) override;
   Status copy(void* dst, const void* src, std::size_t bytes) override;

@@ -133,13 +133,10 @@ Status CudaHeap::share(CUmemGenericAllocationHandle h, std::uint64_t from, std::
   int fd = -1;
   const CUresult erc = drv->mem_export(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
   // Agreed first, so that a PE whose export failed does not leave the others in the exchange.
-  const int exported = erc == CUDA_SUCCESS ? 1 : 0;
-  std::vector<int> all(bs_.size());
-  SYMMETRA_TRY(bs_.allgather(&exported, all.data(), sizeof(int)));
-  const auto failed = std::find(all.begin(), all.end(), 0);
-  if (failed != all.end()) {
+  auto failed = first_failed(erc == CUDA_SUCCESS);
+  SYMMETRA_TRY(failed);
+  if (const int pe = failed.value(); pe >= 0) {
     if (fd >= 0) close(fd);
-    const int pe = static_cast<int>(failed - all.begin());
     return Status::fail(
         "[pe " + std::to_string(index_) + "] PE " + std::to_string(pe) +
         "'s memory cannot be shared with the other processes" +
@@ -168,8 +165,17 @@ Status CudaHeap::share(CUmemGenericAllocationHandle h, std::uint64_t from, std::
   return {};
 }
 
-Status CudaHeap::map_user(std::uint64_t from, void* buffer, std::uint64_t bytes) {
+Result<int> CudaHeap::first_failed(bool ok) {
+  const int mine = ok ? 1 : 0;
+  std::vector<int> all(bs_.size());
+  SYMMETRA_TRY(bs_.allgather(&mine, all.data(), sizeof(int)));
+  const auto bad = std::find(all.begin(), all.end(), 0);
+  return bad == all.end() ? -1 : static_cast<int>(bad - all.begin());
+}
+
+Result<std::uint64_t> CudaHeap::map_user(void* buffer, std::uint64_t bytes) {
   const Driver* drv = drv_;
+  const std::uint64_t from = size_;  // a multiple of the granularity, as every chunk is
   const std::string who = "[pe " + std::to_string(bs_.rank()) + "] ";
   // Checked locally, agreed on together: a PE that returns early would leave the others waiting.
   Status local;
@@ -179,10 +185,7 @@ Status CudaHeap::map_user(std::uint64_t from, void* buffer, std::uint64_t bytes)
   size_t size = 0;
   const CUresult arc =
       drv->mem_get_address_range(&base, &size, reinterpret_cast<CUdeviceptr>(buffer));
-  if (bytes % granularity_ != 0 || from % granularity_ != 0)
-    local = Status::fail(who + std::to_string(bytes) + " bytes is not a multiple of the " +
-                         "allocation granularity, " + std::to_string(granularity_) + " bytes");
-  else if (arc != CUDA_SUCCESS || base != reinterpret_cast<CUdeviceptr>(buffer) || size < bytes)
+  if (arc != CUDA_SUCCESS || base != reinterpret_cast<CUdeviceptr>(buffer) || size < bytes)
     local = Status::fail(
         who + "buffer " + std::to_string(reinterpret_cast<std::uintptr_t>(buffer)) +
         " is not the start of a device mapping of at least " + std::to_string(bytes) + " bytes" +
@@ -196,19 +199,17 @@ Status CudaHeap::map_user(std::uint64_t from, void* buffer, std::uint64_t bytes)
                          cu_error(*drv, "cuMemRetainAllocationHandle", rrc));
   else
     have = true;
-  int bad = local.ok() ? 0 : 1;
-  std::vector<int> all(bs_.size());
-  SYMMETRA_TRY(bs_.allgather(&bad, all.data(), sizeof(int)));
-  if (!local.ok() || std::count(all.begin(), all.end(), 1) > 0) {
+  auto failed = first_failed(local.ok());
+  SYMMETRA_TRY(failed);
+  if (const int first = failed.value(); first >= 0) {
     if (have) drv->mem_release(h);
     if (!local.ok()) return local;
-    const int first = static_cast<int>(std::find(all.begin(), all.end(), 1) - all.begin());
     return Status::fail(who + "PE " + std::to_string(first) + " could not register its buffer");
   }
-  if (from > size_) SYMMETRA_TRY(add_chunk(size_, from));
   SYMMETRA_TRY(share(h, from, bytes));
-  size_ = std::max(size_, from + bytes);
-  return bs_.barrier();
+  size_ = from + bytes;
+  SYMMETRA_TRY(bs_.barrier());
+  return from;
 }
 
 Status CudaHeap::unmap_user(std::uint64_t from, std::uint64_t bytes) {

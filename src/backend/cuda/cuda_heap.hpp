@@ -42,9 +42,9 @@ class CudaHeap {
   Status grow(std::uint64_t new_size);
   std::uint64_t granularity() const { return granularity_; }
   // Collective: maps each PE's `buffer` (the start of a cuMemCreate allocation mapped with
-  // cuMemMap, of at least `bytes`) at `from` (>= size(), granularity-aligned) in that PE's heap,
-  // the heap's own memory filling [size(), from). Every PE fails alike if one cannot.
-  Status map_user(std::uint64_t from, void* buffer, std::uint64_t bytes);
+  // cuMemMap, of at least `bytes`, a multiple of granularity()) at the end of that PE's heap, which
+  // grows over it; returns where (the old size()). Every PE fails alike if one cannot.
+  Result<std::uint64_t> map_user(void* buffer, std::uint64_t bytes);
   // Collective: unmaps what map_user mapped at `from`; the range stays unbacked.
   Status unmap_user(std::uint64_t from, std::uint64_t bytes);
 
@@ -52,6 +52,8 @@ class CudaHeap {
   CudaHeap(Bootstrap& bs, const Driver* drv, int device) : bs_(bs), drv_(drv), device_(device) {}
   Status add_chunk(std::uint64_t from, std::uint64_t to);
   Status share(CUmemGenericAllocationHandle h, std::uint64_t from, std::uint64_t bytes);
+  // Collective: the first PE for which `ok` is false, -1 where none is.
+  Result<int> first_failed(bool ok);
   Status map_at(int index, CUmemGenericAllocationHandle h, std::uint64_t from, std::uint64_t bytes);
 
   struct Mapping {
