@@ -152,8 +152,12 @@ void CudaBackend::wait_all_on_stream(const device::Context& ctl, DataType type, 
                                      std::size_t n, const int* status, Cmp cmp, std::uint64_t value,
                                      const void* values, Stream stream) {
   const char* op = "wait_until_on_stream";
-  device::detail::check_access(hctx_, op, ivars, n * static_cast<std::size_t>(data_type_size(type)),
-                               hctx_.my_pe);
+  const auto elem = static_cast<std::size_t>(data_type_size(type));
+  // Checked before the product, which a count near SIZE_MAX wraps to a range check_access passes.
+  if (n > ~std::size_t{0} / elem)
+    device::detail::host_fatalf(hctx_, op, "%zu elements of %zu bytes do not fit in memory", n,
+                                elem);
+  device::detail::check_access(hctx_, op, ivars, n * elem, hctx_.my_pe);
   auto launch = [&](auto tag) {
     using T = decltype(tag);
     wait_all_kernel<T><<<1, 1, 0, cu(stream)>>>(dctx_, static_cast<const T*>(ivars), n, status, cmp,
