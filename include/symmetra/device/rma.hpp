@@ -58,7 +58,9 @@ SYMMETRA_INLINE void p(const Context& ctx, T* dest, T value, int pe);
 template <class T>
 SYMMETRA_INLINE T g(const Context& ctx, const T* src, int pe);
 // The same read without the acquire (OpenSHMEM's and NVSHMEM's g: unordered with later
-// accesses), which on the GPU saves a system-scope fence. What NVSHMEM's device forms run.
+// accesses), which on the GPU saves a system-scope fence, and on the GPU a plain load, as
+// NVSHMEM's: polling a word with it may never see a change (wait_until polls). What NVSHMEM's
+// device forms run.
 template <class T>
 SYMMETRA_INLINE T g_unordered(const Context& ctx, const T* src, int pe);
 
