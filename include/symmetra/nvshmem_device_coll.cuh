@@ -89,6 +89,37 @@ __device__ inline int sync_team(G g, const device::Context& ctx, nvshmem_team_t 
   return 0;
 }
 
+// MAXLOC over (value, index) pairs (double2: x the value, y its index), MPI's rule: the largest
+// value, of equal values the lowest index. Each member reads every member's src[i] with two g's
+// (a word each, so that across hosts the proxy returns them in its result words: a larger get
+// would need a destination in global memory); the barriers make every src ready before the
+// first read and keep it until the last.
+template <class G>
+__device__ inline int maxloc_reduce(G g, const device::Context& ctx, nvshmem_team_t team,
+                                    double2* dest, const double2* src, size_t nreduce) {
+  constexpr const char* kOp = "nvshmemx_double2_maxloc_reduce_block";
+  const int h = team_handle(team);
+  if (h < 0) return 1;
+  const coll::detail::TeamView view = coll::detail::team_view(ctx, h, kOp);
+  if (coll::detail::ranges_overlap(dest, nreduce * sizeof(double2), src, nreduce * sizeof(double2)))
+    SYMMETRA_FATAL(ctx, kOp, "dest %p and source %p overlap (%llu pairs)", static_cast<void*>(dest),
+                   static_cast<const void*>(src), static_cast<unsigned long long>(nreduce));
+  device::barrier(g, ctx, h);
+  for (size_t i = g.thread_rank(); i < nreduce; i += g.size()) {
+    double2 best = src[i];
+    for (int r = 0; r < view.size(); ++r) {
+      if (r == view.rank()) continue;
+      const int pe = view.world(r);
+      const double x = device::g_unordered(ctx, &src[i].x, pe);
+      const double y = device::g_unordered(ctx, &src[i].y, pe);
+      if (x > best.x || (x == best.x && y < best.y)) best = make_double2(x, y);
+    }
+    dest[i] = best;
+  }
+  device::barrier(g, ctx, h);
+  return 0;
+}
+
 }  // namespace symmetra::nvshmem_detail
 
 #ifdef __CUDA_ARCH__
@@ -267,6 +298,12 @@ SYMMETRAI_MEM_SCOPE(block, SYMMETRAI_BLOCK)
   SYMMETRAI_REDUCE_SCOPE(NAME, T, OP, warp, SYMMETRAI_WARP)                                     \
   SYMMETRAI_REDUCE_SCOPE(NAME, T, OP, block, SYMMETRAI_BLOCK)
 SYMMETRA_NVSHMEM_REDUCTIONS(SYMMETRAI_REDUCE_FORMS)
+// NVSHMEM's one MAXLOC reduction: a block form only, as NVSHMEM declares it.
+__device__ inline int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2* dest,
+                                                           const double2* src, size_t nreduce) {
+  return symmetra::nvshmem_detail::maxloc_reduce(SYMMETRAI_BLOCK, SYMMETRAI_STATE, team, dest, src,
+                                                 nreduce);
+}
 #undef SYMMETRAI_REDUCE_FORMS
 #undef SYMMETRAI_REDUCE_SCOPE
 #undef SYMMETRAI_REDUCE_DEVICE

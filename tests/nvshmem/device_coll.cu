@@ -46,6 +46,8 @@ struct Buffers {
   long* bcast;     // per: thread broadcast from the last PE
   long* scatter;   // per: block reducescatter (sum)
   int* odd_sum;    // nr: block sum over the odd PEs
+  double2* lsrc;   // nr: (value, index) pairs
+  double2* loc;    // nr: block maxloc
 };
 
 __global__ void collectives(Buffers b, size_t nr, size_t per, nvshmem_team_t odd) {
@@ -64,6 +66,7 @@ __global__ void collectives(Buffers b, size_t nr, size_t per, nvshmem_team_t odd
   __syncthreads();
   nvshmemx_long_sum_reducescatter_block(NVSHMEM_TEAM_WORLD, b.scatter, b.src, per);
   if (odd != NVSHMEM_TEAM_INVALID) nvshmemx_int_sum_reduce_block(odd, b.odd_sum, b.isrc, nr);
+  nvshmemx_double2_maxloc_reduce_block(NVSHMEM_TEAM_WORLD, b.loc, b.lsrc, nr);
   nvshmemx_barrier_all_block();
 }
 
@@ -111,6 +114,8 @@ int main(void) {
   b.strided = static_cast<long*>(nvshmem_malloc(total * sizeof(long)));
   b.scatter = static_cast<long*>(nvshmem_malloc(per * sizeof(long)));
   b.odd_sum = static_cast<int*>(nvshmem_malloc(nr * sizeof(int)));
+  b.lsrc = static_cast<double2*>(nvshmem_malloc(nr * sizeof(double2)));
+  b.loc = static_cast<double2*>(nvshmem_malloc(nr * sizeof(double2)));
 
   std::vector<long> src(src_n);
   std::vector<float> fsrc(nr);
@@ -126,6 +131,15 @@ int main(void) {
   cudaMemcpy(b.fsrc, fsrc.data(), nr * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(b.hsrc, hsrc.data(), nr * sizeof(__half), cudaMemcpyHostToDevice);
   cudaMemcpy(b.isrc, isrc.data(), nr * sizeof(int), cudaMemcpyHostToDevice);
+  // Few distinct values, so that PEs tie and the lowest index must win.
+  auto pair = [](int pe, size_t i) {
+    const long v = value(pe, i);
+    return make_double2(static_cast<double>((v & 0x7fffffff) % 5),
+                        static_cast<double>((v >> 32 & 0x7fffffff) % 1000));
+  };
+  std::vector<double2> lsrc(nr);
+  for (size_t i = 0; i < nr; ++i) lsrc[i] = pair(me, i);
+  cudaMemcpy(b.lsrc, lsrc.data(), nr * sizeof(double2), cudaMemcpyHostToDevice);
 
   nvshmem_team_t odd = NVSHMEM_TEAM_INVALID;
   const int odd_size = n / 2;
@@ -180,6 +194,21 @@ int main(void) {
           ++failures;
           break;
         }
+      std::vector<double2> loc(nr);
+      cudaMemcpy(loc.data(), b.loc, nr * sizeof(double2), cudaMemcpyDeviceToHost);
+      for (size_t i = 0; i < nr; ++i) {
+        double2 want = pair(0, i);
+        for (int k = 1; k < n; ++k) {
+          const double2 v = pair(k, i);
+          if (v.x > want.x || (v.x == want.x && v.y < want.y)) want = v;
+        }
+        if (loc[i].x != want.x || loc[i].y != want.y) {
+          printf("[pe %d] FAIL: %s: element %zu is (%g, %g), want (%g, %g)\n", me,
+                 named("double2_maxloc_reduce_block"), i, loc[i].x, loc[i].y, want.x, want.y);
+          ++failures;
+          break;
+        }
+      }
     }
     check(named("long_fcollect"), b.gather, total, gather);
     check(named("long_alltoall"), b.exchange, total, exchange);
