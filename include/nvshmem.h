@@ -53,11 +53,25 @@ enum {
                                                            : -1)
 #define SYMMETRAI_TEAM_ID(handle) ((handle) < 2 || (handle) == 3 ? (handle) : (handle) + 4)
 
-/* A team's configuration (nvshmem_team_split_*): num_contexts is accepted and not used. */
+/* A team's configuration (nvshmem_team_split_*), in NVSHMEM 3's layout: num_contexts is
+ * accepted and not used; uniqueid names a team that nvshmemx_team_init makes (not yet provided).
+ * The initializer's version word is NVSHMEM's (2 << 16 plus the size). */
+typedef uint64_t nvshmemx_team_uniqueid_t;
 typedef struct {
+  int version;
   int num_contexts;
-} nvshmem_team_config_t;
-#define NVSHMEM_TEAM_NUM_CONTEXTS 1L
+  nvshmemx_team_uniqueid_t uniqueid;
+  char padding[48];
+} nvshmem_team_config_v2;
+typedef nvshmem_team_config_v2 nvshmem_team_config_t;
+#define NVSHMEM_TEAM_CONFIG_INITIALIZER                          \
+  {                                                              \
+    (2 << 16) + (int)sizeof(nvshmem_team_config_t), -1, ~0ull, { \
+      0                                                          \
+    }                                                            \
+  }
+#define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS 0x1L
+#define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID 0x2L
 
 /* Thread levels (nvshmem_init_thread). */
 enum {
@@ -262,9 +276,10 @@ int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange,
 int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team);
 /* Collective over the team's members; the predefined teams cannot be destroyed. */
 void nvshmem_team_destroy(nvshmem_team_t team);
-/* The configuration a team was made with, for the fields config_mask selects
- * (NVSHMEM_TEAM_NUM_CONTEXTS): 0 contexts, which Symmetra's teams do not use. 0, or nonzero
- * where `team` names no team. */
+/* The configuration a team was made with, for the fields config_mask selects: 0 contexts
+ * (NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS), which Symmetra's teams do not use, and no unique id
+ * (NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID: ~0, as NVSHMEM's initializer). 0, or nonzero where `team`
+ * names no team. */
 int nvshmem_team_get_config(nvshmem_team_t team, long config_mask, nvshmem_team_config_t* config);
 
 /* Collective over the world, with a barrier, as NVSHMEM's: the same size on every PE. NULL

@@ -358,7 +358,8 @@ int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_
 int nvshmem_team_get_config(nvshmem_team_t team, long config_mask, nvshmem_team_config_t* config) {
   constexpr const char* op = "nvshmem_team_get_config";
   if (config == nullptr || !team_of(team, op).valid()) return 1;
-  if (config_mask & NVSHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = 0;
+  if (config_mask & NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS) config->num_contexts = 0;
+  if (config_mask & NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID) config->uniqueid = ~0ull;
   return 0;
 }
 

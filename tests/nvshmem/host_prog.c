@@ -34,11 +34,17 @@ int main(void) {
             nvshmem_team_translate_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE, 0, NVSHMEM_TEAM_WORLD) == me,
         "same-mype-node team: rank %d of %d", nvshmem_team_my_pe(NVSHMEMX_TEAM_SAME_MYPE_NODE),
         nvshmem_team_n_pes(NVSHMEMX_TEAM_SAME_MYPE_NODE));
-  nvshmem_team_config_t config = {7};
-  CHECK(nvshmem_team_get_config(NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_NUM_CONTEXTS, &config) == 0 &&
-            config.num_contexts == 0,
+  nvshmem_team_config_t config = NVSHMEM_TEAM_CONFIG_INITIALIZER;
+  config.num_contexts = 7;
+  config.uniqueid = 7;
+  CHECK(nvshmem_team_get_config(
+            NVSHMEM_TEAM_WORLD,
+            NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS | NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID,
+            &config) == 0 &&
+            config.num_contexts == 0 && config.uniqueid == ~0ull &&
+            config.version == (2 << 16) + (int)sizeof(nvshmem_team_config_t),
         "get_config");
-  CHECK(nvshmem_team_get_config(5, NVSHMEM_TEAM_NUM_CONTEXTS, &config) != 0,
+  CHECK(nvshmem_team_get_config(5, NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS, &config) != 0,
         "get_config of team 5 (none)");
   int major = 0, minor = 0;
   char name[NVSHMEM_MAX_NAME_LEN];
