@@ -185,18 +185,41 @@ __device__ __noinline__ inline std::uint64_t proxy_call_out(ProxyRing ring, int 
 }
 
 // One thread's copy of a put's source into its request's outbox (over PCIe, where the outbox
-// is), 16 bytes at a time where both ends allow. Out of line: inside proxy_post_outboxed it took
-// that function to 68 registers a thread, and under -rdc a kernel gets the most of any function
-// it calls, so kernels of 1024 threads that could reach another host failed to launch (NVIDIA's
-// put-block example, "too many resources requested for launch").
+// is), several 16-byte loads in flight before their stores where both ends allow. Under -rdc
+// each function a kernel calls out of line gets registers of its own and the kernel gets the
+// most of any: with group_copy's four vectors (and its unrolling) inside proxy_post_outboxed
+// that was 102 registers a thread, and kernels of 1024 threads that could reach another host
+// failed to launch (NVIDIA's put-block example, "too many resources requested for launch").
+// So there the copy is a function of its own with two vectors in flight (62; four took 75),
+// and a whole-program build, where ptxas allocates over the calls, keeps four.
+#if defined(__CUDACC_RDC__)
+inline constexpr int kOutboxInFlight = 2;
+#else
+inline constexpr int kOutboxInFlight = 4;
+#endif
 __device__ __noinline__ inline void outbox_copy(std::byte* box, const void* src,
                                                 std::uint64_t bytes) {
   const auto* s = static_cast<const std::byte*>(src);
-  std::uint64_t i = 0;
-  if (((reinterpret_cast<std::uintptr_t>(s) | reinterpret_cast<std::uintptr_t>(box)) & 15) == 0)
-    for (; i + 16 <= bytes; i += 16)
-      *reinterpret_cast<int4*>(box + i) = *reinterpret_cast<const int4*>(s + i);
-  for (; i < bytes; ++i) box[i] = s[i];
+  std::uint64_t done = 0;
+  if (((reinterpret_cast<std::uintptr_t>(s) | reinterpret_cast<std::uintptr_t>(box)) & 15) == 0) {
+    const auto* sv = reinterpret_cast<const int4*>(s);
+    auto* dv = reinterpret_cast<int4*>(box);
+    const std::uint64_t vecs = bytes / 16;
+    std::uint64_t i = 0;
+#pragma unroll 1
+    for (; i + kOutboxInFlight <= vecs; i += kOutboxInFlight) {
+      int4 v[kOutboxInFlight];
+#pragma unroll
+      for (int k = 0; k < kOutboxInFlight; ++k) v[k] = sv[i + k];
+#pragma unroll
+      for (int k = 0; k < kOutboxInFlight; ++k) dv[i + k] = v[k];
+    }
+#pragma unroll 1
+    for (; i < vecs; ++i) dv[i] = sv[i];
+    done = vecs * 16;
+  }
+#pragma unroll 1
+  for (std::uint64_t i = done; i < bytes; ++i) box[i] = s[i];
 }
 
 // Posts `r`, a put or put_signal whose source (field 2) is `src`, with the source's `bytes`
