@@ -187,11 +187,11 @@ __device__ __noinline__ inline std::uint64_t proxy_call_out(ProxyRing ring, int 
 // One thread's copy of a put's source into its request's outbox (over PCIe, where the outbox
 // is), several 16-byte loads in flight before their stores where both ends allow. Under -rdc
 // each function a kernel calls out of line gets registers of its own and the kernel gets the
-// most of any: with group_copy's four vectors (and its unrolling) inside proxy_post_outboxed
-// that was 102 registers a thread, and kernels of 1024 threads that could reach another host
-// failed to launch (NVIDIA's put-block example, "too many resources requested for launch").
-// So there the copy is a function of its own with two vectors in flight (62; four took 75),
-// and a whole-program build, where ptxas allocates over the calls, keeps four.
+// most of any (docs/nvshmem.md, "Registers under -rdc"): group_copy's four vectors and its
+// unrolling took proxy_post_outboxed past the 64 registers a thread that a block of 1024
+// threads has, and such kernels that could reach another host failed to launch. So there the
+// copy is a function of its own with two vectors in flight (four are too many still), and a
+// whole-program build, where ptxas allocates over the calls, keeps four.
 #if defined(__CUDACC_RDC__)
 inline constexpr int kOutboxInFlight = 2;
 #else

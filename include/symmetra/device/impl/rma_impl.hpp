@@ -172,10 +172,9 @@ SYMMETRA_INLINE T g_unordered(const Context& ctx, const T* src, int pe) {
   if (detail::is_remote(ctx, pe)) return detail::remote_g(ctx, src, pe);
   const T* remote = ctx.peer(src, pe);
 #if SYMMETRA_DEVICE_PASS
-  // A plain load, as NVSHMEM's g: it may hit in L1, where a relaxed (strong) load goes to L2 and
-  // cost 2.6x NVSHMEM's g in a loop (docs/nvshmem.md#benchmark-against-nvshmem-34). An aligned
-  // word's load is one access either way; what makes another PE's store visible is the
-  // synchronization before it.
+  // A plain load, as NVSHMEM's g: it may hit in L1, where a relaxed (strong) load goes to L2
+  // every time (docs/nvshmem.md#benchmark-against-nvshmem-34). An aligned word's load is one
+  // access either way; what makes another PE's store visible is the synchronization before it.
   return *remote;
 #else
   if constexpr (detail::kWordSized<T>)
