@@ -21,9 +21,11 @@ failed=0
 
 # run NAME EXPECT_CMD PROG_AND_ARGS...: runs PROG under the launcher with N forced hosts, then
 # EXPECT_CMD over its output file; both must succeed.
+# wanted NAME: whether NAME is among the NAMEs given (all are, when none was).
+wanted() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
 run() {
   local name=$1 expect=$2; shift 2
-  [ "$only" = "  " ] || [[ $only == *" $name "* ]] || return 0
+  wanted "$name" || return 0
   local log="$logs/$name.$n.out"
   timeout 120 "$symrun" -n "$n" --hosts "$n" "$@" >"$log" 2>&1
   local rc=$?
@@ -80,7 +82,7 @@ run user-buffer '[ "$(grep -c "^No errors found" )" -eq '"$n"' ]' "$ex/user-buff
 # Joining through MPI (a communicator, a unique id broadcast by MPI_Bcast).
 if command -v mpirun >/dev/null && [ -x "$ex/mpi-based-init" ]; then
   for prog in mpi-based-init uid-based-init dev-guide-ring-mpi; do
-    [ "$only" = "  " ] || [[ $only == *" $prog "* ]] || continue
+    wanted "$prog" || continue
     log="$logs/$prog.$n.out"
     timeout 120 mpirun --allow-run-as-root --oversubscribe -x LD_LIBRARY_PATH -x SYMMETRA_HOSTS="$n" \
       -x CUDA_DEVICE_MAX_CONNECTIONS=32 \
