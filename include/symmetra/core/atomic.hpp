@@ -56,6 +56,12 @@ SYMMETRA_INLINE void fence_seq_cst() {
   // hardware, and the orderings tests rely on go through release/acquire operations it does see.
   static thread_local int word = 0;
   std::atomic_ref<int>(word).fetch_add(0, std::memory_order_seq_cst);
+#elif defined(__x86_64__)
+  // What compilers emit for a seq_cst fence (a locked no-op), aimed below the stack pointer
+  // rather than at it, as LLVM and Linux's smp_mb do: (%rsp) was just written by a call or a
+  // push, and the locked op then waits on that store as well (docs/perf_cpu.md#waits). Or-ing 0
+  // leaves the word as it was, and signal handlers never get the red zone.
+  __asm__ __volatile__("lock orq $0, -64(%%rsp)" ::: "memory", "cc");
 #else
   std::atomic_thread_fence(std::memory_order_seq_cst);
 #endif
