@@ -6,6 +6,11 @@
 
 #include "nvshmem.h"
 
+#if !defined(__CUDACC_RTC__)
+#include <stdio.h> /* the NVSHMEMI_ error helpers below */
+#include <stdlib.h>
+#endif
+
 #if defined(__has_include)
 #if __has_include(<cuda_runtime_api.h>)
 #include <cuda_runtime_api.h>
@@ -46,8 +51,56 @@ enum nvshmemx_status {
   NVSHMEMX_ERROR_SYMMETRY,
   NVSHMEMX_ERROR_GPU_NOT_SELECTED,
   NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED,
-  NVSHMEMX_ERROR_INTERNAL
+  NVSHMEMX_ERROR_INTERNAL,
+  NVSHMEMX_ERROR_SENTINEL = 0x7fffffff /* NVSHMEM's: keeps the enum int-sized */
 };
+
+/* The error helpers NVSHMEM's headers give programs (NVIDIA's perftest utilities use them): print
+ * "file:function:line: message" to stderr, then exit, or set `status` to `err` and jump to `label`
+ * (the _JMP forms, where their condition holds). Host code. */
+#define NVSHMEMI_ERROR_PRINT(...)                                    \
+  do {                                                               \
+    fprintf(stderr, "%s:%s:%d: ", __FILE__, __FUNCTION__, __LINE__); \
+    fprintf(stderr, __VA_ARGS__);                                    \
+    fprintf(stderr, "\n");                                           \
+  } while (0)
+#define NVSHMEMI_ERROR_EXIT(...)       \
+  do {                                 \
+    NVSHMEMI_ERROR_PRINT(__VA_ARGS__); \
+    exit(-1);                          \
+  } while (0)
+#define NVSHMEMI_WARN_PRINT(...)  \
+  do {                            \
+    fprintf(stdout, "WARN: ");    \
+    fprintf(stdout, __VA_ARGS__); \
+    fprintf(stdout, "\n");        \
+  } while (0)
+#define NVSHMEMI_ERROR_JMP(status, err, label, ...) \
+  do {                                              \
+    NVSHMEMI_ERROR_PRINT(__VA_ARGS__);              \
+    (status) = (err);                               \
+    goto label;                                     \
+  } while (0)
+#define NVSHMEMI_NULL_ERROR_JMP(var, status, err, label, ...)               \
+  do {                                                                      \
+    if ((var) == NULL) NVSHMEMI_ERROR_JMP(status, err, label, __VA_ARGS__); \
+  } while (0)
+#define NVSHMEMI_EQ_ERROR_JMP(status, expected, err, label, ...)                     \
+  do {                                                                               \
+    if ((status) == (expected)) NVSHMEMI_ERROR_JMP(status, err, label, __VA_ARGS__); \
+  } while (0)
+#define NVSHMEMI_NE_ERROR_JMP(status, expected, err, label, ...)                     \
+  do {                                                                               \
+    if ((status) != (expected)) NVSHMEMI_ERROR_JMP(status, err, label, __VA_ARGS__); \
+  } while (0)
+#define NVSHMEMI_NZ_ERROR_JMP(status, err, label, ...)                      \
+  do {                                                                      \
+    if ((status) != 0) NVSHMEMI_ERROR_JMP(status, err, label, __VA_ARGS__); \
+  } while (0)
+#define NVSHMEMI_NZ_EXIT(status, ...)                    \
+  do {                                                   \
+    if ((status) != 0) NVSHMEMI_ERROR_EXIT(__VA_ARGS__); \
+  } while (0)
 
 /* nvshmemx_init_attr's ways to join a job (flags). */
 enum {

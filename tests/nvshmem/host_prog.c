@@ -13,6 +13,18 @@
 
 #include "test_util.h"
 
+/* NVSHMEM's error helpers (nvshmemx.h), as NVIDIA's perftest utilities use them: a _JMP form sets
+ * the status and jumps where its condition holds, and only there. -1: no jump. */
+static int error_helpers(const void* p, int rc) {
+  int status = 0;
+  NVSHMEMI_NULL_ERROR_JMP(p, status, NVSHMEMX_ERROR_OUT_OF_MEMORY, out, "(expected: NULL)");
+  status = rc;
+  NVSHMEMI_NZ_ERROR_JMP(status, NVSHMEMX_ERROR_INTERNAL, out, "(expected: status %d)", rc);
+  return -1;
+out:
+  return status;
+}
+
 int main(void) {
   if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED) return 2;
   nvshmem_init();
@@ -46,6 +58,11 @@ int main(void) {
         "get_config");
   CHECK(nvshmem_team_get_config(5, NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS, &config) != 0,
         "get_config of team 5 (none)");
+  if (me == 0) {
+    CHECK(error_helpers(&config, 0) == -1, "error helper jumped without cause");
+    CHECK(error_helpers(NULL, 0) == NVSHMEMX_ERROR_OUT_OF_MEMORY, "NVSHMEMI_NULL_ERROR_JMP");
+    CHECK(error_helpers(&config, 5) == NVSHMEMX_ERROR_INTERNAL, "NVSHMEMI_NZ_ERROR_JMP");
+  }
   int major = 0, minor = 0;
   char name[NVSHMEM_MAX_NAME_LEN];
   nvshmem_info_get_version(&major, &minor);
