@@ -41,6 +41,50 @@ __global__ void barrier_all_kernel(device::Context ctx) {
   device::barrier_all(device::ThreadGroup{}, ctx);
 }
 
+// Small puts and gets between heap blocks go by a one-block copy kernel rather than the copy
+// engine: its launch costs less than cudaMemcpyAsync's on a few bytes (docs/perf_gpu.md#stream-
+// puts). Above this size the copy engine. Each thread moves the widest word that every address
+// and the size are aligned to.
+constexpr std::size_t kKernelCopyMax = 16384;
+
+template <class W>
+__device__ void copy_words(void* dst, const void* src, std::size_t bytes) {
+  auto* d = static_cast<W*>(dst);
+  const auto* s = static_cast<const W*>(src);
+  for (std::size_t i = threadIdx.x; i < bytes / sizeof(W); i += blockDim.x) d[i] = s[i];
+}
+
+__global__ void small_copy_kernel(void* dst, const void* src, std::size_t bytes) {
+  const std::uintptr_t a =
+      reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) | bytes;
+  if (a % 16 == 0)
+    copy_words<int4>(dst, src, bytes);
+  else if (a % 8 == 0)
+    copy_words<std::uint64_t>(dst, src, bytes);
+  else if (a % 4 == 0)
+    copy_words<std::uint32_t>(dst, src, bytes);
+  else
+    copy_words<unsigned char>(dst, src, bytes);
+}
+
+// Whether [p, p + bytes) lies in this PE's heap slot (device memory a kernel can read).
+bool in_heap(const device::Context& hctx, const void* p, std::size_t bytes) {
+  const auto off =
+      reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(hctx.heap_base);
+  return off < hctx.heap_extent() && bytes <= hctx.heap_extent() - off;
+}
+
+// Copies on `stream`: by the kernel where both sides are heap memory (a peer's slot is) and the
+// copy is small, else by the copy engine.
+cudaError_t copy_on_stream(void* dst, bool dst_device, const void* src, bool src_device,
+                           std::size_t bytes, cudaStream_t stream) {
+  if (bytes <= kKernelCopyMax && dst_device && src_device) {
+    small_copy_kernel<<<1, 256, 0, stream>>>(dst, src, bytes);
+    return cudaGetLastError();
+  }
+  return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream);
+}
+
 // Whether PE `pe` is on another host, where the stream forms post to the proxy ring
 // (stream_remote.cu); a PE without a ring cannot reach it and ends the job saying so.
 bool on_other_host(const device::Context& hctx, const device::Context& dctx, const char* op,
@@ -61,6 +105,7 @@ Status preload_stream_kernels() {  // cuda_impl.hpp says why
   SYMMETRA_CUDA(cudaFuncGetAttributes(&a, signal_add_kernel));
   SYMMETRA_CUDA(cudaFuncGetAttributes(&a, signal_wait_kernel));
   SYMMETRA_CUDA(cudaFuncGetAttributes(&a, barrier_all_kernel));
+  SYMMETRA_CUDA(cudaFuncGetAttributes(&a, small_copy_kernel));
   return {};
 }
 
@@ -71,8 +116,9 @@ void CudaBackend::put_on_stream(const device::Context& ctl, const char* op, void
     return check_cuda(ctl, op, remote_put_on_stream(dctx_, dest, src, bytes, pe, cu(stream)),
                       "remote_put_kernel launch");
   check_cuda(ctl, op,
-             cudaMemcpyAsync(hctx_.peer(dest, pe), src, bytes, cudaMemcpyDefault, cu(stream)),
-             "cudaMemcpyAsync");
+             copy_on_stream(hctx_.peer(dest, pe), true, src, in_heap(hctx_, src, bytes), bytes,
+                            cu(stream)),
+             "copy on stream");
 }
 
 void CudaBackend::get_on_stream(const device::Context& ctl, const char* op, void* dest,
@@ -82,8 +128,9 @@ void CudaBackend::get_on_stream(const device::Context& ctl, const char* op, void
     return check_cuda(ctl, op, remote_get_on_stream(dctx_, dest, src, bytes, pe, cu(stream)),
                       "remote_get_kernel launch");
   check_cuda(ctl, op,
-             cudaMemcpyAsync(dest, hctx_.peer(src, pe), bytes, cudaMemcpyDefault, cu(stream)),
-             "cudaMemcpyAsync");
+             copy_on_stream(dest, in_heap(hctx_, dest, bytes), hctx_.peer(src, pe), true, bytes,
+                            cu(stream)),
+             "copy on stream");
 }
 
 void CudaBackend::signal_on_stream(const device::Context& ctl, std::uint64_t* sig,
