@@ -42,10 +42,10 @@ __global__ void barrier_all_kernel(device::Context ctx) {
 }
 
 // Small puts and gets between heap blocks go by a one-block copy kernel rather than the copy
-// engine: its launch costs less than cudaMemcpyAsync's on a few bytes (docs/perf_gpu.md#stream-
-// puts). Above this size the copy engine. Each thread moves the widest word that every address
-// and the size are aligned to.
-constexpr std::size_t kKernelCopyMax = 16384;
+// engine: its launch costs less than cudaMemcpyAsync's on a few bytes
+// (docs/perf_gpu.md#stream-puts). Above this size the copy engine. Each thread moves the widest
+// word that every address and the size are aligned to.
+constexpr std::size_t kKernelCopyMax = 32768;
 
 template <class W>
 __device__ void copy_words(void* dst, const void* src, std::size_t bytes) {
