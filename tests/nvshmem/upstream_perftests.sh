@@ -70,6 +70,9 @@ run 2 shmem_put_latency "shmem_put_latency 3" "$bin/shmem_put_latency"
 run 2 shmem_put_signal_ping_pong_latency "shmem_put_ping_lat 1" \
   "$bin/shmem_put_signal_ping_pong_latency"
 run 2 shmem_put_bw "shmem_put_bw_uni 1" "$bin/shmem_put_bw"
+# Its thread table is titled shmem_g_latency (NVIDIA's name), its warp and block ones get.
+run 2 shmem_get_latency "shmem_g_latency 1 shmem_get_latency 2" "$bin/shmem_get_latency"
+run 2 shmem_signal_ping_pong_latency "shmem_sig_ping_lat 1" "$bin/shmem_signal_ping_pong_latency"
 run 2 host_latency_on_stream "Latency 1" "$bin/latency"
 run 2 host_latency_host "Latency 1" "$bin/latency" --issue host
 run 2 host_latency_read "Latency 1" "$bin/latency" --issue host --dir read
