@@ -43,28 +43,12 @@ __global__ void barrier_all_kernel(device::Context ctx) {
 
 // Small puts and gets between heap blocks go by a one-block copy kernel rather than the copy
 // engine: its launch costs less than cudaMemcpyAsync's on a few bytes
-// (docs/perf_gpu.md#stream-puts). Above this size the copy engine. Each thread moves the widest
-// word that every address and the size are aligned to.
+// (docs/perf_gpu.md#stream-puts). Above this size the copy engine. The block copies as the
+// device API's block put does (group_copy: 16-byte vectors where the addresses allow).
 constexpr std::size_t kKernelCopyMax = 32768;
 
-template <class W>
-__device__ void copy_words(void* dst, const void* src, std::size_t bytes) {
-  auto* d = static_cast<W*>(dst);
-  const auto* s = static_cast<const W*>(src);
-  for (std::size_t i = threadIdx.x; i < bytes / sizeof(W); i += blockDim.x) d[i] = s[i];
-}
-
 __global__ void small_copy_kernel(void* dst, const void* src, std::size_t bytes) {
-  const std::uintptr_t a =
-      reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) | bytes;
-  if (a % 16 == 0)
-    copy_words<int4>(dst, src, bytes);
-  else if (a % 8 == 0)
-    copy_words<std::uint64_t>(dst, src, bytes);
-  else if (a % 4 == 0)
-    copy_words<std::uint32_t>(dst, src, bytes);
-  else
-    copy_words<unsigned char>(dst, src, bytes);
+  device::detail::group_copy(device::BlockGroup{}, dst, src, bytes);
 }
 
 // Whether [p, p + bytes) lies in this PE's heap slot (device memory a kernel can read).
