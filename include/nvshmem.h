@@ -54,7 +54,7 @@ enum {
 #define SYMMETRAI_TEAM_ID(handle) ((handle) < 2 || (handle) == 3 ? (handle) : (handle) + 4)
 
 /* A team's configuration (nvshmem_team_split_*), in NVSHMEM 3's layout: num_contexts is
- * accepted and not used; uniqueid names a team that nvshmemx_team_init makes (not yet provided).
+ * accepted and not used; uniqueid names a team that nvshmemx_team_init makes (nvshmemx.h).
  * The initializer's version word is NVSHMEM's (2 << 16 plus the size). */
 typedef uint64_t nvshmemx_team_uniqueid_t;
 typedef struct {
@@ -277,9 +277,9 @@ int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_
 /* Collective over the team's members; the predefined teams cannot be destroyed. */
 void nvshmem_team_destroy(nvshmem_team_t team);
 /* The configuration a team was made with, for the fields config_mask selects: 0 contexts
- * (NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS), which Symmetra's teams do not use, and no unique id
- * (NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID: ~0, as NVSHMEM's initializer). 0, or nonzero where `team`
- * names no team. */
+ * (NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS), which Symmetra's teams do not use, and the unique id
+ * of a team nvshmemx_team_init made (NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID; ~0 for others, as
+ * NVSHMEM's initializer). 0, or nonzero where `team` names no team. */
 int nvshmem_team_get_config(nvshmem_team_t team, long config_mask, nvshmem_team_config_t* config);
 
 /* Collective over the world, with a barrier, as NVSHMEM's: the same size on every PE. NULL

@@ -173,6 +173,15 @@ int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks,
                                     const nvshmemx_uniqueid_t* uniqueid,
                                     nvshmemx_init_attr_t* attr);
 int nvshmemx_set_attr_mpi_comm_args(void* mpi_comm, nvshmemx_init_attr_t* nvshmem_attr);
+/* A team without a parent: one PE gets an id (not collective; random, never 0 or ~0) and hands it
+ * to the others out of band; each of the npes members passes it in config->uniqueid (with
+ * NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID) and its own index in [0, npes). Collective over those
+ * members only. Their world PEs in index order must be strided (start, start + stride, ..., a
+ * positive stride), as Symmetra's teams are: else NVSHMEMX_ERROR_INVALID_VALUE on every member,
+ * naming them (docs/nvshmem.md#teams-from-a-unique-id). An id makes one team. */
+int nvshmemx_team_get_uniqueid(nvshmemx_team_uniqueid_t* uniqueid);
+int nvshmemx_team_init(nvshmem_team_t* team, nvshmem_team_config_t* config, long config_mask,
+                       int npes, int pe_idx_in_team);
 /* Modules the program loads itself (cuModuleLoad, cuLibraryLoad) that were compiled against
  * nvshmem.h: the library fills their device state now and whenever it changes, until finalize.
  * Compile such a module without -rdc (its state variable then has a name the library can look

@@ -3,8 +3,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,34 @@ Team team_of(nvshmem_team_t id, const char* op) {
 
 nvshmem_team_t id_of(const Team& t) {
   return t.valid() ? SYMMETRAI_TEAM_ID(t.handle()) : NVSHMEM_TEAM_INVALID;
+}
+
+// The unique ids of the teams nvshmemx_team_init made, for nvshmem_team_get_config. Threads:
+// any (NVSHMEM_THREAD_MULTIPLE programs may make teams from several threads of a PE).
+namespace {
+std::mutex team_ids_lock;
+std::map<nvshmem_team_t, nvshmemx_team_uniqueid_t> team_ids;
+}  // namespace
+
+void remember_team_id(nvshmem_team_t team, nvshmemx_team_uniqueid_t id) {
+  const std::lock_guard<std::mutex> hold(team_ids_lock);
+  team_ids[team] = id;
+}
+void forget_team_id(nvshmem_team_t team) {
+  const std::lock_guard<std::mutex> hold(team_ids_lock);
+  team_ids.erase(team);
+}
+nvshmemx_team_uniqueid_t team_id(nvshmem_team_t team) {
+  const std::lock_guard<std::mutex> hold(team_ids_lock);
+  const auto it = team_ids.find(team);
+  return it == team_ids.end() ? ~0ull : it->second;
+}
+
+// 63 random bits, never 0 (a free board record) nor ~0 (no id, the config initializer's).
+nvshmemx_team_uniqueid_t new_team_id() {
+  std::random_device rd;
+  const std::uint64_t r = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  return (r >> 1) | 1;
 }
 
 }  // namespace symmetra::nvshmem
@@ -359,7 +389,7 @@ int nvshmem_team_get_config(nvshmem_team_t team, long config_mask, nvshmem_team_
   constexpr const char* op = "nvshmem_team_get_config";
   if (config == nullptr || !team_of(team, op).valid()) return 1;
   if (config_mask & NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS) config->num_contexts = 0;
-  if (config_mask & NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID) config->uniqueid = ~0ull;
+  if (config_mask & NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID) config->uniqueid = nvshmem::team_id(team);
   return 0;
 }
 
@@ -371,7 +401,45 @@ void nvshmem_team_destroy(nvshmem_team_t team) {
   Team t = team_of(team, op);
   if (!t.valid()) return;
   guarded(op, [&] { rt(op).destroy(t); });
+  nvshmem::forget_team_id(team);
   nvshmem::push_state(op);
+}
+
+int nvshmemx_team_get_uniqueid(nvshmemx_team_uniqueid_t* uniqueid) {
+  if (uniqueid == nullptr) {
+    std::fprintf(stderr, "nvshmemx_team_get_uniqueid: uniqueid is NULL\n");
+    return NVSHMEMX_ERROR_INVALID_VALUE;
+  }
+  *uniqueid = nvshmem::new_team_id();
+  return NVSHMEMX_SUCCESS;
+}
+
+int nvshmemx_team_init(nvshmem_team_t* team, nvshmem_team_config_t* config, long config_mask,
+                       int npes, int pe_idx_in_team) {
+  constexpr const char* op = "nvshmemx_team_init";
+  Runtime& r = rt(op);
+  const auto invalid = [&](const std::string& why) {
+    std::fprintf(stderr, "[pe %d] %s: %s\n", r.my_pe(), op, why.c_str());
+    return static_cast<int>(NVSHMEMX_ERROR_INVALID_VALUE);
+  };
+  if (team == nullptr) return invalid("team is NULL");
+  *team = NVSHMEM_TEAM_INVALID;
+  if (config == nullptr || !(config_mask & NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID))
+    return invalid(
+        "the team's unique id comes in config->uniqueid, with "
+        "NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID in config_mask");
+  try {
+    const Team t = r.team_from_id(config->uniqueid, npes, pe_idx_in_team);
+    *team = id_of(t);
+    nvshmem::remember_team_id(*team, config->uniqueid);
+    nvshmem::push_state(op);  // kernels see the new team
+  } catch (const std::exception& e) {
+    std::string why = e.what();  // "[pe N] ...": invalid() names the PE
+    if (why.rfind("[pe ", 0) == 0 && why.find("] ") != std::string::npos)
+      why.erase(0, why.find("] ") + 2);
+    return invalid(why);
+  }
+  return NVSHMEMX_SUCCESS;
 }
 
 }  // extern "C"

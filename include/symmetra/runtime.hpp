@@ -204,6 +204,11 @@ class Runtime {
   Team split_strided(const Team& parent, int start, int stride, int size);
   // Collective over `parent`: a 2-D grid with `xrange` columns; x-teams are rows, y-teams columns.
   void split_2d(const Team& parent, int xrange, Team* xteam, Team* yteam);
+  // Collective over the PEs that pass the same `id` (nonzero, not ~0; e.g. random, handed out of
+  // band), without a parent team: the team of `size` PEs, each at its `index` in [0, size).
+  // Their world PEs in index order must be strided (stride >= 1): an error names them otherwise.
+  // nvshmemx_team_init's model (docs/nvshmem.md#teams-from-a-unique-id).
+  Team team_from_id(std::uint64_t id, int size, int index);
   // Collective over the team's members.
   void destroy(Team& team);
 

@@ -5,9 +5,11 @@
 #include <array>
 #include <bit>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 
 #include "core/log.hpp"
+#include "runtime/team_board.hpp"
 #include "symmetra/coll/allreduce.hpp"
 #include "symmetra/device/impl/heap_header.hpp"
 #include "symmetra/device/sync.hpp"
@@ -108,16 +110,15 @@ std::uint64_t members_max(const std::vector<std::uint64_t>& all,
 
 // Counters of a slot start above anything an earlier team of the slot left in any member's
 // header (host header, and GPU header on that backend): the largest value among the members.
-TeamTable::SlotCounters TeamTable::agree_slot_counters(int parent, int slot,
-                                                       const std::function<bool(int)>& is_member) {
+TeamTable::SlotCounters TeamTable::agree_slot_counters(const Participants& p, int slot) {
   SlotCounters agreed{};
-  const int n = desc_[parent].size;
+  const int n = p.n;
+  const auto& is_member = p.is_member;
   for (int w = 0; w < 2; ++w) {
-    const auto host_all = allgather(parent, host_counter(*links_.ctx, w, slot));
+    const auto host_all = p.gather(host_counter(*links_.ctx, w, slot));
     const auto gpu_all =
-        links_.gpu
-            ? allgather(parent, links_.gpu->header_word(counter_offset(w, slot)).value_or_throw())
-            : std::vector<std::uint64_t>(n, 0);
+        links_.gpu ? p.gather(links_.gpu->header_word(counter_offset(w, slot)).value_or_throw())
+                   : std::vector<std::uint64_t>(n, 0);
     agreed.host[w] = members_max(host_all, is_member);
     agreed.gpu[w] = members_max(gpu_all, is_member);
   }
@@ -132,10 +133,10 @@ TeamTable::SlotCounters TeamTable::agree_slot_counters(int parent, int slot,
       chan = std::max(chan, *std::max_element(row.begin(), row.end()));
     }
   }
-  agreed.channels = members_max(allgather(parent, chan), is_member);
+  agreed.channels = members_max(p.gather(chan), is_member);
   // The new team's first member counts central-sync arrivals for the slot (sync_impl.hpp). The
   // slot is free on it, so nothing moves its count now.
-  const auto counts = allgather(parent, hd::my_header(*links_.ctx)->team_count[slot]);
+  const auto counts = p.gather(hd::my_header(*links_.ctx)->team_count[slot]);
   agreed.root_count = 0;
   for (int r = 0; r < n; ++r)
     if (is_member(r)) {
@@ -193,33 +194,76 @@ int TeamTable::create(int parent, int start, int stride, int size, const char* o
          " do not fit a parent team of " + std::to_string(par.size) + " PEs");
   const int rel = par.my_rank - start;
   const bool member = rel >= 0 && rel % stride == 0 && rel / stride < size;
-  auto is_member = [&](int parent_rank) {
-    const int r = parent_rank - start;
-    return r >= 0 && r % stride == 0 && r / stride < size;
-  };
+  const Participants p{[&](std::uint64_t w) { return allgather(parent, w); },
+                       [&](int parent_rank) {
+                         const int r = parent_rank - start;
+                         return r >= 0 && r % stride == 0 && r / stride < size;
+                       },
+                       par.size};
+  return install(p, member, par.start + start * par.stride, par.stride * stride, size,
+                 member ? rel / stride : -1, op, on_slot);
+}
+
+int TeamTable::install(const Participants& p, bool member, int first, int step, int size,
+                       int my_rank, const char* op, const std::function<void(int)>& on_slot) {
   std::uint64_t used = 0;
   for (int s = 0; s < device::kMaxTeams; ++s)
     if (desc_[s].size != 0) used |= std::uint64_t{1} << s;
-  const auto all_used = allgather(parent, used);
+  const auto all_used = p.gather(used);
   std::uint64_t busy = 0;
-  for (int r = 0; r < par.size; ++r)
-    if (is_member(r)) busy |= all_used[r];
+  for (int r = 0; r < p.n; ++r)
+    if (p.is_member(r)) busy |= all_used[r];
   if (busy == ~std::uint64_t{0})
     fail(std::string(op) + ": all " + std::to_string(device::kMaxTeams) +
          " team slots are in use on some member; destroy teams that are no longer needed");
   const int slot = std::countr_one(busy);
-  // Agreed by every PE of the parent (a collective), applied by the new team's members.
-  const auto counters = agree_slot_counters(parent, slot, is_member);
+  // Agreed by every participant, applied by the new team's members.
+  const auto counters = agree_slot_counters(p, slot);
   if (!member) return -1;
   set_slot_counters(slot, counters, size);
   on_slot(slot);
-  const int first = par.start + start * par.stride, step = par.stride * stride;
-  desc_[slot] = {first, step, size, rel / stride, slot, local_run(first, step, size)};
+  desc_[slot] = {first, step, size, my_rank, slot, local_run(first, step, size)};
   SYMMETRA_LOG(kDebug, links_.ctx->my_pe,
                "%s: team slot %d: PEs %d, %d, ... (%d of them), %d per host", op, slot, first,
                first + step, size, desc_[slot].local);
   links_.refresh();  // the GPU backend's device-side team table
   return slot;
+}
+
+int TeamTable::create_by_id(std::uint64_t id, int size, int index, const char* op,
+                            const std::function<void(int)>& on_slot) {
+  const device::Context& ctx = *links_.ctx;
+  const auto where = [&] {
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(id));
+    return std::string(op) + ": team id " + hex + ", " + std::to_string(size) +
+           " PEs, this PE's index " + std::to_string(index);
+  };
+  if (size < 1 || size > ctx.n_pes || index < 0 || index >= size)
+    fail(where() + ": npes must be in [1, " + std::to_string(ctx.n_pes) +
+         "] and pe_idx_in_team in [0, npes)");
+  if (id == 0 || id == ~std::uint64_t{0})
+    fail(where() + ": not an id from nvshmemx_team_get_uniqueid");
+  TeamBoard board(ctx, links_.quiet, id, size, index, op);
+  // Round 0: who the members are, in index order (world PE + 1: 0 is an index nobody took).
+  const auto pes = board.gather(static_cast<std::uint64_t>(ctx.my_pe) + 1);
+  std::string list;
+  for (std::uint64_t w : pes) list += (list.empty() ? "" : ", ") + std::to_string(int(w) - 1);
+  for (int i = 0; i < size; ++i)
+    if (pes[i] == 0)
+      fail(where() + ": no PE took index " + std::to_string(i) + " (members by index: " + list +
+           ")");
+  // Symmetra's teams are strided (TeamDesc): the members in index order must be too.
+  const int first = static_cast<int>(pes[0]) - 1;
+  const int step = size > 1 ? static_cast<int>(pes[1] - pes[0]) : 1;
+  for (int i = 1; i < size; ++i)
+    if (step < 1 || static_cast<int>(pes[i]) - 1 != first + i * step)
+      fail(where() + ": the members' PEs in index order are " + list +
+           ", not PEs start, start + stride, ... with a positive stride; Symmetra's teams are "
+           "strided (docs/nvshmem.md#teams-from-a-unique-id)");
+  const Participants p{[&](std::uint64_t w) { return board.gather(w); }, [](int) { return true; },
+                       size};
+  return install(p, true, first, step, size, index, op, on_slot);
 }
 
 void TeamTable::destroy(int h) {

@@ -57,6 +57,12 @@ class TeamTable {
   // in errors. `on_slot(slot)` runs on members once the slot is theirs (the backend's hook).
   int create(int parent, int start, int stride, int size, const char* op,
              const std::function<void(int)>& on_slot);
+  // Collective over the PEs that pass `id` (nvshmemx_team_init): the team of `size` PEs in the
+  // order of their `index`, met on the team board (team_board.hpp). The members' world PEs in
+  // index order must be strided (start, start + stride, ..., stride >= 1): a TeamDesc. Its
+  // handle; an error naming the members on every member where they are not.
+  int create_by_id(std::uint64_t id, int size, int index, const char* op,
+                   const std::function<void(int)>& on_slot);
   // Collective over the team's members: a barrier, then the slot is free.
   void destroy(int h);
 
@@ -67,7 +73,20 @@ class TeamTable {
     std::uint64_t root_count;  // the first member's central-sync arrivals (host header)
     std::uint64_t channels;    // above every channel's sync count, host and GPU headers
   };
-  SlotCounters agree_slot_counters(int parent, int slot, const std::function<bool(int)>& is_member);
+  // Who takes part in a creation: the parent's PEs (a split) or the members themselves (an id).
+  // gather(word) is collective over them and returns every one's word; is_member(i) says
+  // whether participant i joins the new team.
+  struct Participants {
+    std::function<std::vector<std::uint64_t>(std::uint64_t)> gather;
+    std::function<bool(int)> is_member;
+    int n;
+  };
+  // Collective over the participants: a slot free on every member, its counters agreed; the
+  // members install the team (world PEs first, first + step, ...) there. Its handle, -1 on
+  // participants outside it.
+  int install(const Participants& p, bool member, int first, int step, int size, int my_rank,
+              const char* op, const std::function<void(int)>& on_slot);
+  SlotCounters agree_slot_counters(const Participants& p, int slot);
   void set_slot_counters(int slot, const SlotCounters& counters, int team_size);
   void barrier(int team);
   [[noreturn]] void fail(const std::string& what) const;

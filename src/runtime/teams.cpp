@@ -48,6 +48,12 @@ void Runtime::split_2d(const Team& parent, int xrange, Team* xteam, Team* yteam)
   }
 }
 
+Team Runtime::team_from_id(std::uint64_t id, int size, int index) {
+  const int h = s_->teams.create_by_id(id, size, index, "team_from_id",
+                                       [&](int slot) { s_->backend->team_created(slot); });
+  return Team(this, h);
+}
+
 void Runtime::destroy(Team& team) {
   const int h = checked(team, "destroy");
   if (h == device::kTeamWorld || h == device::kTeamShared)

@@ -1,6 +1,8 @@
 // Teams: split_strided, split_2d, translate_pe, team sync/barrier, destroy and slot reuse.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
 #include <vector>
 
 #include "support/local_access.hpp"
@@ -56,6 +58,55 @@ TEST_P(TeamTest, SplitStridedEvenPes) {
     rt.barrier_all();
     if (even.valid()) rt.destroy(even);
     rt.free(x);
+  });
+}
+
+// Teams from a unique id (team_from_id, nvshmemx_team_init's model): only the members call it,
+// meeting on the board at the id's home PE. The odd PEs, then every PE, then a team of each PE
+// at once (more creations than a home's records); each team's numbering and a sum over it
+// against the sum computed here. Members out of stride order fail on every member.
+TEST_P(TeamTest, TeamsFromAUniqueId) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    // The same fresh ids on every PE of the run (run_seed), never 0 or ~0.
+    const auto id = [](std::uint64_t k) {
+      return (run_seed() * 0x9e3779b97f4a7c15ull + (k << 2)) >> 1 | 1;  // distinct for distinct k
+    };
+    auto* src = rt.allocate_array<std::int64_t>(1);
+    auto* dst = rt.allocate_array<std::int64_t>(1);
+    const auto check = [&](Team t, int first, int stride, int size, std::uint64_t round) {
+      ASSERT_TRUE(t.valid());
+      EXPECT_EQ(t.n_pes(), size);
+      EXPECT_EQ(t.world_pe(t.my_pe()), me);
+      for (int k = 0; k < size; ++k) EXPECT_EQ(t.world_pe(k), first + k * stride);
+      std::mt19937_64 rng(run_seed() + round);
+      std::vector<std::int64_t> in(static_cast<std::size_t>(n));
+      for (auto& v : in) v = static_cast<std::int64_t>(rng() >> 20);
+      rt.p(src, in[static_cast<std::size_t>(me)], me);
+      rt.quiet();
+      rt.allreduce(t, dst, src, 1, coll::ReduceOp::kSum);
+      std::int64_t want = 0;
+      for (int k = 0; k < size; ++k) want += in[static_cast<std::size_t>(first + k * stride)];
+      EXPECT_EQ(rt.g(dst, me), want) << "round " << round;
+      rt.destroy(t);
+    };
+    if (me % 2 == 1) check(rt.team_from_id(id(1), n / 2, me / 2), 1, 2, n / 2, 1);
+    rt.barrier_all();
+    check(rt.team_from_id(id(2), n, me), 0, 1, n, 2);
+    check(rt.team_from_id(id(3 + static_cast<std::uint64_t>(me)), 1, 0), me, 1, 1, 3);
+    rt.barrier_all();
+    if (n >= 3 && me < 3) {  // PEs 0, 2, 1 by index: not strided
+      try {
+        rt.team_from_id(id(100), 3, me == 0 ? 0 : 3 - me);
+        ADD_FAILURE() << "members 0, 2, 1 made a team";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("in index order are 0, 2, 1"), std::string::npos)
+            << e.what();
+      }
+    }
+    rt.barrier_all();
+    rt.free(dst);
+    rt.free(src);
   });
 }
 

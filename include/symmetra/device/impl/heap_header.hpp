@@ -111,11 +111,23 @@ struct alignas(64) HeapHeader {
   //    PE: a sender may write into r's buffers for call k once ready[slot][r] >= k. One word per
   //    receiver, because a single word could be raised by a later receiver of a later call
   //    while this call's receiver is still busy.
+  // Then kBoardRecords records of the team board (board_record): where the PEs of a team made
+  // from a unique id (nvshmemx_team_init) find each other, since no team holds them all yet.
 };
 
+// A board record, at the PE that the unique id hashes to (runtime/team_board.hpp): the id (0:
+// free), the count of members done with it, one arrival count per round, then one row of n_pes
+// words per round, where member i writes its word i.
+inline constexpr int kBoardRecords = 2;
+inline constexpr int kBoardRounds = 10;
+SYMMETRA_INLINE constexpr std::uint64_t board_record_words(int n_pes) {
+  return 2 + kBoardRounds + kBoardRounds * static_cast<std::uint64_t>(n_pes);
+}
+
 SYMMETRA_INLINE constexpr std::uint64_t header_bytes(int n_pes) {
-  const std::uint64_t raw =
-      sizeof(HeapHeader) + 2 * 8ull * kMaxTeams * static_cast<std::uint64_t>(n_pes);
+  const std::uint64_t raw = sizeof(HeapHeader) +
+                            2 * 8ull * kMaxTeams * static_cast<std::uint64_t>(n_pes) +
+                            8ull * kBoardRecords * board_record_words(n_pes);
   return (raw + 4095) & ~std::uint64_t{4095};
 }
 
@@ -173,6 +185,12 @@ SYMMETRA_INLINE std::uint64_t* lane_seq(const Context& ctx, HeapHeader* h, int s
 // Row `slot` of the ready words: n_pes words.
 SYMMETRA_INLINE std::uint64_t* ready_row(HeapHeader* h, int slot, int n_pes) {
   return scratch(h, kMaxTeams + slot, n_pes);
+}
+
+// Board record `record` (board_record_words(n_pes) words), after the ready rows.
+SYMMETRA_INLINE std::uint64_t* board_record(HeapHeader* h, int record, int n_pes) {
+  return scratch(h, 2 * kMaxTeams, n_pes) +
+         board_record_words(n_pes) * static_cast<std::uint64_t>(record);
 }
 
 SYMMETRA_INLINE int team_pe(const TeamDesc& t, int rank) {
