@@ -37,14 +37,35 @@ inline constexpr MemoryOrder kRelease = mo::memory_order_release;
 inline constexpr MemoryOrder kAcqRel = mo::memory_order_acq_rel;
 inline constexpr MemoryOrder kSeqCst = mo::memory_order_seq_cst;
 
+// Host code: the compiler's atomic built-ins (what std::atomic_ref's members call), in functions
+// inlined even in unoptimized builds, where each std::atomic_ref load or store was a chain of
+// calls that CI's tests spent much of their time in (docs/testing.md#where-the-test-time-goes).
+// Optimized builds compile both to the same instructions. A memory order that is not a constant
+// where the built-in sees it (unoptimized builds) acts as seq_cst.
+#if defined(__CUDACC__)
+#define SYMMETRA_ATOMIC_INLINE SYMMETRA_INLINE
+#else
+#define SYMMETRA_ATOMIC_INLINE inline __attribute__((always_inline))
+#endif
+
 template <class T>
-SYMMETRA_INLINE T atomic_load(const T* p, MemoryOrder o = kAcquire) {
+SYMMETRA_ATOMIC_INLINE T atomic_load(const T* p, MemoryOrder o = kAcquire) {
+#if defined(__CUDACC__)
   return AtomicRef<T>(*const_cast<T*>(p)).load(o);
+#else
+  T v;
+  __atomic_load(p, &v, static_cast<int>(o));
+  return v;
+#endif
 }
 
 template <class T>
-SYMMETRA_INLINE void atomic_store(T* p, T v, MemoryOrder o = kRelease) {
+SYMMETRA_ATOMIC_INLINE void atomic_store(T* p, T v, MemoryOrder o = kRelease) {
+#if defined(__CUDACC__)
   AtomicRef<T>(*p).store(v, o);
+#else
+  __atomic_store(p, &v, static_cast<int>(o));
+#endif
 }
 
 // A full fence between this thread's earlier and later accesses, system-wide.
@@ -85,11 +106,11 @@ SYMMETRA_INLINE MemoryOrder begin_release_stores() {
 // relaxed on the GPU, where an acquire load per poll costs a system-scope fence, and
 // acquire_after_poll() supplies the ordering once the condition holds.
 template <class T>
-SYMMETRA_INLINE T poll_load(const T* p) {
+SYMMETRA_ATOMIC_INLINE T poll_load(const T* p) {
 #if SYMMETRA_DEVICE_PASS
   return AtomicRef<T>(*const_cast<T*>(p)).load(kRelaxed);
 #else
-  return AtomicRef<T>(*const_cast<T*>(p)).load(kAcquire);
+  return atomic_load(p, kAcquire);
 #endif
 }
 
@@ -114,11 +135,11 @@ SYMMETRA_INLINE void acquire_after_proxy() {
 
 // The acquire load that ends a one-word wait; GPU scope for the reason above.
 template <class T>
-SYMMETRA_INLINE T acquire_load_local(const T* p) {
+SYMMETRA_ATOMIC_INLINE T acquire_load_local(const T* p) {
 #if SYMMETRA_DEVICE_PASS
   return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(p)).load(kAcquire);
 #else
-  return AtomicRef<T>(*const_cast<T*>(p)).load(kAcquire);
+  return atomic_load(p, kAcquire);
 #endif
 }
 
