@@ -35,7 +35,7 @@ TEST_P(CollTest, BroadcastFromEveryRootBackToBack) {
         for (std::size_t i = 0; i < kN; ++i) dst[i] = -1;  // poison
         rt.broadcast(t, dst, src, kN, root);
         for (std::size_t i = 0; i < kN; ++i)
-          ASSERT_EQ(dst[i], static_cast<std::int64_t>(mix(call, root, i)))
+          SYMMETRA_ASSERT_EQ(dst[i], static_cast<std::int64_t>(mix(call, root, i)))
               << "call " << call << " i " << i;
       }
     });
@@ -65,11 +65,11 @@ TEST_P(CollTest, FcollectPushPullRingAndCollect) {
         for (int r = 0; r < m; ++r) {
           const std::size_t len = varied ? 1 + (r + call) % kN : kN;
           for (std::size_t i = 0; i < len; ++i, ++at)
-            ASSERT_EQ(dst[at], static_cast<std::uint32_t>(mix(call, r, i)))
+            SYMMETRA_ASSERT_EQ(dst[at], static_cast<std::uint32_t>(mix(call, r, i)))
                 << "call " << call << " member " << r;
         }
-        ASSERT_EQ(dst[at < kN * n ? at : 0],
-                  at < kN * n ? 0xDEADBEEFu : dst[0]);  // nothing past the end
+        SYMMETRA_ASSERT_EQ(dst[at < kN * n ? at : 0],
+                           at < kN * n ? 0xDEADBEEFu : dst[0]);  // nothing past the end
       }
     });
   });
@@ -94,7 +94,7 @@ TEST_P(CollTest, AlltoallAndStrided) {
         rt.alltoall(t, dst, src, kN);
         for (int r = 0; r < m; ++r)
           for (std::size_t i = 0; i < kN; ++i)
-            ASSERT_EQ(dst[r * kN + i], v(r, me, i)) << "alltoall from " << r;
+            SYMMETRA_ASSERT_EQ(dst[r * kN + i], v(r, me, i)) << "alltoall from " << r;
         // strided: source stride 2, dest stride 3
         for (int k = 0; k < m; ++k)
           for (std::size_t i = 0; i < kN; ++i) src[2 * (k * kN + i)] = v(me, k, i) + 0.5;
@@ -102,8 +102,8 @@ TEST_P(CollTest, AlltoallAndStrided) {
         rt.alltoalls(t, dst, src, 3, 2, kN);
         for (int r = 0; r < m; ++r)
           for (std::size_t i = 0; i < kN; ++i) {
-            ASSERT_EQ(dst[3 * (r * kN + i)], v(r, me, i) + 0.5) << "alltoalls from " << r;
-            ASSERT_EQ(dst[3 * (r * kN + i) + 1], -1.0);
+            SYMMETRA_ASSERT_EQ(dst[3 * (r * kN + i)], v(r, me, i) + 0.5) << "alltoalls from " << r;
+            SYMMETRA_ASSERT_EQ(dst[3 * (r * kN + i) + 1], -1.0);
           }
       }
     });
@@ -137,7 +137,7 @@ TEST_P(CollTest, NoMemberWrittenBeforeItEnters) {
             const std::uint64_t want = kind == 0   ? v(root, i)
                                        : kind == 1 ? v(r, i)
                                                    : v(r, me * kN + i);
-            ASSERT_EQ(dst[r * kN + i], want)
+            SYMMETRA_ASSERT_EQ(dst[r * kN + i], want)
                 << "kind " << kind << " call " << call << " block " << r << " i " << i;
           }
       }
@@ -214,7 +214,7 @@ TEST_P(CollTest, DestReadyByProgramSkipsCredits) {
         const int blocks = kind == 0 || kind == 5 ? 1 : m;
         for (int b = 0; b < blocks; ++b)
           for (std::size_t i = 0; i < kN; ++i)
-            ASSERT_EQ(d[b * kN + i], want(b, i))
+            SYMMETRA_ASSERT_EQ(d[b * kN + i], want(b, i))
                 << "kind " << kind << " call " << call << " block " << b << " i " << i;
         if (call % kDests == kDests - 1) rt.barrier(t);
       }
@@ -255,7 +255,7 @@ void check_reductions(Runtime& rt, const Team& t, T* src, T* dst, std::size_t kN
       std::uint64_t exact = 0;
       const double ref = reference(op, vals, &exact);
       if constexpr (std::is_integral_v<T>) {
-        ASSERT_EQ(out[i], static_cast<T>(exact))
+        SYMMETRA_ASSERT_EQ(out[i], static_cast<T>(exact))
             << "op " << static_cast<int>(op) << " call " << call << " i " << i;
       } else {
         ASSERT_NEAR(as_double(out[i]), ref, tolerance<T>(ref, m))
@@ -303,7 +303,7 @@ TEST_P(CollTest, ReduceThousandBackToBackCalls) {
       for (int i = 0; i < 4; ++i) {
         std::int64_t want = 0;
         for (int r = 0; r < n; ++r) want += static_cast<std::int64_t>(mix(call, r, i) % 1000);
-        ASSERT_EQ(dst[i], want) << "call " << call;
+        SYMMETRA_ASSERT_EQ(dst[i], want) << "call " << call;
       }
     }
   });
@@ -330,7 +330,7 @@ TEST_P(CollTest, CallsAsValues) {
         std::int32_t want = 0;
         for (int r = 0; r < n; ++r)
           want = std::max(want, static_cast<std::int32_t>(mix(call, r, i, salt) % 100000));
-        ASSERT_EQ(dst[i], want) << "all-reduce call " << call << " i " << i;
+        SYMMETRA_ASSERT_EQ(dst[i], want) << "all-reduce call " << call << " i " << i;
       }
       rt.barrier_all();
       // In place: member r's result, block r of the sum, lands at the start of src.
@@ -341,7 +341,8 @@ TEST_P(CollTest, CallsAsValues) {
           std::int64_t want = 0;
           for (int r = 0; r < n; ++r)
             want += static_cast<std::int64_t>(mix(call, r, me * kN + i, salt) % 100000);
-          ASSERT_EQ(src[i], static_cast<std::int32_t>(want)) << "reduce_scatter call " << call;
+          SYMMETRA_ASSERT_EQ(src[i], static_cast<std::int32_t>(want))
+              << "reduce_scatter call " << call;
         }
       }
       rt.barrier_all();
@@ -377,8 +378,8 @@ TEST_P(CollTest, PermuteRingShiftChunksBackToBack) {
                      for (std::size_t i = 0; i < count; ++i)
                        bad += p[i] != mix(call, from, c * kChunk + i);
                    });
-        ASSERT_EQ(bad, 0u) << "call " << call;
-        ASSERT_EQ(seen_chunks, (len + kChunk - 1) / kChunk);
+        SYMMETRA_ASSERT_EQ(bad, 0u) << "call " << call;
+        SYMMETRA_ASSERT_EQ(seen_chunks, (len + kChunk - 1) / kChunk);
       }
     });
   });
@@ -402,9 +403,10 @@ TEST_P(CollTest, PermuteChangingPairsBackToBack) {
                    for (std::size_t i = 0; i < count; ++i)
                      bad += p[i] != static_cast<std::uint32_t>(mix(call, from, c * 100 + i));
                  });
-      ASSERT_EQ(bad, 0u) << "call " << call << " shift " << shift;
+      SYMMETRA_ASSERT_EQ(bad, 0u) << "call " << call << " shift " << shift;
       for (std::size_t i = 0; i < kN; ++i)
-        ASSERT_EQ(dst[i], static_cast<std::uint32_t>(mix(call, from, i))) << "call " << call;
+        SYMMETRA_ASSERT_EQ(dst[i], static_cast<std::uint32_t>(mix(call, from, i)))
+            << "call " << call;
     }
   });
 }
@@ -423,7 +425,7 @@ TEST_P(CollTest, PermutePartialPairs) {
       const int from = to;
       rt.permute(rt.team_world(), dst, src, kN, to, from, 64);
       for (std::size_t i = 0; i < kN; ++i)
-        ASSERT_EQ(dst[i], from < 0 ? -7 : static_cast<std::int32_t>(mix(call, from, i)))
+        SYMMETRA_ASSERT_EQ(dst[i], from < 0 ? -7 : static_cast<std::int32_t>(mix(call, from, i)))
             << "call " << call;
       rt.barrier_all();  // dst is reset above: keep calls apart for the untouched PEs' check
     }

@@ -12,13 +12,32 @@
 #include "support/pe_runner.hpp"
 #include "symmetra/coll/reduce_op.hpp"
 
+// ASSERT_EQ for checks of every element: gtest's macros build an AssertionResult on every call,
+// which in CI's unoptimized tests cost more than the collective under test. This compares first
+// and builds it only for a failure (the operands are evaluated again then: no side effects).
+#define SYMMETRA_ASSERT_EQ(a, b) \
+  if ((a) == (b)) {              \
+  } else                         \
+    ASSERT_EQ(a, b)
+
 namespace symmetra::testing {
 
 using coll::ReduceOp;
 
+// The references run per element, on every PE, for every member's data, and CI's main tests
+// build unoptimized (AddressSanitizer's tree), where they took much of the collective tests'
+// time (docs/testing.md#where-the-test-time-goes). So the functions down to exact_sum are
+// optimized in any GCC build (still instrumented by a sanitizer).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__OPTIMIZE__)
+#pragma GCC push_options
+#pragma GCC optimize("O2")
+#define SYMMETRA_TEST_REFERENCE_OPTIMIZED 1
+#endif
+
 // Value i of team member `rank`'s data in call `call`: recomputable by every PE, never all zero.
 inline std::uint64_t mix(std::uint64_t call, int rank, std::uint64_t i, std::uint64_t salt = 0) {
-  std::uint64_t x = run_seed() ^ (call * 0x9e3779b97f4a7c15ull) ^
+  static const std::uint64_t seed = run_seed();  // once: run_seed is out of line
+  std::uint64_t x = seed ^ (call * 0x9e3779b97f4a7c15ull) ^
                     (static_cast<std::uint64_t>(rank) << 40) ^ (i << 8) ^ salt;
   x ^= x >> 31;
   x *= 0xbf58476d1ce4e5b9ull;
@@ -117,6 +136,11 @@ inline float exact_sum(int members, std::size_t i) {
   for (int r = 0; r < members; ++r) s += exact_value(r, i);
   return s;
 }
+
+#if defined(SYMMETRA_TEST_REFERENCE_OPTIMIZED)
+#pragma GCC pop_options
+#undef SYMMETRA_TEST_REFERENCE_OPTIMIZED
+#endif
 
 // Runs `body(team)` on the world team, then on the members of {1, 3, 5, ...}. Buffers must be
 // allocated before (allocation is collective over the world).
