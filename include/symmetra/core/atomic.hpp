@@ -37,34 +37,37 @@ inline constexpr MemoryOrder kRelease = mo::memory_order_release;
 inline constexpr MemoryOrder kAcqRel = mo::memory_order_acq_rel;
 inline constexpr MemoryOrder kSeqCst = mo::memory_order_seq_cst;
 
-// Host code: the compiler's atomic built-ins (what std::atomic_ref's members call), in functions
-// inlined even in unoptimized builds, where each std::atomic_ref load or store was a chain of
-// calls that CI's tests spent much of their time in (docs/testing.md#where-the-test-time-goes).
-// Optimized builds compile both to the same instructions. A memory order that is not a constant
-// where the built-in sees it (unoptimized builds) acts as seq_cst.
-#if defined(__CUDACC__)
+// Unoptimized host builds (CI's AddressSanitizer tree): the compiler's atomic built-ins (what
+// std::atomic_ref's members call) in functions inlined even there, where each std::atomic_ref
+// load or store was a chain of calls that the tests spent much of their time in
+// (docs/testing.md#where-the-test-time-goes). A memory order that is not a constant where the
+// built-in sees it acts as seq_cst. Optimized builds and nvcc keep std::atomic_ref: their code
+// is what it was.
+#if defined(__CUDACC__) || defined(__OPTIMIZE__)
 #define SYMMETRA_ATOMIC_INLINE SYMMETRA_INLINE
+#define SYMMETRA_ATOMIC_BUILTINS 0
 #else
 #define SYMMETRA_ATOMIC_INLINE inline __attribute__((always_inline))
+#define SYMMETRA_ATOMIC_BUILTINS 1
 #endif
 
 template <class T>
 SYMMETRA_ATOMIC_INLINE T atomic_load(const T* p, MemoryOrder o = kAcquire) {
-#if defined(__CUDACC__)
-  return AtomicRef<T>(*const_cast<T*>(p)).load(o);
-#else
+#if SYMMETRA_ATOMIC_BUILTINS
   T v;
   __atomic_load(p, &v, static_cast<int>(o));
   return v;
+#else
+  return AtomicRef<T>(*const_cast<T*>(p)).load(o);
 #endif
 }
 
 template <class T>
 SYMMETRA_ATOMIC_INLINE void atomic_store(T* p, T v, MemoryOrder o = kRelease) {
-#if defined(__CUDACC__)
-  AtomicRef<T>(*p).store(v, o);
-#else
+#if SYMMETRA_ATOMIC_BUILTINS
   __atomic_store(p, &v, static_cast<int>(o));
+#else
+  AtomicRef<T>(*p).store(v, o);
 #endif
 }
 
@@ -109,8 +112,10 @@ template <class T>
 SYMMETRA_ATOMIC_INLINE T poll_load(const T* p) {
 #if SYMMETRA_DEVICE_PASS
   return AtomicRef<T>(*const_cast<T*>(p)).load(kRelaxed);
-#else
+#elif SYMMETRA_ATOMIC_BUILTINS
   return atomic_load(p, kAcquire);
+#else
+  return AtomicRef<T>(*const_cast<T*>(p)).load(kAcquire);
 #endif
 }
 
@@ -138,8 +143,10 @@ template <class T>
 SYMMETRA_ATOMIC_INLINE T acquire_load_local(const T* p) {
 #if SYMMETRA_DEVICE_PASS
   return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(p)).load(kAcquire);
-#else
+#elif SYMMETRA_ATOMIC_BUILTINS
   return atomic_load(p, kAcquire);
+#else
+  return AtomicRef<T>(*const_cast<T*>(p)).load(kAcquire);
 #endif
 }
 
