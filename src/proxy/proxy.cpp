@@ -1,5 +1,7 @@
 #include "proxy/proxy.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -7,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <vector>
 
 #include "core/blocked.hpp"
@@ -66,8 +69,24 @@ HostProxyMemory::HostProxyMemory(std::uint32_t log2_slots) {
 class ProxyThread {
  public:
   static ProxyThread& get() {
-    static ProxyThread* t = new ProxyThread();
+    static ProxyThread* t = [] {
+      auto* made = new ProxyThread();
+      pthread_atfork(nullptr, nullptr, [] { get().restart_in_child(); });
+      return made;
+    }();
     return *t;
+  }
+  // fork() copies only the calling thread. A child of a process whose proxy thread was running
+  // saw running_ set and started none, so nothing served its rings (a program that forks PEs
+  // after running some as threads, as the test runner does); and the thread that is not there
+  // may have held mu_. So the child starts afresh: the parent's rings are not its to serve.
+  void restart_in_child() {
+    new (&mu_) std::mutex();
+    new (&removed_) std::condition_variable();
+    new (&thread_) std::thread();  // the parent's handle, dropped without a join
+    lanes_.clear();
+    running_ = false;
+    version_.fetch_add(1, std::memory_order_relaxed);
   }
   void add(Proxy* p) {
     std::lock_guard lock(mu_);

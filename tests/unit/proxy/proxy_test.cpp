@@ -6,9 +6,13 @@
 // batches; and a stopped, failed or stalled proxy ends a producer's wait with the reason, within
 // its bound.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -498,6 +502,47 @@ TEST(ProxyRing, OneThreadServesEveryRingOfTheProcess) {
   Channel again(4);  // a new ring after the thread ended
   EXPECT_EQ(Proxy::threads_running(), 1);
   EXPECT_EQ(again.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+}
+
+// fork() while the proxy thread runs: the child has no such thread, and must start its own for
+// its rings (a program that forks PEs after running some as threads, as the test runner does).
+// Before, the child saw the parent's thread marked running and started none: its first quiet
+// waited out its timeout. The child reports through its exit status.
+TEST(ProxyRing, AForkedChildStartsItsOwnProxyThread) {
+#if defined(__SANITIZE_THREAD__)
+  // Its runtime stops a child that starts a thread after a fork of several threads
+  // (die_after_fork): what this test does. CI's main (AddressSanitizer) build runs it.
+  GTEST_SKIP() << "ThreadSanitizer does not support threads started after a multi-threaded fork";
+#endif
+  Channel parent(4);
+  ASSERT_EQ(Proxy::threads_running(), 1);
+  ASSERT_EQ(parent.post(dd::proxy_quiet(), true), ProxyWait::kOk);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int status = 0;
+    Channel mine(4);
+    if (mine.post(dd::proxy_put_inline(1, 8, 0, 8), false) != ProxyWait::kOk) status |= 1;
+    if (mine.post(dd::proxy_quiet(), true, 5'000'000'000ull) != ProxyWait::kOk) status |= 2;
+    if (mine.transport.calls().size() != 2) status |= 4;
+    // Out before `mine` stops: with no thread serving it, its stop would wait for ever.
+    std::_Exit(status);
+  }
+  int status = -1;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  pid_t got = 0;
+  while ((got = waitpid(child, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (got == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the child did not end within 30 s";
+  }
+  ASSERT_EQ(got, child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: post failed, 2: the quiet was never served, 4: the "
+                                       "transport saw the wrong calls";
+  EXPECT_EQ(parent.post(dd::proxy_quiet(), true), ProxyWait::kOk);  // the parent's still served
 }
 
 // A stalled proxy: producers fill the ring and then wait for space instead of writing over
