@@ -44,6 +44,9 @@ TeamBoard::TeamBoard(const device::Context& ctx, std::function<void()> quiet, st
       home_(static_cast<int>(((id * 0x9e3779b97f4a7c15ull) >> 32) %
                              static_cast<std::uint64_t>(ctx.n_pes))),
       op_(op) {
+  if (size < 1 || size > ctx.n_pes || index < 0 || index >= size)
+    fail("npes must be in [1, " + std::to_string(ctx.n_pes) + "] and pe_idx_in_team in [0, npes)");
+  if (id == 0 || id == ~std::uint64_t{0}) fail("not an id from nvshmemx_team_get_uniqueid");
   hd::HeapHeader* h = hd::my_header(ctx_);
   const std::uint64_t start = steady_ns();
   for (int step = 0;; ++step) {
@@ -124,8 +127,7 @@ std::vector<std::uint64_t> TeamBoard::gather(std::uint64_t value) {
                                     home_);
   await_round(round);
   std::vector<std::uint64_t> all(static_cast<std::size_t>(size_));
-  device::get(device::ThreadGroup{}, ctx_, all.data(), row, all.size(), home_);
-  quiet_();
+  device::get(device::ThreadGroup{}, ctx_, all.data(), row, all.size(), home_);  // complete
   if (taken)
     fail("another PE passed the same pe_idx_in_team (" + std::to_string(index_) +
          "); each member's index must be distinct");

@@ -20,8 +20,9 @@ namespace symmetra::detail {
 
 class TeamBoard {
  public:
-  // Claims (or finds) the id's record at its home PE. `quiet` completes this PE's puts. `index`
-  // in [0, size) is this member's place; `op` names the call in errors.
+  // Checks the arguments (size in [1, n_pes], index in [0, size), an id neither 0 nor ~0), then
+  // claims (or finds) the id's record at its home PE. `quiet` completes this PE's puts. `index`
+  // is this member's place; `op` names the call in errors.
   TeamBoard(const device::Context& ctx, std::function<void()> quiet, std::uint64_t id, int size,
             int index, const char* op);
   TeamBoard(const TeamBoard&) = delete;
@@ -32,10 +33,10 @@ class TeamBoard {
   // The next round: every member's word, in index order. Round 0 also checks that no other PE
   // took this member's index (its word there must be nonzero).
   std::vector<std::uint64_t> gather(std::uint64_t word);
-  int home() const { return home_; }
+  // Throws symmetra::Error: `what`, after the call, the id, the size and this PE's index.
+  [[noreturn]] void fail(const std::string& what) const;
 
  private:
-  [[noreturn]] void fail(const std::string& what) const;
   std::uint64_t* word(std::uint64_t i) const { return record_ + i; }
   // Waits until the round's arrival count reaches size_; past it, or past the timeout, fails.
   void await_round(int round) const;

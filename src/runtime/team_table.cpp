@@ -5,7 +5,6 @@
 #include <array>
 #include <bit>
 #include <cstddef>
-#include <cstdio>
 #include <string>
 
 #include "core/log.hpp"
@@ -233,34 +232,26 @@ int TeamTable::install(const Participants& p, bool member, int first, int step, 
 int TeamTable::create_by_id(std::uint64_t id, int size, int index, const char* op,
                             const std::function<void(int)>& on_slot) {
   const device::Context& ctx = *links_.ctx;
-  const auto where = [&] {
-    char hex[24];
-    std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(id));
-    return std::string(op) + ": team id " + hex + ", " + std::to_string(size) +
-           " PEs, this PE's index " + std::to_string(index);
-  };
-  if (size < 1 || size > ctx.n_pes || index < 0 || index >= size)
-    fail(where() + ": npes must be in [1, " + std::to_string(ctx.n_pes) +
-         "] and pe_idx_in_team in [0, npes)");
-  if (id == 0 || id == ~std::uint64_t{0})
-    fail(where() + ": not an id from nvshmemx_team_get_uniqueid");
   TeamBoard board(ctx, links_.quiet, id, size, index, op);
   // Round 0: who the members are, in index order (world PE + 1: 0 is an index nobody took).
   const auto pes = board.gather(static_cast<std::uint64_t>(ctx.my_pe) + 1);
-  std::string list;
-  for (std::uint64_t w : pes) list += (list.empty() ? "" : ", ") + std::to_string(int(w) - 1);
+  const auto members = [&] {
+    std::string list;
+    for (std::uint64_t w : pes) list += (list.empty() ? "" : ", ") + std::to_string(int(w) - 1);
+    return list;
+  };
   for (int i = 0; i < size; ++i)
     if (pes[i] == 0)
-      fail(where() + ": no PE took index " + std::to_string(i) + " (members by index: " + list +
-           ")");
+      board.fail("no PE took index " + std::to_string(i) + " (members by index: " + members() +
+                 ")");
   // Symmetra's teams are strided (TeamDesc): the members in index order must be too.
   const int first = static_cast<int>(pes[0]) - 1;
   const int step = size > 1 ? static_cast<int>(pes[1] - pes[0]) : 1;
   for (int i = 1; i < size; ++i)
     if (step < 1 || static_cast<int>(pes[i]) - 1 != first + i * step)
-      fail(where() + ": the members' PEs in index order are " + list +
-           ", not PEs start, start + stride, ... with a positive stride; Symmetra's teams are "
-           "strided (docs/nvshmem.md#teams-from-a-unique-id)");
+      board.fail("the members' PEs in index order are " + members() +
+                 ", not PEs start, start + stride, ... with a positive stride; Symmetra's teams "
+                 "are strided (docs/nvshmem.md#teams-from-a-unique-id)");
   const Participants p{[&](std::uint64_t w) { return board.gather(w); }, [](int) { return true; },
                        size};
   return install(p, true, first, step, size, index, op, on_slot);

@@ -53,10 +53,8 @@ void check_call(Runtime& rt, const Team& t, T* src, T* dst, std::size_t n, Reduc
       SYMMETRA_ASSERT_EQ(out[i], static_cast<T>(exact))
           << what << " n " << n << " call " << call << " i " << i;
     } else {
-      const double tol = tolerance<T>(ref, m) * m;
-      if (!(std::abs(as_double(out[i]) - ref) <= tol))  // NaN included
-        ASSERT_NEAR(as_double(out[i]), ref, tol) << what << " op " << static_cast<int>(op) << " n "
-                                                 << n << " call " << call << " i " << i;
+      SYMMETRA_ASSERT_NEAR(as_double(out[i]), ref, tolerance<T>(ref, m) * m)
+          << what << " op " << static_cast<int>(op) << " n " << n << " call " << call << " i " << i;
     }
   }
   rt.barrier(t);  // in place: nobody rewrites src before every member checked its result

@@ -258,7 +258,7 @@ void check_reductions(Runtime& rt, const Team& t, T* src, T* dst, std::size_t kN
         SYMMETRA_ASSERT_EQ(out[i], static_cast<T>(exact))
             << "op " << static_cast<int>(op) << " call " << call << " i " << i;
       } else {
-        ASSERT_NEAR(as_double(out[i]), ref, tolerance<T>(ref, m))
+        SYMMETRA_ASSERT_NEAR(as_double(out[i]), ref, tolerance<T>(ref, m))
             << "op " << static_cast<int>(op) << " call " << call << " i " << i;
       }
     }

@@ -19,6 +19,11 @@
   if ((a) == (b)) {              \
   } else                         \
     ASSERT_EQ(a, b)
+// The same for ASSERT_NEAR (a NaN fails, as there).
+#define SYMMETRA_ASSERT_NEAR(a, b, tol) \
+  if (std::abs((a) - (b)) <= (tol)) {   \
+  } else                                \
+    ASSERT_NEAR(a, b, tol)
 
 namespace symmetra::testing {
 
