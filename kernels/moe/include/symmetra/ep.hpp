@@ -1,0 +1,122 @@
+// Mixture-of-experts token exchange on Symmetra (docs/moe.md): dispatch sends each token to the
+// PEs that hold its top-k experts, combine brings the experts' outputs back and sums them with
+// the routing weights.
+//
+// Experts: `num_experts` over a team of N PEs, num_experts / N each; team rank r holds experts
+// [r * L, (r + 1) * L), its local experts 0 .. L - 1.
+//
+// dispatch(x, topk_idx, topk_weights, num_tokens): token t (row t of x, `hidden` elements) goes to
+// every PE holding one of its experts topk_idx[t][0 .. top_k), once per PE however many of its
+// experts that PE holds (-1 in topk_idx: no expert in that slot). On the receiving PE it lands
+// once per (token, local expert) pair, grouped by local expert: expert e's rows are
+// [offsets[e], offsets[e + 1]), ordered by source team rank, then by token index at the source.
+// Each row carries the routing weight of its (token, expert) and where the token came from.
+// combine(y, handle, out): y holds one output row per received row (what the experts made of
+// them, same order); out[t] = sum over t's experts of weight * y-row, for every token this PE
+// dispatched (zero where it had no expert). The sum runs in a fixed order: each expert PE sums its
+// rows of a token in top-k slot order, and the token's PE sums those partial sums in team-rank
+// order, so that a run repeats bit for bit.
+//
+// Errors: every call checks its input on every PE before any data moves, and the members agree:
+// an expert index out of range, a repeated expert, more tokens than the dispatcher was made for,
+// a type other than its own, or more received tokens or rows than it has room for throws
+// symmetra::Error on every member, naming the PE and the value; the dispatcher stays usable.
+//
+// Paths, by the runtime's backend:
+// - CPU backend: host memory, blocking; 16-bit and float payloads sum in double and are rounded
+//   once per partial sum and once at the end.
+// - GPU backend: not yet (docs/moe.md): construction throws saying so.
+//
+// Threads: one Dispatcher belongs to one PE; dispatch and combine are collective over the team,
+// made by every member in the same order, one thread at a time. Construction and destruction are
+// collective over the world, as symmetric allocation is: PEs outside the team construct it too
+// and call nothing else.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "symmetra/data_type.hpp"
+#include "symmetra/runtime.hpp"
+#include "symmetra/team.hpp"
+
+namespace symmetra::ep {
+
+inline constexpr int kMaxTopK = 32;
+
+struct Config {
+  int max_tokens = 0;                   // tokens one PE dispatches in a call, at most
+  int hidden = 0;                       // elements per token
+  DataType type = DataType::kBfloat16;  // of x and y: float, double, bfloat16, half, int32, int64
+  int num_experts = 0;                  // over the team: a multiple of its size
+  int top_k = 1;                        // experts per token, 1 .. kMaxTopK
+  // Room on each PE for one call: tokens received (0: max_tokens x team size, the most there can
+  // be) and (token, local expert) rows (0: that x min(top_k, local experts), the most there can
+  // be). Smaller values save memory; a call that needs more is an error on every PE.
+  std::int64_t max_recv_tokens = 0;
+  std::int64_t max_recv_rows = 0;
+};
+
+// What dispatch left on this PE: views of the dispatcher's memory, valid until its next dispatch.
+struct Received {
+  const void* x = nullptr;                       // [rows, hidden], grouped by local expert
+  const float* weights = nullptr;                // [rows]: the row's (token, expert) routing weight
+  const std::int32_t* src_rank = nullptr;        // [rows]: team rank of the token's PE
+  const std::int32_t* src_token = nullptr;       // [rows]: the token's index there
+  const std::int32_t* expert_counts = nullptr;   // [local experts]
+  const std::int32_t* expert_offsets = nullptr;  // [local experts + 1]; the last is `rows`
+  std::int64_t rows = 0;
+  std::int64_t tokens = 0;   // distinct tokens received
+  std::uint64_t handle = 0;  // for combine: which dispatch these rows came from
+};
+
+class Dispatcher {
+ public:
+  // Collective over the world: checks the config (agreed by all PEs: an Error on every PE naming
+  // what is wrong) and allocates the symmetric buffers.
+  Dispatcher(Runtime& rt, const Team& team, const Config& config);
+  ~Dispatcher();  // collective over the world
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  const Config& config() const { return config_; }
+  int local_experts() const { return local_experts_; }
+
+  // Collective over the team. x: [num_tokens, hidden] of `type`; topk_idx: [num_tokens, top_k]
+  // global expert indices or -1; topk_weights: [num_tokens, top_k].
+  Received dispatch(const void* x, DataType type, const std::int64_t* topk_idx,
+                    const float* topk_weights, int num_tokens);
+  // Collective over the team. y: [received.rows, hidden] of `type`, row for row what the last
+  // dispatch returned (handle names it); out: [num_tokens of that dispatch, hidden].
+  void combine(const void* y, DataType type, std::uint64_t handle, void* out);
+
+ private:
+  struct Plan;  // the last dispatch's routing, which combine retraces
+  void agree(const std::vector<std::int64_t>& mine, std::vector<std::int64_t>& all);
+  [[noreturn]] void fail(const std::string& what) const;
+
+  Runtime& rt_;
+  Team team_;
+  Config config_;
+  int rank_ = -1, n_ = 1, local_experts_ = 0;
+  std::size_t row_bytes_ = 0;     // hidden x element size
+  std::size_t meta_words_ = 0;    // int32 words of a staged token's header
+  std::size_t record_words_ = 0;  // int64 words each PE contributes to a call's agreement
+  std::int64_t ret_rows_ = 0;     // partial sums a PE can get back: max_tokens x min(N, top_k)
+  // Symmetric: the agreement's words, staged tokens and their headers, returned partial sums.
+  std::int64_t* record_ = nullptr;
+  std::int64_t* records_ = nullptr;
+  std::byte* stage_x_ = nullptr;
+  std::int32_t* stage_meta_ = nullptr;
+  std::byte* ret_ = nullptr;
+  // Local: what dispatch returns.
+  std::vector<std::byte> recv_x_;
+  std::vector<float> recv_w_;
+  std::vector<std::int32_t> recv_rank_, recv_token_, counts_, offsets_;
+  std::unique_ptr<Plan> plan_;
+  std::uint64_t epoch_ = 0;
+};
+
+}  // namespace symmetra::ep
