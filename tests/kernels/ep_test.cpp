@@ -230,6 +230,89 @@ std::vector<Case> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Pes, EpTest, ::testing::ValuesIn(cases()), case_name);
 
+// all_to_all_v against the rows each PE must get: random splits (zeros among them), row values
+// naming their source, destination and index.
+class AllToAllVTest : public ::testing::TestWithParam<PeConfig> {};
+
+TEST_P(AllToAllVTest, RowsLandInRankOrder) {
+  const std::uint64_t seed = symmetra::testing::run_seed();
+  run_pes(GetParam(), [&](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    constexpr int kWidth = 3;
+    auto split = [&](int s, int d, int round) {
+      std::mt19937_64 g(seed + static_cast<std::uint64_t>(round * 10007 + s * 101 + d));
+      return static_cast<std::int64_t>(g() % 4 == 0 ? 0 : g() % 6);
+    };
+    auto value = [](int s, int d, std::int64_t j, int w) {
+      return static_cast<std::int32_t>(((s * 64 + d) * 64 + j) * kWidth + w);
+    };
+    constexpr std::int64_t kOutRows = 48;  // 8 PEs x 5 rows at most
+    auto* out = rt.allocate_array<std::int32_t>(kOutRows * kWidth);
+    symmetra::ep::AllToAllV a2a(rt, rt.team_world());
+    for (int round = 0; round < 2; ++round) {
+      std::vector<std::int64_t> splits(n);
+      std::vector<std::int32_t> in;
+      for (int d = 0; d < n; ++d) {
+        splits[d] = split(me, d, round);
+        for (std::int64_t j = 0; j < splits[d]; ++j)
+          for (int w = 0; w < kWidth; ++w) in.push_back(value(me, d, j, w));
+      }
+      std::vector<std::int64_t> so(2 * n, -1);
+      a2a(in.data(), static_cast<std::int64_t>(in.size() / kWidth), splits.data(), out, kOutRows,
+          so.data(), kWidth * sizeof(std::int32_t));
+      std::int64_t at = 0;
+      for (int s = 0; s < n; ++s) {
+        ASSERT_EQ(so[s], split(s, me, round)) << "from rank " << s;
+        ASSERT_EQ(so[n + s], at) << "from rank " << s;
+        for (std::int64_t j = 0; j < so[s]; ++j)
+          for (int w = 0; w < kWidth; ++w)
+            ASSERT_EQ(out[(at + j) * kWidth + w], value(s, me, j, w))
+                << "from rank " << s << " row " << j;
+        at += so[s];
+      }
+      rt.barrier_all();  // every PE has read its out before the next round writes it
+    }
+    rt.free(out);
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Pes, AllToAllVTest,
+                         ::testing::ValuesIn(symmetra::testing::standard_configs()),
+                         symmetra::testing::PeConfigName());
+
+TEST(EpErrors, AllToAllVWrongInputIsAnErrorOnEveryPe) {
+  run_pes({3, symmetra::testing::Mode::kThreads}, [&](Runtime& rt) {
+    const int me = rt.my_pe();
+    auto* out = rt.allocate_array<std::int64_t>(4);
+    std::vector<std::int64_t> in(4, me), so(6);
+    symmetra::ep::AllToAllV a2a(rt, rt.team_world());
+    auto expect_error = [&](std::vector<std::int64_t> splits, std::int64_t out_rows,
+                            const std::string& what) {
+      try {
+        a2a(in.data(), 4, splits.data(), out, out_rows, so.data(), sizeof(std::int64_t));
+        ADD_FAILURE() << "no error; expected one saying: " << what;
+      } catch (const symmetra::Error& e) {
+        EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+      }
+    };
+    expect_error({1, me == 2 ? -1 : 1, 1}, 4, "team rank 2 (pe 2) passed in_splits[1] = -1");
+    expect_error({me == 0 ? 3 : 1, 1, 1}, 4, "team rank 0 (pe 0)'s in_splits sum to 5 rows");
+    expect_error({2, 1, 1}, 4, "team rank 0 would receive 6 rows into an out of 4");
+    std::vector<std::int64_t> local(4);
+    try {
+      std::vector<std::int64_t> splits = {1, 1, 1};
+      a2a(in.data(), 4, splits.data(), me == 1 ? local.data() : out, 4, so.data(), 8);
+      ADD_FAILURE() << "no error";
+    } catch (const symmetra::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("team rank 1 (pe 1) passed an `out` that is not in "
+                                           "the symmetric heap"),
+                std::string::npos)
+          << e.what();
+    }
+    rt.free(out);
+  });
+}
+
 // Wrong input on one PE is an Error on every PE, naming that PE and the value, before any data
 // moved; the dispatcher stays usable.
 TEST(EpErrors, WrongInputIsAnErrorOnEveryPe) {

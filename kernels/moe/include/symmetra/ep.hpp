@@ -119,4 +119,34 @@ class Dispatcher {
   std::uint64_t epoch_ = 0;
 };
 
+// All-to-all with per-destination row counts (the semantics of torch's all_to_all_vdev): each
+// member sends in_splits[d] rows to team rank d, taken from `in` in rank order; `out` receives
+// every member's rows for this PE in rank order, and out_splits_offsets[s] and
+// out_splits_offsets[N + s] say how many came from rank s and where they start. Rows are
+// `row_bytes` bytes. `out` is symmetric (this PE's rows go straight into it), `out_rows` rows
+// long; `in`, in_splits and out_splits_offsets are local. Wrong input (a negative split, splits
+// summing past in_rows, or a PE that would receive more than its out_rows) is an Error on every
+// member before any data moves. CPU backend, blocking.
+//
+// Threads and collectivity as Dispatcher's: construction and destruction collective over the
+// world, calls collective over the team.
+class AllToAllV {
+ public:
+  AllToAllV(Runtime& rt, const Team& team);
+  ~AllToAllV();
+  AllToAllV(const AllToAllV&) = delete;
+  AllToAllV& operator=(const AllToAllV&) = delete;
+
+  void operator()(const void* in, std::int64_t in_rows, const std::int64_t* in_splits, void* out,
+                  std::int64_t out_rows, std::int64_t* out_splits_offsets, std::size_t row_bytes);
+
+ private:
+  Runtime& rt_;
+  Team team_;
+  int rank_ = -1, n_ = 1;
+  std::size_t words_ = 0;  // a member's record: its splits, out_rows, verdict
+  std::int64_t* record_ = nullptr;
+  std::int64_t* records_ = nullptr;
+};
+
 }  // namespace symmetra::ep
