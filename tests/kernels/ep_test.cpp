@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <ostream>
@@ -92,76 +93,111 @@ double expert_fn(double x, std::int64_t e) {
   return x * static_cast<double>(1 + e);
 }
 
+// The rows this PE must hold after a dispatch of `in` (every PE's input): for each local expert,
+// (source rank, token, slot) in source order; `value(src, t, h)` is what row element h holds.
+template <class T, class Value>
+void check_rows(const Config& c, const std::vector<Input>& in, int me, const Received& r,
+                Value value) {
+  const int n = static_cast<int>(in.size()), L = c.num_experts / n;
+  std::vector<std::vector<std::array<int, 3>>> want(L);
+  std::int64_t want_tokens = 0;
+  for (int src = 0; src < n; ++src)
+    for (int t = 0; t < in[src].tokens; ++t) {
+      bool here = false;
+      for (int s = 0; s < c.top_k; ++s)
+        if (const std::int64_t e = in[src].idx[t * c.top_k + s]; e >= 0 && e / L == me) {
+          want[e % L].push_back({src, t, s});
+          here = true;
+        }
+      want_tokens += here;
+    }
+  ASSERT_EQ(r.tokens, want_tokens);
+  std::int64_t row = 0;
+  for (int e = 0; e < L; ++e) {
+    ASSERT_EQ(r.expert_counts[e], static_cast<std::int32_t>(want[e].size())) << "expert " << e;
+    ASSERT_EQ(r.expert_offsets[e], row);
+    for (const auto [src, t, s] : want[e]) {
+      ASSERT_EQ(r.src_rank[row], src) << "row " << row;
+      ASSERT_EQ(r.src_token[row], t) << "row " << row;
+      ASSERT_EQ(r.weights[row], in[src].w[t * c.top_k + s]);
+      const T* got = static_cast<const T*>(r.x) + row * c.hidden;
+      for (int h = 0; h < c.hidden; ++h)
+        ASSERT_EQ(to_double(got[h]), value(src, t, h)) << "row " << row << " element " << h;
+      ++row;
+    }
+  }
+  ASSERT_EQ(r.rows, row);
+  ASSERT_EQ(r.expert_offsets[L], row);
+}
+
+// combine's result for this PE's tokens: sum over their experts of (weight or 1) x expert_fn.
+template <class T>
+void check_sums(const Config& c, const Input& mine, const std::vector<T>& out, bool weighted,
+                double tol) {
+  for (int t = 0; t < mine.tokens; ++t)
+    for (int h = 0; h < c.hidden; ++h) {
+      double want = 0;
+      for (int s = 0; s < c.top_k; ++s)
+        if (const std::int64_t e = mine.idx[t * c.top_k + s]; e >= 0)
+          want +=
+              (weighted ? mine.w[t * c.top_k + s] : 1.0) * expert_fn(mine.x[t * c.hidden + h], e);
+      const double got = to_double(out[static_cast<std::size_t>(t) * c.hidden + h]);
+      ASSERT_NEAR(got, want, tol * std::max(1.0, std::fabs(want)))
+          << "token " << t << " element " << h << (weighted ? "" : " (unweighted)");
+    }
+}
+
 template <class T>
 void run_case(Runtime& rt, const Config& c, Routing routing, std::uint64_t seed, double tol) {
   const int me = rt.my_pe(), n = rt.n_pes(), L = c.num_experts / n;
   Dispatcher ep(rt, rt.team_world(), c);
   EXPECT_EQ(ep.local_experts(), L);
+  // What the experts make of the rows of r: expert_fn, each row by its global expert.
+  auto outputs = [&](const Received& r) {
+    std::vector<double> y(static_cast<std::size_t>(r.rows) * c.hidden);
+    for (int e = 0; e < L; ++e)
+      for (std::int64_t i = r.expert_offsets[e]; i < r.expert_offsets[e + 1]; ++i)
+        for (int h = 0; h < c.hidden; ++h)
+          y[i * c.hidden + h] = expert_fn(to_double(static_cast<const T*>(r.x)[i * c.hidden + h]),
+                                          static_cast<std::int64_t>(me) * L + e);
+    return as<T>(y);
+  };
+  symmetra::ep::Handle first;  // round 0's, combined again after round 1's dispatch
+  std::vector<T> first_y;
+  Input first_in;
   for (int round = 0; round < 2; ++round) {  // fresh inputs through one dispatcher
     std::vector<Input> in;
     for (int pe = 0; pe < n; ++pe) in.push_back(make_input(c, routing, pe, seed + round));
     const Input& mine = in[me];
     const auto x = as<T>(mine.x);
     const Received r = ep.dispatch(x.data(), c.type, mine.idx.data(), mine.w.data(), mine.tokens);
-    // The rows this PE must hold: for each local expert, (source, token, slot) in source order.
-    std::vector<std::vector<std::pair<int, int>>> want(L);
-    std::vector<std::vector<int>> want_slot(L);
-    std::int64_t want_tokens = 0;
-    for (int src = 0; src < n; ++src)
-      for (int t = 0; t < in[src].tokens; ++t) {
-        bool here = false;
-        for (int s = 0; s < c.top_k; ++s) {
-          const std::int64_t e = in[src].idx[t * c.top_k + s];
-          if (e >= 0 && e / L == me) {
-            want[e % L].emplace_back(src, t);
-            want_slot[e % L].push_back(s);
-            here = true;
-          }
-        }
-        want_tokens += here;
-      }
-    ASSERT_EQ(r.tokens, want_tokens);
-    std::int64_t row = 0;
-    for (int e = 0; e < L; ++e) {
-      ASSERT_EQ(r.expert_counts[e], static_cast<std::int32_t>(want[e].size())) << "expert " << e;
-      ASSERT_EQ(r.expert_offsets[e], row);
-      for (std::size_t j = 0; j < want[e].size(); ++j, ++row) {
-        const auto [src, t] = want[e][j];
-        ASSERT_EQ(r.src_rank[row], src) << "row " << row;
-        ASSERT_EQ(r.src_token[row], t) << "row " << row;
-        ASSERT_EQ(r.weights[row], in[src].w[t * c.top_k + want_slot[e][j]]);
-        const T* got = static_cast<const T*>(r.x) + row * c.hidden;
-        for (int h = 0; h < c.hidden; ++h)
-          ASSERT_EQ(to_double(got[h]), in[src].x[static_cast<std::size_t>(t) * c.hidden + h])
-              << "row " << row << " element " << h;
-      }
-    }
-    ASSERT_EQ(r.rows, row);
-    ASSERT_EQ(r.expert_offsets[L], row);
-    // The experts' outputs, and what combine must return for this PE's tokens.
-    std::vector<double> y(static_cast<std::size_t>(r.rows) * c.hidden);
-    for (std::int64_t i = 0; i < r.rows; ++i) {
-      const int e = static_cast<int>(std::upper_bound(r.expert_offsets, r.expert_offsets + L + 1,
-                                                      static_cast<std::int32_t>(i)) -
-                                     r.expert_offsets) -
-                    1;
-      for (int h = 0; h < c.hidden; ++h)
-        y[i * c.hidden + h] = expert_fn(to_double(static_cast<const T*>(r.x)[i * c.hidden + h]),
-                                        static_cast<std::int64_t>(me) * L + e);
-    }
-    const auto yt = as<T>(y);
+    check_rows<T>(c, in, me, r, [&](int src, int t, int h) {
+      return in[src].x[static_cast<std::size_t>(t) * c.hidden + h];
+    });
+    const std::vector<T> y = outputs(r);
     std::vector<T> out(static_cast<std::size_t>(mine.tokens) * c.hidden, T(-1.0f));
-    ep.combine(yt.data(), c.type, r.handle, out.data());
-    for (int t = 0; t < mine.tokens; ++t)
-      for (int h = 0; h < c.hidden; ++h) {
-        double want_v = 0;
-        for (int s = 0; s < c.top_k; ++s)
-          if (const std::int64_t e = mine.idx[t * c.top_k + s]; e >= 0)
-            want_v += mine.w[t * c.top_k + s] * expert_fn(mine.x[t * c.hidden + h], e);
-        const double got = to_double(out[static_cast<std::size_t>(t) * c.hidden + h]);
-        ASSERT_NEAR(got, want_v, tol * std::max(1.0, std::fabs(want_v)))
-            << "token " << t << " element " << h;
-      }
+    ep.combine(y.data(), c.type, r.handle, out.data());
+    check_sums(c, mine, out, true, tol);
+    if (round == 0) {
+      first = r.handle, first_y = y, first_in = mine;
+      continue;
+    }
+    // Other tokens along the same routing (the backward of combine), then the unweighted sum
+    // (the backward of dispatch), into the same rows.
+    Input neg = mine;
+    for (double& v : neg.x) v = -v;
+    const auto xn = as<T>(neg.x);
+    const Received rn = ep.redispatch(xn.data(), c.type, r.handle);
+    check_rows<T>(c, in, me, rn, [&](int src, int t, int h) {
+      return -in[src].x[static_cast<std::size_t>(t) * c.hidden + h];
+    });
+    const std::vector<T> yn = outputs(rn);
+    ep.combine(yn.data(), c.type, rn.handle, out.data(), symmetra::ep::Weighting::kUnweighted);
+    check_sums(c, neg, out, false, tol);
+    // An earlier dispatch's routing still combines.
+    std::vector<T> first_out(static_cast<std::size_t>(first_in.tokens) * c.hidden, T(-1.0f));
+    ep.combine(first_y.data(), c.type, first, first_out.data());
+    check_sums(c, first_in, first_out, true, tol);
   }
 }
 
@@ -350,10 +386,16 @@ TEST(EpErrors, WrongInputIsAnErrorOnEveryPe) {
     expect_error(
         [&] { ep.dispatch(x.data(), me == 2 ? DataType::kHalf : c.type, idx.data(), w.data(), 4); },
         "passed tokens of type float16; the dispatcher moves float32");
-    // Still usable: a good call, and its combine (each expert returns its tokens unchanged).
+    // Still usable: good calls, and a combine (each expert returns its tokens unchanged).
+    const Received r0 = ep.dispatch(x.data(), c.type, idx.data(), w.data(), 4);
     const Received r = ep.dispatch(x.data(), c.type, idx.data(), w.data(), 4);
-    expect_error([&] { ep.combine(r.x, c.type, r.handle + (me == 1), x.data()); },
-                 "is not its last dispatch's");
+    expect_error(
+        [&] { ep.combine(r.x, c.type, me == 1 ? r0.handle : r.handle, x.data()); },
+        "team rank 1 (pe 1) passed the handle of dispatch 1, and team rank 0 that of dispatch 2");
+    expect_error([&] { ep.redispatch(x.data(), c.type, me == 2 ? nullptr : r.handle); },
+                 "team rank 2 (pe 2) passed no handle");
+    expect_error([&] { ep.combine(r.x, me == 0 ? DataType::kDouble : c.type, r.handle, x.data()); },
+                 "team rank 0 (pe 0) passed rows of type float64; the dispatcher moves float32");
     std::vector<float> out(4 * 8);
     ep.combine(r.x, c.type, r.handle, out.data());
     for (int t = 0; t < 4; ++t)

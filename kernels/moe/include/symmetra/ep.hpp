@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "symmetra/data_type.hpp"
@@ -59,18 +60,27 @@ struct Config {
   std::int64_t max_recv_rows = 0;
 };
 
-// What dispatch left on this PE: views of the dispatcher's memory, valid until its next dispatch.
+struct Plan;  // the routing of one dispatch (kernels/moe/ep_plan.hpp)
+// Names a dispatch's routing for redispatch and combine; it keeps the routing alive while held.
+using Handle = std::shared_ptr<const Plan>;
+
+// What dispatch left on this PE. x views the dispatcher's memory and is valid until its next
+// dispatch or redispatch; the other arrays are the handle's and live as long as it does.
 struct Received {
   const void* x = nullptr;                       // [rows, hidden], grouped by local expert
-  const float* weights = nullptr;                // [rows]: the row's (token, expert) routing weight
+  const float* weights = nullptr;                // [rows]: the row's (token, expert) weight
   const std::int32_t* src_rank = nullptr;        // [rows]: team rank of the token's PE
   const std::int32_t* src_token = nullptr;       // [rows]: the token's index there
   const std::int32_t* expert_counts = nullptr;   // [local experts]
   const std::int32_t* expert_offsets = nullptr;  // [local experts + 1]; the last is `rows`
   std::int64_t rows = 0;
-  std::int64_t tokens = 0;   // distinct tokens received
-  std::uint64_t handle = 0;  // for combine: which dispatch these rows came from
+  std::int64_t tokens = 0;  // distinct tokens received
+  Handle handle;            // for redispatch and combine
 };
+
+// combine's sum: with the routing weights (the layer's output), or without (the backward of
+// dispatch: a token's gradient is the sum of its rows' gradients).
+enum class Weighting { kWeighted, kUnweighted };
 
 class Dispatcher {
  public:
@@ -88,13 +98,25 @@ class Dispatcher {
   // global expert indices or -1; topk_weights: [num_tokens, top_k].
   Received dispatch(const void* x, DataType type, const std::int64_t* topk_idx,
                     const float* topk_weights, int num_tokens);
-  // Collective over the team. y: [received.rows, hidden] of `type`, row for row what the last
-  // dispatch returned (handle names it); out: [num_tokens of that dispatch, hidden].
-  void combine(const void* y, DataType type, std::uint64_t handle, void* out);
+  // Collective over the team: other tokens (x: [num_tokens of the handle's dispatch, hidden])
+  // along the handle's routing, into the same rows (the backward of combine: the gradients of its
+  // outputs go where the tokens went). Every member passes the handle of the same dispatch.
+  Received redispatch(const void* x, DataType type, const Handle& handle);
+  // Collective over the team. y: [rows of the handle's dispatch, hidden] of `type`, in its row
+  // order; out: [num_tokens of that dispatch, hidden]. Every member passes the handle of the same
+  // dispatch.
+  void combine(const void* y, DataType type, const Handle& handle, void* out,
+               Weighting weighting = Weighting::kWeighted);
 
  private:
-  struct Plan;  // the last dispatch's routing, which combine retraces
   void agree(const std::vector<std::int64_t>& mine, std::vector<std::int64_t>& all);
+  // redispatch's and combine's checks: the handle, the type; agreed by the members.
+  void check_retrace(const char* op, DataType type, const Handle& handle);
+  // Puts each of this PE's tokens in plan.sent (rows of x; with their headers where `meta`)
+  // into its destinations' staging, then a team barrier.
+  void send(const Plan& plan, const std::byte* x, const std::vector<std::int32_t>* meta);
+  // The staged tokens into rows grouped by local expert (the plan's layout).
+  Received expand(const std::shared_ptr<const Plan>& plan);
   [[noreturn]] void fail(const std::string& what) const;
 
   Runtime& rt_;
@@ -111,12 +133,8 @@ class Dispatcher {
   std::byte* stage_x_ = nullptr;
   std::int32_t* stage_meta_ = nullptr;
   std::byte* ret_ = nullptr;
-  // Local: what dispatch returns.
-  std::vector<std::byte> recv_x_;
-  std::vector<float> recv_w_;
-  std::vector<std::int32_t> recv_rank_, recv_token_, counts_, offsets_;
-  std::unique_ptr<Plan> plan_;
-  std::uint64_t epoch_ = 0;
+  std::vector<std::byte> recv_x_;  // local: the received rows
+  std::uint64_t epoch_ = 0;        // dispatches made
 };
 
 // All-to-all with per-destination row counts (the semantics of torch's all_to_all_vdev): each
