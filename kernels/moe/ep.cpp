@@ -69,7 +69,7 @@ Dispatcher::Dispatcher(Runtime& rt, const Team& team, const Config& config)
   if (member)
     words[0] = wrong.empty() ? recv_tokens * static_cast<std::int64_t>(row_bytes_) : kWrong,
     words[1] = recv_tokens * static_cast<std::int64_t>(meta_words_),
-    words[2] = ret_rows_ * static_cast<std::int64_t>(row_bytes_),
+    words[2] = ret_rows_ * static_cast<std::int64_t>(std::max(row_bytes_, c.top_k * sizeof(float))),
     words[3] = static_cast<std::int64_t>(record_words_), words[4] = n_;
   auto* box = static_cast<std::int64_t*>(rt.allocate(10 * sizeof(std::int64_t)));
   std::int64_t agreed[5] = {};

@@ -2,6 +2,7 @@
 // to their staging rows, expanding them into rows grouped by expert, redispatch and combine.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "ep_plan.hpp"
@@ -89,52 +90,80 @@ Received Dispatcher::redispatch(const void* x, DataType type, const Handle& hand
   return expand(handle);
 }
 
+void Dispatcher::send_back(const Plan& plan, std::size_t bytes,
+                           const std::function<void(std::int64_t, std::byte*)>& partial,
+                           const std::function<void(std::int32_t, const std::byte*)>& take) {
+  const int n = n_;
+  // Each staged token's partial, back to its PE, where that PE's plan expects it: after the
+  // partials from the ranks before this one.
+  std::vector<std::byte> part;
+  for (int step = 0; step < n; ++step) {
+    const int src = (rank_ + step) % n;  // spread the writers over the destinations
+    const std::int64_t first = plan.stage_base[src], count = plan.stage_base[src + 1] - first;
+    if (count == 0) continue;
+    part.assign(count * bytes, std::byte{0});
+    for (std::int64_t j = 0; j < count; ++j) partial(first + j, part.data() + j * bytes);
+    std::int64_t at = 0;
+    for (int d = 0; d < rank_; ++d) at += plan.matrix[src * n + d];
+    rt_.putmem(ret_ + at * bytes, part.data(), part.size(), team_.world_pe(src));
+  }
+  rt_.barrier(team_);
+  // This PE's tokens' partials, in team-rank order.
+  std::int64_t at = 0;
+  for (int d = 0; d < n; ++d)
+    for (const std::int32_t t : plan.sent[d]) take(t, ret_ + at++ * bytes);
+}
+
 void Dispatcher::combine(const void* y, DataType type, const Handle& handle, void* out,
                          Weighting weighting) {
   check_retrace("combine", type, handle);
   const Config& c = config_;
-  const int k = c.top_k, n = n_;
+  const int k = c.top_k;
   const Plan& plan = *handle;
-  // Each staged token's partial sum (its rows in slot order), back to its PE, where that PE's
-  // plan expects it: after the partials from the ranks before this one.
   const auto* yb = static_cast<const std::byte*>(y);
   std::vector<double> acc(c.hidden);
-  std::vector<std::byte> part;
-  for (int step = 0; step < n; ++step) {
-    const int src = (rank_ + step) % n;
-    const std::int64_t first = plan.stage_base[src], count = plan.stage_base[src + 1] - first;
-    if (count == 0) continue;
-    part.resize(count * row_bytes_);
-    for (std::int64_t j = 0; j < count; ++j) {
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (int s = 0; s < k; ++s) {
-        const std::int32_t row = plan.pair_row[(first + j) * k + s];
-        if (row < 0) continue;
-        const double w = weighting == Weighting::kWeighted ? plan.weights[row] : 1.0;
-        const std::byte* yr = yb + static_cast<std::size_t>(row) * row_bytes_;
-        for (int h = 0; h < c.hidden; ++h) acc[h] += w * load(c.type, yr, h);
-      }
-      for (int h = 0; h < c.hidden; ++h) store(c.type, part.data() + j * row_bytes_, h, acc[h]);
-    }
-    std::int64_t at = 0;
-    for (int d = 0; d < rank_; ++d) at += plan.matrix[src * n + d];
-    rt_.putmem(ret_ + at * row_bytes_, part.data(), part.size(), team_.world_pe(src));
-  }
-  rt_.barrier(team_);
-  // This PE's tokens: the sum of their partials in team-rank order.
   std::vector<double> sum(static_cast<std::size_t>(plan.num_tokens) * c.hidden, 0.0);
-  std::int64_t at = 0;
-  for (int d = 0; d < n; ++d)
-    for (const std::int32_t t : plan.sent[d]) {
-      const std::byte* pr = ret_ + at++ * row_bytes_;
-      double* st = sum.data() + static_cast<std::size_t>(t) * c.hidden;
-      for (int h = 0; h < c.hidden; ++h) st[h] += load(c.type, pr, h);
-    }
+  send_back(
+      plan, row_bytes_,
+      [&](std::int64_t i, std::byte* part) {  // a token's rows, in slot order
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int s = 0; s < k; ++s) {
+          const std::int32_t row = plan.pair_row[i * k + s];
+          if (row < 0) continue;
+          const double w = weighting == Weighting::kWeighted ? plan.weights[row] : 1.0;
+          const std::byte* yr = yb + static_cast<std::size_t>(row) * row_bytes_;
+          for (int h = 0; h < c.hidden; ++h) acc[h] += w * load(c.type, yr, h);
+        }
+        for (int h = 0; h < c.hidden; ++h) store(c.type, part, h, acc[h]);
+      },
+      [&](std::int32_t t, const std::byte* part) {
+        double* st = sum.data() + static_cast<std::size_t>(t) * c.hidden;
+        for (int h = 0; h < c.hidden; ++h) st[h] += load(c.type, part, h);
+      });
   auto* ob = static_cast<std::byte*>(out);
   for (int t = 0; t < plan.num_tokens; ++t)
     for (int h = 0; h < c.hidden; ++h)
       store(c.type, ob + static_cast<std::size_t>(t) * row_bytes_, h,
             sum[static_cast<std::size_t>(t) * c.hidden + h]);
+}
+
+void Dispatcher::gather_slots(const float* per_row, const Handle& handle, float* out) {
+  check_retrace("gather_slots", config_.type, handle);
+  const int k = config_.top_k;
+  const Plan& plan = *handle;
+  std::fill(out, out + static_cast<std::size_t>(plan.num_tokens) * k, 0.0f);
+  // A slot's expert lives on one PE: the others' partials hold 0 there, so the sum is its value.
+  send_back(
+      plan, k * sizeof(float),
+      [&](std::int64_t i, std::byte* part) {
+        auto* p = reinterpret_cast<float*>(part);
+        for (int s = 0; s < k; ++s)
+          if (const std::int32_t row = plan.pair_row[i * k + s]; row >= 0) p[s] = per_row[row];
+      },
+      [&](std::int32_t t, const std::byte* part) {
+        const auto* p = reinterpret_cast<const float*>(part);
+        for (int s = 0; s < k; ++s) out[static_cast<std::size_t>(t) * k + s] += p[s];
+      });
 }
 
 }  // namespace symmetra::ep

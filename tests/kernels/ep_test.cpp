@@ -194,6 +194,19 @@ void run_case(Runtime& rt, const Config& c, Routing routing, std::uint64_t seed,
     const std::vector<T> yn = outputs(rn);
     ep.combine(yn.data(), c.type, rn.handle, out.data(), symmetra::ep::Weighting::kUnweighted);
     check_sums(c, neg, out, false, tol);
+    // One float per row back to its token's slot: 1000 x (1 + expert) + token, exact in float.
+    std::vector<float> per_row(r.rows);
+    for (int e = 0; e < L; ++e)
+      for (std::int64_t i = r.expert_offsets[e]; i < r.expert_offsets[e + 1]; ++i)
+        per_row[i] = static_cast<float>(1000 * (1 + me * L + e) + r.src_token[i]);
+    std::vector<float> slots(static_cast<std::size_t>(mine.tokens) * c.top_k, -1.0f);
+    ep.gather_slots(per_row.data(), r.handle, slots.data());
+    for (int t = 0; t < mine.tokens; ++t)
+      for (int s = 0; s < c.top_k; ++s) {
+        const std::int64_t e = mine.idx[t * c.top_k + s];
+        ASSERT_EQ(slots[t * c.top_k + s], e < 0 ? 0.0f : static_cast<float>(1000 * (1 + e) + t))
+            << "token " << t << " slot " << s;
+      }
     // An earlier dispatch's routing still combines.
     std::vector<T> first_out(static_cast<std::size_t>(first_in.tokens) * c.hidden, T(-1.0f));
     ep.combine(first_y.data(), c.type, first, first_out.data());

@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -107,6 +108,10 @@ class Dispatcher {
   // dispatch.
   void combine(const void* y, DataType type, const Handle& handle, void* out,
                Weighting weighting = Weighting::kWeighted);
+  // Collective over the team: one float per received row (per_row: [rows of the handle's
+  // dispatch]) back to its token's slot: out [num_tokens, top_k], 0 in slots without an expert.
+  // The backward of the routing weights: each row's gradient returns to the weight it came from.
+  void gather_slots(const float* per_row, const Handle& handle, float* out);
 
  private:
   void agree(const std::vector<std::int64_t>& mine, std::vector<std::int64_t>& all);
@@ -117,6 +122,12 @@ class Dispatcher {
   void send(const Plan& plan, const std::byte* x, const std::vector<std::int32_t>* meta);
   // The staged tokens into rows grouped by local expert (the plan's layout).
   Received expand(const std::shared_ptr<const Plan>& plan);
+  // combine's and gather_slots's movement: partial(i, part) fills `bytes` for staged token i,
+  // which goes back to its PE; take(t, part) then sees each partial of this PE's token t, in
+  // team-rank order. Ends with the partials taken.
+  void send_back(const Plan& plan, std::size_t bytes,
+                 const std::function<void(std::int64_t, std::byte*)>& partial,
+                 const std::function<void(std::int32_t, const std::byte*)>& take);
   [[noreturn]] void fail(const std::string& what) const;
 
   Runtime& rt_;
