@@ -18,8 +18,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "symmetra/data_type.hpp"
+#include "symmetra/ep.hpp"
 #include "symmetra/kernels/ring_attention.hpp"
 #include "symmetra/runtime.hpp"
 
@@ -83,6 +85,15 @@ using RingDims =
 kernels::RingAttention& ring_of(Runtime& r, const RingDims& d, DataType type);
 void release_rings();
 
+// symmetra::ep (moe.cpp): the Dispatcher of a config, made collectively at the first call with
+// it and kept until release_moe (collective, before finalize); a dispatch's handle kept under a
+// number (alike on every PE) for the last kMoeKeep dispatches, and found again by it
+// (symmetra::Error naming `op` where it is gone).
+inline constexpr std::size_t kMoeKeep = 64;
+ep::Dispatcher& moe_of(Runtime& r, const ep::Config& c);
+std::int32_t moe_keep(ep::Dispatcher& d, ep::Handle h);
+std::pair<ep::Dispatcher*, ep::Handle> moe_find(std::int32_t id, const char* op);
+void release_moe();
 // The parts of the module (array.cpp, ops.cpp, coll.cpp, bench.cpp, ring.cpp; jax_ffi.cpp where
 // jaxlib's headers were found at build time).
 void bind_array(nb::module_& m);

@@ -26,9 +26,10 @@
 namespace ffi = xla::ffi;
 
 namespace symmetra::python {
-namespace {
+void jax_moe_cpu_handlers(nb::dict& d);  // jax_moe.cpp
 
-int data_type_of(ffi::DataType t) {
+// XLA's element type as a DataType, -1 where Symmetra takes none (jax_moe.cpp uses it too).
+int jax_data_type_of(ffi::DataType t) {
   switch (t) {
     case ffi::DataType::S8:
       return static_cast<int>(DataType::kInt8);
@@ -58,6 +59,8 @@ int data_type_of(ffi::DataType t) {
       return -1;
   }
 }
+
+namespace {
 
 // The workspace: symmetric parts of `part` bytes each: source, dest, and on the GPU a third of
 // zeros (what a permute with no sender gives: a stream copy from it).
@@ -106,7 +109,7 @@ ffi::Error start(const char* op, ffi::AnyBuffer x, const ffi::AnyBuffer& y, std:
         std::string("symmetra.jax.") + op + ": this PE's heap is on the " +
         ((*r)->on_gpu() ? "GPU but the array is on the CPU: put it on the GPU (jax.device_put)"
                         : "CPU but the array is on the GPU: init(backend='cuda') for GPU arrays"));
-  const int t = data_type_of(x.element_type());
+  const int t = jax_data_type_of(x.element_type());
   if (t < 0)
     return ffi::Error::InvalidArgument(std::string("symmetra.jax.") + op +
                                        ": the element type is not one Symmetra takes (int8-64, "
@@ -245,7 +248,7 @@ ffi::Error ring_for(const char* op, Stream s, ffi::AnyBuffer q, ffi::AnyBuffer k
                                        "bfloat16 or float16");
   const RingDims dims{qd[0], qd[1], qd[2], kd[2], qd[3], causal != 0};
   return guarded(op, [&] {
-    *ring = &ring_of(*r, dims, static_cast<DataType>(data_type_of(q.element_type())));
+    *ring = &ring_of(*r, dims, static_cast<DataType>(jax_data_type_of(q.element_type())));
   });
 }
 
@@ -390,6 +393,7 @@ void bind_jax(nb::module_& m) {
         nb::capsule(reinterpret_cast<void*>(&SymmetraJaxRingForwardCpu));
     d["symmetra_ring_attention_bwd"] =
         nb::capsule(reinterpret_cast<void*>(&SymmetraJaxRingBackwardCpu));
+    jax_moe_cpu_handlers(d);
     return d;
   });
   m.def("_jax_cuda_handlers", [] {

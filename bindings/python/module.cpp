@@ -104,6 +104,7 @@ NB_MODULE(_symmetra, m) {
           release_jax_state();
 #endif
           release_rings();
+          release_moe();
           r.finalize();
         }
         g_rt.reset();

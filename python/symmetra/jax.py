@@ -12,6 +12,7 @@ Importing this module registers the FFI targets with XLA; it does nothing collec
 """
 
 import functools
+import typing
 
 import jax
 import numpy as np
@@ -170,3 +171,135 @@ def zigzag_positions(seq_len, rank=None, n=None):
     chunk = seq_len // (2 * n)
     return np.concatenate([np.arange(rank * chunk, (rank + 1) * chunk),
                            np.arange((2 * n - 1 - rank) * chunk, (2 * n - rank) * chunk)])
+
+
+# Mixture-of-experts dispatch and combine (symmetra::ep, docs/moe.md), on the CPU platform for
+# now. The routing of a dispatch stays in the extension under a number, the handle: combine and
+# the backward passes retrace it (the last 64 dispatches' routings are kept).
+
+class MoeDispatched(typing.NamedTuple):
+    """What moe_dispatch leaves on this PE. Rows are grouped by local expert (expert e's rows
+    start at the sum of expert_counts[:e]), each group in source-rank, then token order; the
+    arrays have room for max_recv_rows rows, and those past sum(expert_counts) are zero."""
+    x: jax.Array              # [max_recv_rows, hidden], the tokens
+    weights: jax.Array        # [max_recv_rows] float32, each row's (token, expert) weight
+    src_rank: jax.Array       # [max_recv_rows] int32, the PE the token came from
+    src_token: jax.Array      # [max_recv_rows] int32, its index there
+    expert_counts: jax.Array  # [num_experts // n_pes()] int32
+    handle: jax.Array         # int32 scalar: names the routing for moe_combine
+
+
+def _moe_call(target, shapes, *args, **attrs):
+    _one_device_per_process(target.removeprefix("symmetra_"), args[0])
+    return jax.ffi.ffi_call(target, shapes, has_side_effect=True,
+                            vmap_method="sequential")(*args, **attrs)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3, 4))
+def _moe_dispatch(x, w, idx, num_experts, rows):
+    return _moe_dispatch_fwd(x, w, idx, num_experts, rows)[0]
+
+
+def _moe_dispatch_fwd(x, w, idx, num_experts, rows):
+    local = num_experts // n_pes()
+    shapes = (jax.ShapeDtypeStruct((rows, x.shape[1]), x.dtype),
+              jax.ShapeDtypeStruct((rows,), np.float32), jax.ShapeDtypeStruct((rows,), np.int32),
+              jax.ShapeDtypeStruct((rows,), np.int32), jax.ShapeDtypeStruct((local,), np.int32),
+              jax.ShapeDtypeStruct((), np.int32))
+    out = tuple(_moe_call("symmetra_moe_dispatch", shapes, x, idx, w,
+                          num_experts=np.int64(num_experts)))
+    return out, (out[5], x.shape[0], w.shape[1])
+
+
+def _moe_dispatch_bwd(num_experts, rows, res, cts):
+    handle, tokens, top_k = res
+    # A token's gradient is the sum of its rows' (unweighted); a weight's is its row's.
+    dx = _moe_combine(cts[0], handle, tokens)
+    dw = _moe_call("symmetra_moe_gather_slots",
+                   jax.ShapeDtypeStruct((tokens, top_k), np.float32),
+                   cts[1].astype(np.float32), handle)
+    return dx, dw, None
+
+
+_moe_dispatch.defvjp(_moe_dispatch_fwd, _moe_dispatch_bwd)
+
+
+def _moe_combine_call(y, handle, tokens):
+    return _moe_call("symmetra_moe_combine",
+                     jax.ShapeDtypeStruct((tokens, y.shape[1]), y.dtype), y, handle)
+
+
+def _moe_redispatch_call(x, handle, rows):
+    return _moe_call("symmetra_moe_redispatch",
+                     jax.ShapeDtypeStruct((rows, x.shape[1]), x.dtype), x, handle)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+def _moe_combine(y, handle, tokens):
+    """Each token's rows summed (unweighted), back on its PE: [tokens, hidden]."""
+    return _moe_combine_call(y, handle, tokens)
+
+
+def _moe_combine_fwd(y, handle, tokens):
+    return _moe_combine_call(y, handle, tokens), (handle, y.shape[0])
+
+
+def _moe_combine_bwd(tokens, res, g):
+    handle, rows = res
+    return _moe_redispatch(g, handle, rows), None
+
+
+_moe_combine.defvjp(_moe_combine_fwd, _moe_combine_bwd)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+def _moe_redispatch(x, handle, rows):
+    """Tokens along a dispatch's routing into its rows: [rows, hidden]."""
+    return _moe_redispatch_call(x, handle, rows)
+
+
+def _moe_redispatch_fwd(x, handle, rows):
+    return _moe_redispatch_call(x, handle, rows), (handle, x.shape[0])
+
+
+def _moe_redispatch_bwd(rows, res, g):
+    handle, tokens = res
+    return _moe_combine(g, handle, tokens), None
+
+
+_moe_redispatch.defvjp(_moe_redispatch_fwd, _moe_redispatch_bwd)
+
+
+def moe_dispatch(x, topk_idx, topk_weights, num_experts, *, max_recv_rows=None):
+    """Collective: sends each token (row of x, [tokens, hidden]) to the PEs holding its experts,
+    once per PE (docs/moe.md). topk_idx [tokens, top_k] int32 or int64 (-1: no expert in that
+    slot), topk_weights [tokens, top_k] float32; PE r holds experts [r*L, (r+1)*L), L =
+    num_experts / n_pes(). max_recv_rows: room for received (token, expert) rows, default
+    tokens * n_pes() * min(top_k, L), the most there can be. Returns a MoeDispatched.
+    Differentiable in x and topk_weights (jax.grad): the backward sums each token's row gradients
+    and returns each weight's gradient to its slot."""
+    x = jax.numpy.asarray(x)
+    topk_idx = jax.numpy.asarray(topk_idx)
+    topk_weights = jax.numpy.asarray(topk_weights, dtype=np.float32)
+    n = n_pes()
+    if x.ndim != 2 or topk_idx.ndim != 2 or topk_idx.shape[0] != x.shape[0] or \
+            topk_weights.shape != topk_idx.shape:
+        raise ValueError(
+            f"moe_dispatch: x must be [tokens, hidden] and topk_idx, topk_weights [tokens, top_k]; "
+            f"got {x.shape}, {topk_idx.shape}, {topk_weights.shape}")
+    if num_experts < n or num_experts % n:
+        raise ValueError(f"moe_dispatch: num_experts {num_experts} is not a positive multiple of "
+                         f"the {n} PEs")
+    k = topk_idx.shape[1]
+    rows = max_recv_rows or x.shape[0] * n * min(k, num_experts // n)
+    return MoeDispatched(*_moe_dispatch(x, topk_weights, topk_idx, int(num_experts), int(rows)))
+
+
+def moe_combine(y, dispatched, num_tokens):
+    """Collective: out [num_tokens, hidden] on each PE, out[t] = the sum over t's experts of the
+    routing weight times the expert's output row for t. y [max_recv_rows, hidden] holds the
+    experts' outputs in dispatched.x's row order (rows past the received ones are ignored).
+    Differentiable in y and in dispatched.weights (so in moe_dispatch's topk_weights)."""
+    y = jax.numpy.asarray(y)
+    return _moe_combine((y * dispatched.weights[:, None].astype(y.dtype)).astype(y.dtype),
+                        dispatched.handle, int(num_tokens))
