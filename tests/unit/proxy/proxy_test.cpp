@@ -89,6 +89,7 @@ class RecordingTransport final : public Transport {
   void put(const device::Context&, int pe, std::uint64_t offset, const void* src,
            std::size_t bytes) override {
     while (block_puts.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (const int ms = put_ms.load()) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     Call c{Call::kPut};
     c.pe = pe;
     c.offset = offset;
@@ -166,6 +167,7 @@ class RecordingTransport final : public Transport {
   }
   std::atomic<bool> fail_atomics{false};
   std::atomic<bool> block_puts{false};  // puts wait while set: a transport stuck in a call
+  std::atomic<int> put_ms{0};           // each put takes this long: a slow transport
   std::atomic<int> untouchable{0};      // tagged (staged) addresses handed to the transport
 
  private:
@@ -735,6 +737,26 @@ TEST(ProxyRing, AStalledProxyTimesOut) {
   EXPECT_GE(waited, std::chrono::milliseconds(300));
   EXPECT_LT(waited, std::chrono::seconds(3));
   ch.proxy->stall_for_test(false);
+}
+
+// A wait ends with a timeout only when nothing moved for its bound: 127 requests queued ahead of
+// a quiet, through a transport that takes 10 ms a put, are a wait of 1.3 s and more, twice the
+// 600 ms bound, while `done` moves every 32 requests (a quarter ring, about 320 ms apart: under
+// the bound). Timed from its start, that wait timed out at 600 ms.
+TEST(ProxyRing, AWaitWhileTheProxyMovesDoesNotTimeOut) {
+  Channel ch(9);  // 512 entries: 128 4-entry puts, announced a quarter ring (32 puts) at a time
+  ch.transport.put_ms = 10;
+  const std::uint64_t bound = 600'000'000;
+  ch.proxy->stall_for_test(true);
+  for (std::uint64_t i = 0; i < 127; ++i)
+    ASSERT_EQ(ch.post(dd::proxy_put_inline(1, i, i, 8), false, bound), ProxyWait::kOk);
+  const auto t0 = std::chrono::steady_clock::now();
+  ch.proxy->stall_for_test(false);
+  EXPECT_EQ(ch.post(dd::proxy_quiet(), true, bound), ProxyWait::kOk);
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_GT(waited, std::chrono::nanoseconds(bound)) << "the wait was too short to show anything";
+  ch.transport.put_ms = 0;
+  EXPECT_EQ(ch.transport.calls().size(), 128u);
 }
 
 }  // namespace

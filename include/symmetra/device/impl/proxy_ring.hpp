@@ -224,15 +224,17 @@ SYMMETRA_INLINE void proxy_backoff(unsigned& round) {
   ++round;
 }
 
-// The bounded wait of every producer: until `ready()` holds (kOk), the proxy stops, or timeout_ns
-// passes. `ready` reads with poll_load (relaxed on the GPU: each look is a read over PCIe, and an
-// acquire per look would order it behind the one before); one acquire fence follows success.
-// The state word and the clock are read every 16th look. `done_seen` gets `done` when the wait
-// fails (for its message).
+// The bounded wait of every producer: until `ready()` holds (kOk), the proxy stops, or the proxy
+// completes nothing for timeout_ns: the clock restarts whenever `done` moves, so a long wait
+// behind requests that are being served (a ring full of large gets on a slow link) goes on while
+// they move (docs/proxy.md, Bounded waits). `ready` reads with poll_load (relaxed on the GPU:
+// each look is a read over PCIe, and an acquire per look would order it behind the one before);
+// one acquire fence follows success. The state word, `done` and the clock are read every 16th
+// look. `done_seen` gets `done` when the wait fails (for its message).
 template <class Ready>
 SYMMETRA_INLINE ProxyWait proxy_wait_until(const ProxyRing& r, std::uint64_t timeout_ns,
                                            std::uint64_t* done_seen, Ready&& ready) {
-  std::uint64_t start = 0;
+  std::uint64_t start = 0, moved = 0;
   bool timing = false;
   for (unsigned round = 0;;) {
     if (ready()) {
@@ -241,10 +243,12 @@ SYMMETRA_INLINE ProxyWait proxy_wait_until(const ProxyRing& r, std::uint64_t tim
     }
     if ((round & 15) == 15) {  // the clock is a system call's worth on some hosts
       ProxyWait w = ProxyWait::kOk;
+      const std::uint64_t done = poll_load(r.done);
       if (atomic_load(r.state, kAcquire) != kProxyRunning) {
         w = ProxyWait::kStopped;
-      } else if (!timing) {
+      } else if (!timing || done != moved) {
         start = proxy_now_ns();
+        moved = done;
         timing = true;
       } else if (proxy_now_ns() - start > timeout_ns) {
         w = ProxyWait::kTimeout;
