@@ -18,6 +18,21 @@ double shmemx_wtime(void);
  * library keeps ownership; shmem_finalize ends it. */
 void* shmemx_runtime(void);
 
+/* Floating-point atomic add and fetch-add (float, double), on another PE's symmetric word, with
+ * the ordering and completion of the standard's integer atomic_add / atomic_fetch_add. A word
+ * that other PEs also update only through these (or the float/double atomic_set, swap and fetch)
+ * sees every addition exactly once; the order of concurrent additions is not specified, so a sum
+ * of values whose order matters in floating point may differ from run to run. Threads: as the
+ * context's. */
+void shmemx_float_atomic_add(float* dest, float value, int pe);
+void shmemx_double_atomic_add(double* dest, double value, int pe);
+float shmemx_float_atomic_fetch_add(float* dest, float value, int pe);
+double shmemx_double_atomic_fetch_add(double* dest, double value, int pe);
+void shmemx_ctx_float_atomic_add(shmem_ctx_t ctx, float* dest, float value, int pe);
+void shmemx_ctx_double_atomic_add(shmem_ctx_t ctx, double* dest, double value, int pe);
+float shmemx_ctx_float_atomic_fetch_add(shmem_ctx_t ctx, float* dest, float value, int pe);
+double shmemx_ctx_double_atomic_fetch_add(shmem_ctx_t ctx, double* dest, double value, int pe);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,8 @@
 // OpenSHMEM atomic memory operations (shmem.h): standard, extended and bitwise families, their
 // non-blocking fetch forms (complete on return, so already "delivered" at the next quiet), and
 // the deprecated 1.3 names. Each C type runs as the fixed-width type of its size (Canon).
+#include <shmemx.h>
+
 #include "bindings/shmem/state.hpp"
 
 namespace symmetra::shmem {
@@ -46,7 +48,17 @@ T amo(shmem_ctx_t ctx, Op op, T* dest, T value, T cond, int pe, const char* name
       default:
         break;
     }
-    // The extended table adds float and double to fetch, set and swap only.
+    // The extended table adds float and double to fetch, set and swap; shmemx.h to add too.
+    if constexpr (!std::is_integral_v<C>) switch (op) {
+        case Op::kFadd:
+          r = R.atomic_fetch_add(d, v, w);
+          return static_cast<T>(r);
+        case Op::kAdd:
+          R.atomic_add(d, v, w);
+          return static_cast<T>(r);
+        default:
+          break;
+      }
     if constexpr (std::is_integral_v<C>) switch (op) {
         case Op::kCswap:
           r = R.atomic_compare_swap(d, c, v, w);
@@ -186,6 +198,23 @@ SHMEM_AMO_STANDARD_TYPES(SYMMETRA_DEF_AMO_STD)
     *f = shmem_ctx_##N##_atomic_swap(c, d, v, pe);                                              \
   }
 SHMEM_AMO_EXTENDED_TYPES(SYMMETRA_DEF_AMO_EXT)
+
+// shmemx.h: floating-point add.
+#define SYMMETRA_DEF_AMO_FADD(T, N)                                                  \
+  void shmemx_##N##_atomic_add(T* d, T v, int pe) {                                  \
+    amo<T>(D, Op::kAdd, d, v, 0, pe, "shmemx_" #N "_atomic_add");                    \
+  }                                                                                  \
+  void shmemx_ctx_##N##_atomic_add(shmem_ctx_t c, T* d, T v, int pe) {               \
+    amo<T>(c, Op::kAdd, d, v, 0, pe, "shmemx_ctx_" #N "_atomic_add");                \
+  }                                                                                  \
+  T shmemx_##N##_atomic_fetch_add(T* d, T v, int pe) {                               \
+    return amo<T>(D, Op::kFadd, d, v, 0, pe, "shmemx_" #N "_atomic_fetch_add");      \
+  }                                                                                  \
+  T shmemx_ctx_##N##_atomic_fetch_add(shmem_ctx_t c, T* d, T v, int pe) {            \
+    return amo<T>(c, Op::kFadd, d, v, 0, pe, "shmemx_ctx_" #N "_atomic_fetch_add");  \
+  }
+SYMMETRA_DEF_AMO_FADD(float, float)
+SYMMETRA_DEF_AMO_FADD(double, double)
 
 #define SYMMETRA_DEF_AMO_BIT_OP(T, N, OP, FOP, F, P)                                     \
   T shmem_##N##_atomic_fetch_##OP(T* d, T v, int pe) {                                   \

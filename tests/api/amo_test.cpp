@@ -153,6 +153,45 @@ TEST_P(AmoTest, FloatingPointFetchSetSwap) {
   });
 }
 
+// Floating-point add and fetch-add (float, double) on one PE's counters from every PE: halves and
+// quarters, exact in both types, so the totals are exact whatever the order; each PE's fetched
+// old values are increasing, and the last it saw is below the total.
+TEST_P(AmoTest, FloatingPointAdd) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    auto* f = rt.allocate_array<float>(2);
+    auto* d = rt.allocate_array<double>(2);
+    for (int i = 0; i < 2; ++i) {  // through the API: the heap may be device memory
+      rt.atomic_set(&f[i], 0.0f, me);
+      rt.atomic_set(&d[i], 0.0, me);
+    }
+    rt.barrier_all();
+    constexpr int kRounds = 50;
+    const int target = n - 1;
+    float last_f = -1;
+    double last_d = -1;
+    for (int i = 0; i < kRounds; ++i) {
+      rt.atomic_add(&f[0], 0.5f * (me + 1), target);
+      rt.atomic_add(&d[0], 0.25 * (me + 1), target);
+      const float old_f = rt.atomic_fetch_add(&f[1], 0.5f, target);
+      const double old_d = rt.atomic_fetch_add(&d[1], 0.25, target);
+      EXPECT_GT(old_f, last_f);
+      EXPECT_GT(old_d, last_d);
+      last_f = old_f, last_d = old_d;
+    }
+    rt.barrier_all();
+    const double ranks = n * (n + 1) / 2.0;
+    EXPECT_EQ(rt.atomic_fetch(&f[0], target), static_cast<float>(kRounds * 0.5 * ranks));
+    EXPECT_EQ(rt.atomic_fetch(&d[0], target), kRounds * 0.25 * ranks);
+    EXPECT_EQ(rt.atomic_fetch(&f[1], target), 0.5f * kRounds * n);
+    EXPECT_EQ(rt.atomic_fetch(&d[1], target), 0.25 * kRounds * n);
+    EXPECT_LT(last_f, 0.5f * kRounds * n);
+    rt.barrier_all();
+    rt.free(d);
+    rt.free(f);
+  });
+}
+
 SYMMETRA_INSTANTIATE_PES(AmoTest);
 
 }  // namespace

@@ -1,6 +1,8 @@
 /* Atomic memory operations (OpenSHMEM 1.5 section 9.7): contended adds and increments with exact
  * totals, unique compare-and-swap tickets, swap/set/fetch on integers and floating point, the
  * bitwise family, the nbi fetch forms, the deprecated 1.3 names and the generic names. */
+#include <shmemx.h>
+
 #include "check.h"
 
 #define ITERS 200
@@ -87,6 +89,35 @@ int main(void) {
   shmem_float_atomic_swap_nbi(&fold, fv, 2.5f, me);
   shmem_quiet();
   CHECK(fold == 1.25f && sym_float(fv) == 2.5f, "float swap_nbi");
+  /* shmemx.h's floating-point add: every PE adds halves (float) and quarters (double), exact
+   * in either type whatever the order, to PE 0's words; fetch_add's old values grow */
+  shmem_barrier_all();
+  float fsum_last = -1;
+  double dsum_last = -1;
+  if (me == 0) {
+    shmem_float_atomic_set(fv, 0, 0);
+    shmem_double_atomic_set(dv, 0, 0);
+  }
+  shmem_barrier_all();
+  for (int i = 0; i < ITERS; ++i) {
+    if (i % 2) {
+      shmemx_float_atomic_add(fv, 0.5f * (float)(me + 1), 0);
+      shmemx_ctx_double_atomic_add(SHMEM_CTX_DEFAULT, dv, 0.25 * (me + 1), 0);
+    } else {
+      const float fo = shmemx_ctx_float_atomic_fetch_add(SHMEM_CTX_DEFAULT, fv,
+                                                         0.5f * (float)(me + 1), 0);
+      const double dold = shmemx_double_atomic_fetch_add(dv, 0.25 * (me + 1), 0);
+      CHECK(fo > fsum_last && dold > dsum_last, "fetch_add went back: %g after %g", fo,
+            fsum_last);
+      fsum_last = fo, dsum_last = dold;
+    }
+  }
+  shmem_barrier_all();
+  const double ranks = (double)n * (n + 1) / 2;
+  CHECK(shmem_float_atomic_fetch(fv, 0) == (float)(ITERS * 0.5 * ranks) &&
+            shmem_double_atomic_fetch(dv, 0) == ITERS * 0.25 * ranks,
+        "float add total %g, double %g; want %g and %g", shmem_float_atomic_fetch(fv, 0),
+        shmem_double_atomic_fetch(dv, 0), ITERS * 0.5 * ranks, ITERS * 0.25 * ranks);
   /* deprecated 1.3 names on a word of my own */
   long* w = &counters[0];
   shmem_barrier_all();
