@@ -23,8 +23,9 @@ namespace {
 // The Runtime of a PE that left without finalize (the exit handler). Volatile: nothing reads
 // it, and an optimized build dropped the store, so LeakSanitizer reported the Runtime lost.
 Runtime* volatile g_left = nullptr;
-int g_init_count = 0;  // shmem_init after shmem_finalize is an error; nested init is counted
-bool g_finalized = false;
+// Nested shmem_init calls are counted; one after shmem_finalize starts the library again (a
+// new job of the same PEs, OpenSHMEM 1.6).
+int g_init_count = 0;
 std::mutex g_mutex;
 // The configuration each team was split with, by Runtime team handle (shmem_team_get_config):
 // num_contexts where the split's mask selected it, else the default 0. Splits are collective and
@@ -122,15 +123,21 @@ SignalOp signal_op_of(int sig_op, const char* op) {
 using namespace symmetra;
 using shmem::rt;
 
+// A program that ends without shmem_finalize (exit(), a return from main) leaves at once: no
+// collective step, which would block it (or match a barrier the others wait in), and the others
+// stop naming it. Runs before the static destructors (registered after them).
+static void leave_at_exit() {
+  if (!shmem::detail::g_rt) return;
+  shmem::detail::g_rt->leave();
+  // The process is ending: no teardown that could block it. The Runtime stays reachable
+  // from g_left, so that leak checkers (LeakSanitizer) see it kept, not lost.
+  shmem::g_left = shmem::detail::g_rt.release();
+}
+
 extern "C" {
 
 void shmem_init(void) {
   std::lock_guard<std::mutex> lock(shmem::g_mutex);
-  if (shmem::g_finalized) {
-    std::fprintf(
-        stderr, "shmem_init: called after shmem_finalize (the library cannot be re-initialized)\n");
-    std::abort();
-  }
   if (shmem::g_init_count++ > 0) return;
   try {
     RuntimeOptions options;
@@ -140,16 +147,9 @@ void shmem_init(void) {
     const char* credits = std::getenv("SYMMETRA_SHMEM_COLL_CREDITS");
     options.dest_ready_by_program = credits == nullptr || std::strcmp(credits, "1") != 0;
     shmem::detail::g_rt = Runtime::init(options);
-    // A program that ends without shmem_finalize (exit(), a return from main) leaves at once:
-    // no collective step, which would block it (or match a barrier the others wait in), and the
-    // others stop naming it. Runs before the static destructors (registered after them).
-    std::atexit([] {
-      if (!shmem::detail::g_rt) return;
-      shmem::detail::g_rt->leave();
-      // The process is ending: no teardown that could block it. The Runtime stays reachable
-      // from g_left, so that leak checkers (LeakSanitizer) see it kept, not lost.
-      shmem::g_left = shmem::detail::g_rt.release();
-    });
+    // Once, however many times the library starts again.
+    static const bool registered = std::atexit(leave_at_exit) == 0;
+    (void)registered;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "shmem_init: %s\n", e.what());
     std::fflush(stderr);
@@ -182,7 +182,6 @@ void shmem_finalize(void) {
   if (!shmem::detail::g_rt || --shmem::g_init_count > 0) return;
   SYMMETRA_SHMEM_GUARD("shmem_finalize", shmem::detail::g_rt->finalize());
   shmem::detail::g_rt.reset();
-  shmem::g_finalized = true;
 }
 
 void shmem_global_exit(int status) {

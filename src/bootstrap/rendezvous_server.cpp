@@ -63,8 +63,12 @@ int RendezvousServer::poll_ms() const {
 // Admits PEs until every rank joined. Connections in the middle of their handshake wait in the
 // poll set beside the listener, so that one that is silent (a stray client, a port scan) or
 // slow never holds up the others; refused ones are logged and closed.
-Status RendezvousServer::accept_all() {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
+Status RendezvousServer::accept_all(bool again) {
+  // A later round (the PEs initialize again after finalize) may never come: the PEs may end
+  // instead, and the launcher stops this server then. Its bound starts at the first connection.
+  const auto never = std::chrono::steady_clock::time_point::max();
+  auto deadline =
+      again ? never : std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
   std::vector<std::unique_ptr<Admission>> joining;
   const std::size_t kMaxJoining = static_cast<std::size_t>(n_) + 64;  // bounds what strays cost
   // A PE sends its hello (over TCP its answer to the challenge) as soon as it is connected: a
@@ -89,10 +93,12 @@ Status RendezvousServer::accept_all() {
                           " PEs joined within " + std::to_string(timeout_ms_ / 1000) + " s");
     }
     const long long left =
-        std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   deadline - std::chrono::steady_clock::now())
-                                       .count() +
-                                   1);
+        deadline == never
+            ? 1000
+            : std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         deadline - std::chrono::steady_clock::now())
+                                             .count() +
+                                         1);
     const auto now = std::chrono::steady_clock::now();
     for (std::size_t k = joining.size(); k-- > 0;)
       if (now - joining[k]->since() > kHello) {
@@ -137,6 +143,8 @@ Status RendezvousServer::accept_all() {
     if (p[0].revents == 0) continue;
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    if (deadline == never)
+      deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
     if (joining.size() >= kMaxJoining) {
       // Full: the oldest goes, not the newcomer. A PE says its hello at once, so the oldest
       // silent connection is the likeliest stray, and a PE connecting behind many idle ones
@@ -217,7 +225,16 @@ Status RendezvousServer::reply(std::vector<Pending>& pending) {
 }
 
 Status RendezvousServer::serve() {
-  auto st = accept_all();
+  // Rounds: a job, and again each time its PEs initialize after finalize (OpenSHMEM 1.6), until
+  // stop() (the launcher saw the PEs end) or a failure.
+  for (bool again = false;; again = true) {
+    if (auto st = serve_round(again); !st.ok() || stop_.load()) return st;
+    for (int& c : clients_) c = -1;  // closed by the round's goodbyes
+  }
+}
+
+Status RendezvousServer::serve_round(bool again) {
+  auto st = accept_all(again);
   if (!st.ok()) {
     abort_all(st.message());
     return st;

@@ -27,7 +27,9 @@ class RendezvousServer {
   RendezvousServer(const RendezvousServer&) = delete;
   RendezvousServer& operator=(const RendezvousServer&) = delete;
 
-  // Serves until every PE said goodbye (ok) or one failed (the Status names it). Call once.
+  // Serves until stop() (ok) or a PE failed (the Status names it): the job, and again each time
+  // its PEs initialize after they all said goodbye (OpenSHMEM 1.6's repeated shmem_init). A
+  // round after the first waits for its first PE without a bound. Call once.
   Status serve();
   // Makes serve() return soon; safe from another thread. serve() sleeps in poll until a PE
   // writes or stop() wakes it, so a job's hub costs no CPU between bootstrap collectives.
@@ -39,7 +41,10 @@ class RendezvousServer {
   int first_lost() const { return first_lost_.load(); }
 
  private:
-  Status accept_all();
+  // One round: admits every PE (again: its bound starts at the first), serves until all said
+  // goodbye, stop(), or a failure.
+  Status serve_round(bool again);
+  Status accept_all(bool again);
   Status reply(std::vector<struct Pending>& pending);
   int poll_ms() const;  // poll's timeout: none with the eventfd, kPollMs without
 

@@ -323,6 +323,22 @@ int main(void) {
     fprintf(stderr, "shmem_query_initialized after shmem_finalize: %d, want 0\n", init);
     return 1;
   }
+  /* shmem_init again after shmem_finalize: the same PEs, a new job. Twice more, each with a put
+   * around the ring and a fresh allocation. */
+  for (int round = 1; round <= 2; ++round) {
+    shmem_init();
+    shmem_query_initialized(&init);
+    CHECK(init != 0, "shmem_query_initialized after shmem_init again: 0");
+    const int pe = shmem_my_pe(), n = shmem_n_pes();
+    CHECK(pe == me, "my_pe %d after shmem_init again, was %d", pe, me);
+    long* ring = (long*)shmem_malloc(sizeof(long));
+    shmem_long_p(ring, (long)(round * 1000 + pe), (pe + 1) % n);
+    shmem_barrier_all();
+    CHECK(sym_long(ring) == round * 1000 + (pe + n - 1) % n, "round %d: got %ld", round,
+          sym_long(ring));
+    shmem_free(ring);
+    shmem_finalize();
+  }
   if (me == 0) printf("PASS\n");
   return 0;
 }
