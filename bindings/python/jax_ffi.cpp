@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bindings/python/common.hpp"
+#include "bindings/python/jax_common.hpp"
 #include "symmetra/kernels/ring_attention.hpp"
 
 namespace ffi = xla::ffi;
@@ -28,7 +29,6 @@ namespace ffi = xla::ffi;
 namespace symmetra::python {
 void jax_moe_cpu_handlers(nb::dict& d);  // jax_moe.cpp
 
-// XLA's element type as a DataType, -1 where Symmetra takes none (jax_moe.cpp uses it too).
 int jax_data_type_of(ffi::DataType t) {
   switch (t) {
     case ffi::DataType::S8:
@@ -128,16 +128,6 @@ ffi::Error start(const char* op, ffi::AnyBuffer x, const ffi::AnyBuffer& y, std:
 std::size_t n_world() {
   const Runtime* r = rt_or_null();
   return r != nullptr ? static_cast<std::size_t>(r->n_pes()) : 1;
-}
-
-template <class F>
-ffi::Error guarded(const char* op, F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return ffi::Error::Internal(std::string("symmetra.jax.") + op + ": " + e.what());
-  }
-  return ffi::Error::Success();
 }
 
 ffi::Error allreduce_impl(Stream s, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,

@@ -12,23 +12,12 @@
 #include <vector>
 
 #include "bindings/python/common.hpp"
+#include "bindings/python/jax_common.hpp"
 
 namespace ffi = xla::ffi;
 
 namespace symmetra::python {
-int jax_data_type_of(ffi::DataType t);  // jax_ffi.cpp
-
 namespace {
-
-template <class F>
-ffi::Error guarded(const char* op, F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return ffi::Error::Internal(std::string("symmetra.jax.") + op + ": " + e.what());
-  }
-  return ffi::Error::Success();
-}
 
 Runtime& cpu_runtime(const char* op) {
   Runtime* r = rt_or_null();
