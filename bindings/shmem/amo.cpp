@@ -200,18 +200,18 @@ SHMEM_AMO_STANDARD_TYPES(SYMMETRA_DEF_AMO_STD)
 SHMEM_AMO_EXTENDED_TYPES(SYMMETRA_DEF_AMO_EXT)
 
 // shmemx.h: floating-point add.
-#define SYMMETRA_DEF_AMO_FADD(T, N)                                                  \
-  void shmemx_##N##_atomic_add(T* d, T v, int pe) {                                  \
-    amo<T>(D, Op::kAdd, d, v, 0, pe, "shmemx_" #N "_atomic_add");                    \
-  }                                                                                  \
-  void shmemx_ctx_##N##_atomic_add(shmem_ctx_t c, T* d, T v, int pe) {               \
-    amo<T>(c, Op::kAdd, d, v, 0, pe, "shmemx_ctx_" #N "_atomic_add");                \
-  }                                                                                  \
-  T shmemx_##N##_atomic_fetch_add(T* d, T v, int pe) {                               \
-    return amo<T>(D, Op::kFadd, d, v, 0, pe, "shmemx_" #N "_atomic_fetch_add");      \
-  }                                                                                  \
-  T shmemx_ctx_##N##_atomic_fetch_add(shmem_ctx_t c, T* d, T v, int pe) {            \
-    return amo<T>(c, Op::kFadd, d, v, 0, pe, "shmemx_ctx_" #N "_atomic_fetch_add");  \
+#define SYMMETRA_DEF_AMO_FADD(T, N)                                                 \
+  void shmemx_##N##_atomic_add(T* d, T v, int pe) {                                 \
+    amo<T>(D, Op::kAdd, d, v, 0, pe, "shmemx_" #N "_atomic_add");                   \
+  }                                                                                 \
+  void shmemx_ctx_##N##_atomic_add(shmem_ctx_t c, T* d, T v, int pe) {              \
+    amo<T>(c, Op::kAdd, d, v, 0, pe, "shmemx_ctx_" #N "_atomic_add");               \
+  }                                                                                 \
+  T shmemx_##N##_atomic_fetch_add(T* d, T v, int pe) {                              \
+    return amo<T>(D, Op::kFadd, d, v, 0, pe, "shmemx_" #N "_atomic_fetch_add");     \
+  }                                                                                 \
+  T shmemx_ctx_##N##_atomic_fetch_add(shmem_ctx_t c, T* d, T v, int pe) {           \
+    return amo<T>(c, Op::kFadd, d, v, 0, pe, "shmemx_ctx_" #N "_atomic_fetch_add"); \
   }
 SYMMETRA_DEF_AMO_FADD(float, float)
 SYMMETRA_DEF_AMO_FADD(double, double)

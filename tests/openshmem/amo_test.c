@@ -104,11 +104,10 @@ int main(void) {
       shmemx_float_atomic_add(fv, 0.5f * (float)(me + 1), 0);
       shmemx_ctx_double_atomic_add(SHMEM_CTX_DEFAULT, dv, 0.25 * (me + 1), 0);
     } else {
-      const float fo = shmemx_ctx_float_atomic_fetch_add(SHMEM_CTX_DEFAULT, fv,
-                                                         0.5f * (float)(me + 1), 0);
+      const float fo =
+          shmemx_ctx_float_atomic_fetch_add(SHMEM_CTX_DEFAULT, fv, 0.5f * (float)(me + 1), 0);
       const double dold = shmemx_double_atomic_fetch_add(dv, 0.25 * (me + 1), 0);
-      CHECK(fo > fsum_last && dold > dsum_last, "fetch_add went back: %g after %g", fo,
-            fsum_last);
+      CHECK(fo > fsum_last && dold > dsum_last, "fetch_add went back: %g after %g", fo, fsum_last);
       fsum_last = fo, dsum_last = dold;
     }
   }
