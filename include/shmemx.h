@@ -18,6 +18,13 @@ double shmemx_wtime(void);
  * library keeps ownership; shmem_finalize ends it. */
 void* shmemx_runtime(void);
 
+/* Local completion: this PE's earlier non-blocking operations (of the default context, or of
+ * ctx) no longer need their buffers: a put's source may be reused, a get's destination holds its
+ * data. Unlike shmem_quiet, nothing is promised about their visibility at the targets, and across
+ * hosts it waits for less (over UCX, only the gets in flight). SHMEM_CTX_INVALID: nothing. */
+void shmemx_flush(void);
+void shmemx_ctx_flush(shmem_ctx_t ctx);
+
 /* Floating-point atomic add and fetch-add (float, double), on another PE's symmetric word, with
  * the ordering and completion of the standard's integer atomic_add / atomic_fetch_add. A word
  * that other PEs also update only through these (or the float/double atomic_set, swap and fetch)

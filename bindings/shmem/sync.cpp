@@ -3,7 +3,9 @@
 
 #include <chrono>
 
+#include <shmemx.h>
 #include "bindings/shmem/active_set.hpp"
+
 #include "bindings/shmem/state.hpp"
 
 namespace symmetra::shmem {
@@ -178,6 +180,13 @@ void shmem_quiet(void) {
 }
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
   if (ctx != SHMEM_CTX_INVALID) shmem_quiet();
+}
+// shmemx.h: local completion.
+void shmemx_flush(void) {
+  SYMMETRA_SHMEM_GUARD("shmemx_flush", rt("shmemx_flush").flush());
+}
+void shmemx_ctx_flush(shmem_ctx_t ctx) {
+  if (ctx != SHMEM_CTX_INVALID) shmemx_flush();
 }
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int* pes, size_t npes) {
   pe_quiet(ctx, pes, npes, "shmem_ctx_pe_quiet");

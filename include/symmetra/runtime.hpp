@@ -358,6 +358,10 @@ class Runtime {
   // Host synchronization runs on the host-memory control words, on either backend.
   void fence();
   void quiet();
+  // Local completion of this PE's earlier nbi operations (device/sync.hpp flush): their buffers
+  // may be reused or read, with no promise of visibility at the targets. On the GPU backend, a
+  // quiet.
+  void flush();
   void barrier_all();
   void sync_all();
   void barrier(const Team& team);

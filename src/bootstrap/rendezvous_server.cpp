@@ -224,11 +224,11 @@ Status RendezvousServer::reply(std::vector<Pending>& pending) {
   return {};
 }
 
-Status RendezvousServer::serve() {
-  // Rounds: a job, and again each time its PEs initialize after finalize (OpenSHMEM 1.6), until
-  // stop() (the launcher saw the PEs end) or a failure.
+Status RendezvousServer::serve(bool rounds) {
+  // Rounds: a job, and with `rounds` again each time its PEs initialize after finalize
+  // (OpenSHMEM 1.6), until stop() (the launcher saw the PEs end) or a failure.
   for (bool again = false;; again = true) {
-    if (auto st = serve_round(again); !st.ok() || stop_.load()) return st;
+    if (auto st = serve_round(again); !st.ok() || stop_.load() || !rounds) return st;
     for (int& c : clients_) c = -1;  // closed by the round's goodbyes
   }
 }

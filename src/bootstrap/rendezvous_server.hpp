@@ -27,10 +27,11 @@ class RendezvousServer {
   RendezvousServer(const RendezvousServer&) = delete;
   RendezvousServer& operator=(const RendezvousServer&) = delete;
 
-  // Serves until stop() (ok) or a PE failed (the Status names it): the job, and again each time
-  // its PEs initialize after they all said goodbye (OpenSHMEM 1.6's repeated shmem_init). A
-  // round after the first waits for its first PE without a bound. Call once.
-  Status serve();
+  // Serves until every PE said goodbye (ok), stop() (ok), or a PE failed (the Status names it).
+  // With `rounds`, a goodbye of every PE starts another round instead, for when the PEs
+  // initialize again (OpenSHMEM 1.6's repeated shmem_init): it waits for the round's first PE
+  // without a bound, so the caller ends it with stop() (symrun, once the PEs ended). Call once.
+  Status serve(bool rounds = false);
   // Makes serve() return soon; safe from another thread. serve() sleeps in poll until a PE
   // writes or stop() wakes it, so a job's hub costs no CPU between bootstrap collectives.
   void stop();

@@ -394,7 +394,9 @@ int main(int argc, char** argv) {
   // the listener's backlog, which has room for every PE.
   if (server)
     server_thread = std::thread([&] {
-      auto st = server->serve();
+      // Rounds: PEs that call shmem_init again after shmem_finalize join a new one; the main
+      // loop stops the server once the PEs have ended.
+      auto st = server->serve(/*rounds=*/true);
       if (st.ok()) return;
       {
         std::lock_guard<std::mutex> lock(server_mu);

@@ -119,6 +119,48 @@ TEST_P(RmaTest, ManyGetNbiCompleteAtQuiet) {
   });
 }
 
+// flush: after it, every get_nbi's destination is whole (the same gets as above, ending in a
+// flush instead of a quiet), and a put_nbi's source may be reused: each PE overwrites the source
+// of its put_nbi after the flush, and its neighbour sees the values sent, not the new ones.
+TEST_P(RmaTest, FlushCompletesNbiLocally) {
+  run_pes(GetParam(), [](Runtime& rt) {
+    const int me = rt.my_pe(), n = rt.n_pes();
+    const std::uint64_t seed = run_seed();
+    constexpr std::size_t kWords = 4096, kGets = 200;
+    auto* mine = rt.allocate_array<std::uint64_t>(kWords);
+    auto* inbox = rt.allocate_array<std::uint64_t>(kWords);
+    std::vector<std::uint64_t> host(kWords);
+    for (std::size_t i = 0; i < kWords; ++i) host[i] = pattern(seed, me, 11, i);
+    st(rt, mine, host);
+    rt.barrier_all();
+    std::vector<std::vector<std::uint64_t>> got(kGets);
+    std::vector<std::pair<int, std::size_t>> where(kGets);
+    for (std::size_t k = 0; k < kGets; ++k) {
+      const std::uint64_t r = pattern(seed, me, 12, k);
+      where[k] = {static_cast<int>(r % static_cast<std::uint64_t>(n)), (r >> 8) % (kWords - 64)};
+      got[k].assign(1 + (r >> 24) % 63, 0);
+      rt.get_nbi(got[k].data(), mine + where[k].second, got[k].size(), where[k].first);
+    }
+    std::vector<std::uint64_t> src(kWords);
+    for (std::size_t i = 0; i < kWords; ++i) src[i] = pattern(seed, me, 13, i);
+    rt.put_nbi(inbox, src.data(), kWords, (me + 1) % n);
+    rt.flush();
+    for (std::size_t k = 0; k < kGets; ++k)
+      for (std::size_t i = 0; i < got[k].size(); ++i)
+        ASSERT_EQ(got[k][i], pattern(seed, where[k].first, 11, where[k].second + i))
+            << "get " << k << " from PE " << where[k].first << ", element " << i;
+    std::fill(src.begin(), src.end(), ~std::uint64_t{0});  // reused: the put has left it
+    rt.barrier_all();
+    const int from = (me + n - 1) % n;
+    const auto in = ld(rt, inbox, kWords);
+    for (std::size_t i = 0; i < kWords; ++i)
+      ASSERT_EQ(in[i], pattern(seed, from, 13, i)) << "from PE " << from << ", element " << i;
+    rt.barrier_all();
+    rt.free(inbox);
+    rt.free(mine);
+  });
+}
+
 TEST_P(RmaTest, PAndGEveryType) {
   run_pes(GetParam(), [](Runtime& rt) {
     const int me = rt.my_pe(), n = rt.n_pes();

@@ -5,6 +5,8 @@
  * heap in device memory (SYMMETRA_BACKEND=cuda). */
 #include <string.h>
 
+#include <shmemx.h>
+
 #include "check.h"
 
 #define N 4099 /* odd: not a multiple of any vector width */
@@ -112,6 +114,20 @@ int main(void) {
     }
     shmem_barrier_all();
   }
+
+  /* shmemx_flush (shmemx.h): a get_nbi's destination is whole after it, without a quiet */
+  long* flush_buf = (long*)shmem_malloc(N * sizeof(long));
+  long flocal[N], fgot[N];
+  for (int i = 0; i < N; ++i) flocal[i] = (long)val(seed, me, 21, (uint64_t)i);
+  sym_write(flush_buf, flocal, sizeof(flocal));
+  shmem_barrier_all();
+  memset(fgot, 0, sizeof(fgot));
+  shmem_long_get_nbi(fgot, flush_buf, N, next);
+  shmemx_ctx_flush(SHMEM_CTX_DEFAULT);
+  for (int i = 0; i < N; ++i)
+    CHECK(fgot[i] == (long)val(seed, next, 21, (uint64_t)i), "flush: get_nbi element %d", i);
+  shmem_barrier_all();
+  shmem_free(flush_buf);
 
   /* p and g, typed and generic */
   int* pi = (int*)shmem_malloc((size_t)n * sizeof(int));

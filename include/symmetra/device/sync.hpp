@@ -14,6 +14,12 @@ SYMMETRA_INLINE void fence(const Context& ctx);
 // at their targets on return. Threads: the calling thread.
 SYMMETRA_INLINE void quiet(const Context& ctx);
 
+// Local completion: this thread's earlier nbi operations no longer need its buffers (a put's
+// source may be reused, a get's destination holds its data), without waiting for visibility at
+// the targets (quiet's). Cheaper than quiet across hosts: over UCX it completes only the gets in
+// flight (puts leave their source when sent). Threads: the calling thread.
+SYMMETRA_INLINE void flush(const Context& ctx);
+
 // Waits until every member of `team` called sync for the same time (dissemination algorithm;
 // ceil(log2 n) rounds of one flag store and one wait). Does not complete earlier puts.
 // Threads: every thread of `g`; one group per PE per call. Ordering: a member's accesses before

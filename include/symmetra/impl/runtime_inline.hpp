@@ -407,6 +407,12 @@ inline std::size_t Runtime::test_some_vector(const T* ivars, std::size_t n, std:
   device::quiet(ctx_);
 }
 
+[[gnu::always_inline]] inline void Runtime::flush() {
+  SYMMETRA_OBSERVE(&Runtime::flush, "flush", -1, 0, Form::kHost, -1);
+  if (gpu_) return quiet();  // the host forms' staging completes with their quiet
+  device::flush(ctx_);
+}
+
 [[gnu::always_inline]] inline void Runtime::fence() {
   SYMMETRA_OBSERVE(&Runtime::fence, "fence", -1, 0, Form::kHost, -1);
   quiet();

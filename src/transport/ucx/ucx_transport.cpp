@@ -749,6 +749,13 @@ void UcxTransport::quiet(const device::Context& ctl) {
   if (served_) complete_served_gets(ctl, "quiet");
 }
 
+void UcxTransport::flush_local(const device::Context& ctl) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const ForgetOnThrow forget{*this};
+  const bool gets = complete_pending_gets(ctl, "flush") | complete_served_gets(ctl, "flush");
+  if (gets) dd::fence_seq_cst();  // later loads see what they read
+}
+
 void UcxTransport::progress() {
   bool served = false;
   {

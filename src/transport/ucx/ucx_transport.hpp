@@ -69,6 +69,8 @@ class UcxTransport final : public Transport {
                    std::uint64_t value, SignalOp op) override;
   void fence(const device::Context& ctl) override;
   void quiet(const device::Context& ctl) override;
+  // Puts leave their source when sent (send_put waits for that): only the gets in flight.
+  void flush_local(const device::Context& ctl) override;
   void progress() override;
   bool deliveries_ring() const override { return tcp_only_; }
   bool device_memory_capable() const override { return cuda_memory_; }

@@ -79,6 +79,10 @@ class RemotePath {
   }
   virtual void fence(const Context& ctx) = 0;
   virtual void quiet(const Context& ctx) = 0;
+  // Local completion (flush): this PE's earlier non-blocking operations no longer need its
+  // buffers (a put's source may be reused, a get's destination holds the data); nothing is
+  // promised about their visibility at the targets, which quiet gives. By default, a quiet.
+  virtual void flush_local(const Context& ctx) { quiet(ctx); }
   // Serves this PE's side of operations that need the target's help (UCX over TCP runs RMA and
   // atomics as active messages); host waits call it as they poll. Cheap when there is nothing.
   virtual void progress() = 0;

@@ -37,6 +37,18 @@ SYMMETRA_INLINE void quiet(const Context& ctx) {
 #endif
 }
 
+SYMMETRA_INLINE void flush(const Context& ctx) {
+#if SYMMETRA_DEVICE_PASS && SYMMETRA_DEVICE_REMOTE
+  // The proxy reads a request's source when it serves it: its quiet is the completion it has.
+  if (ctx.proxy.slots != nullptr)
+    (void)detail::proxy_call(ctx, "flush", detail::proxy_quiet(), true, -1);
+#elif SYMMETRA_DEVICE_PASS
+  (void)ctx;  // loads and stores: a kernel's operations leave its buffers when issued
+#else
+  if (ctx.remote != nullptr) ctx.remote->flush_local(ctx);
+#endif
+}
+
 namespace detail {
 
 #if !SYMMETRA_DEVICE_PASS
