@@ -42,6 +42,19 @@ std::pair<std::int64_t, std::int64_t> dims2(const ffi::AnyBuffer& b, const char*
   return {d[0], d[1]};
 }
 
+// The first `rows` rows of `src`, `each` bytes a row, into `out`; the rest of out zero.
+void fill_rows(ffi::Result<ffi::AnyBuffer>& out, const void* src, std::int64_t rows,
+               std::size_t each) {
+  auto* o = static_cast<std::byte*>(out->untyped_data());
+  std::memcpy(o, src, rows * each);
+  std::memset(o + rows * each, 0, out->size_bytes() - rows * each);
+}
+
+// The dispatcher and routing that a handle argument names.
+std::pair<ep::Dispatcher*, ep::Handle> handle_of(const ffi::AnyBuffer& handle, const char* op) {
+  return moe_find(*static_cast<const std::int32_t*>(handle.untyped_data()), op);
+}
+
 ffi::Error dispatch(ffi::AnyBuffer x, ffi::AnyBuffer idx, ffi::AnyBuffer w,
                     ffi::Result<ffi::AnyBuffer> recv_x, ffi::Result<ffi::AnyBuffer> recv_w,
                     ffi::Result<ffi::AnyBuffer> src_rank, ffi::Result<ffi::AnyBuffer> src_token,
@@ -72,18 +85,10 @@ ffi::Error dispatch(ffi::AnyBuffer x, ffi::AnyBuffer idx, ffi::AnyBuffer w,
     const ep::Received got =
         d.dispatch(x.untyped_data(), c.type, ids.data(),
                    static_cast<const float*>(w.untyped_data()), static_cast<int>(tokens));
-    const std::size_t row_bytes = static_cast<std::size_t>(hidden) * data_type_size(c.type);
-    auto* rx = static_cast<std::byte*>(recv_x->untyped_data());
-    std::memcpy(rx, got.x, got.rows * row_bytes);
-    std::memset(rx + got.rows * row_bytes, 0, recv_x->size_bytes() - got.rows * row_bytes);
-    auto fill = [&](ffi::Result<ffi::AnyBuffer>& out, const void* src, std::size_t each) {
-      auto* o = static_cast<std::byte*>(out->untyped_data());
-      std::memcpy(o, src, got.rows * each);
-      std::memset(o + got.rows * each, 0, out->size_bytes() - got.rows * each);
-    };
-    fill(recv_w, got.weights, sizeof(float));
-    fill(src_rank, got.src_rank, sizeof(std::int32_t));
-    fill(src_token, got.src_token, sizeof(std::int32_t));
+    fill_rows(recv_x, got.x, got.rows, static_cast<std::size_t>(hidden) * data_type_size(c.type));
+    fill_rows(recv_w, got.weights, got.rows, sizeof(float));
+    fill_rows(src_rank, got.src_rank, got.rows, sizeof(std::int32_t));
+    fill_rows(src_token, got.src_token, got.rows, sizeof(std::int32_t));
     std::memcpy(counts->untyped_data(), got.expert_counts,
                 d.local_experts() * sizeof(std::int32_t));
     *static_cast<std::int32_t*>(handle->untyped_data()) = moe_keep(d, got.handle);
@@ -93,7 +98,7 @@ ffi::Error dispatch(ffi::AnyBuffer x, ffi::AnyBuffer idx, ffi::AnyBuffer w,
 ffi::Error combine(ffi::AnyBuffer y, ffi::AnyBuffer handle, ffi::Result<ffi::AnyBuffer> out) {
   return guarded("moe_combine", [&] {
     cpu_runtime("moe_combine");
-    auto [d, h] = moe_find(*static_cast<const std::int32_t*>(handle.untyped_data()), "moe_combine");
+    auto [d, h] = handle_of(handle, "moe_combine");
     d->combine(y.untyped_data(), payload_type(y), h, out->untyped_data(),
                ep::Weighting::kUnweighted);
   });
@@ -102,13 +107,9 @@ ffi::Error combine(ffi::AnyBuffer y, ffi::AnyBuffer handle, ffi::Result<ffi::Any
 ffi::Error redispatch(ffi::AnyBuffer x, ffi::AnyBuffer handle, ffi::Result<ffi::AnyBuffer> rows) {
   return guarded("moe_redispatch", [&] {
     cpu_runtime("moe_redispatch");
-    auto [d, h] =
-        moe_find(*static_cast<const std::int32_t*>(handle.untyped_data()), "moe_redispatch");
+    auto [d, h] = handle_of(handle, "moe_redispatch");
     const ep::Received got = d->redispatch(x.untyped_data(), payload_type(x), h);
-    const std::size_t row_bytes = rows->size_bytes() / rows->dimensions()[0];
-    auto* o = static_cast<std::byte*>(rows->untyped_data());
-    std::memcpy(o, got.x, got.rows * row_bytes);
-    std::memset(o + got.rows * row_bytes, 0, rows->size_bytes() - got.rows * row_bytes);
+    fill_rows(rows, got.x, got.rows, rows->size_bytes() / rows->dimensions()[0]);
   });
 }
 
@@ -116,8 +117,7 @@ ffi::Error gather_slots(ffi::AnyBuffer per_row, ffi::AnyBuffer handle,
                         ffi::Result<ffi::AnyBuffer> out) {
   return guarded("moe_gather_slots", [&] {
     cpu_runtime("moe_gather_slots");
-    auto [d, h] =
-        moe_find(*static_cast<const std::int32_t*>(handle.untyped_data()), "moe_gather_slots");
+    auto [d, h] = handle_of(handle, "moe_gather_slots");
     d->gather_slots(static_cast<const float*>(per_row.untyped_data()), h,
                     static_cast<float*>(out->untyped_data()));
   });

@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include <shmemx.h>
-#include "bindings/shmem/active_set.hpp"
 
+#include "bindings/shmem/active_set.hpp"
 #include "bindings/shmem/state.hpp"
 
 namespace symmetra::shmem {

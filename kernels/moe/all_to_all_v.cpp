@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "symmetra/ep.hpp"
+#include "ep_plan.hpp"
 
 namespace symmetra::ep {
 
@@ -18,13 +18,8 @@ AllToAllV::AllToAllV(Runtime& rt, const Team& team) : rt_(rt), team_(team) {
   rank_ = member ? team.my_pe() : -1;
   n_ = member ? team.n_pes() : 0;
   // Symmetric allocation is collective over the world: every PE allocates for the largest team.
-  auto* box = static_cast<std::int64_t*>(rt.allocate(2 * sizeof(std::int64_t)));
-  const std::int64_t mine = n_;
-  std::int64_t most = 0;
-  rt.putmem(box, &mine, sizeof mine, rt.my_pe());
-  rt.allreduce(rt.team_world(), box + 1, box, 1, coll::ReduceOp::kMax);
-  rt.getmem(&most, box + 1, sizeof most, rt.my_pe());
-  rt.free(box);
+  std::int64_t most = n_;
+  detail::world_max(rt, &most, 1);
   words_ = static_cast<std::size_t>(most) + 3;
   record_ = rt.allocate_array<std::int64_t>(words_);
   records_ = rt.allocate_array<std::int64_t>(words_ * most);

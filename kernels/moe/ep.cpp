@@ -61,39 +61,31 @@ Dispatcher::Dispatcher(Runtime& rt, const Team& team, const Config& config)
   row_bytes_ = static_cast<std::size_t>(c.hidden) * data_type_size(c.type);
   meta_words_ = 1 + 2 * static_cast<std::size_t>(c.top_k);  // source token, experts, weights
   record_words_ = 2 * static_cast<std::size_t>(n_) + kVerdictWords;
-  ret_rows_ = static_cast<std::int64_t>(c.max_tokens) * std::min(n_, c.top_k);
-  // What a member allocates (a PE outside the team: nothing of its own), and -1 where a member's
-  // config is wrong: the minimum over the world finds that, the maximum gives the sizes to all.
-  constexpr std::int64_t kWrong = -1;
-  std::int64_t words[5] = {};
+  // Partial sums a PE can get back: max_tokens x min(N, top_k) rows, each a payload row or top_k
+  // floats (gather_slots).
+  const std::int64_t ret_rows = static_cast<std::int64_t>(c.max_tokens) * std::min(n_, c.top_k);
+  // Whether a member's config is wrong, and what a member allocates (a PE outside the team:
+  // nothing of its own): the maximum over the world tells every PE both.
+  std::int64_t agreed[6] = {};
   if (member)
-    words[0] = wrong.empty() ? recv_tokens * static_cast<std::int64_t>(row_bytes_) : kWrong,
-    words[1] = recv_tokens * static_cast<std::int64_t>(meta_words_),
-    words[2] = ret_rows_ * static_cast<std::int64_t>(std::max(row_bytes_, c.top_k * sizeof(float))),
-    words[3] = static_cast<std::int64_t>(record_words_), words[4] = n_;
-  auto* box = static_cast<std::int64_t*>(rt.allocate(10 * sizeof(std::int64_t)));
-  std::int64_t agreed[5] = {};
-  rt.putmem(box, words, sizeof words, rt.my_pe());
-  rt.allreduce(rt.team_world(), box + 5, box, 1, coll::ReduceOp::kMin);
-  rt.getmem(agreed, box + 5, sizeof(std::int64_t), rt.my_pe());
-  const bool refused = agreed[0] == kWrong;
-  if (!refused) {
-    rt.allreduce(rt.team_world(), box + 5, box, 5, coll::ReduceOp::kMax);
-    rt.getmem(agreed, box + 5, sizeof agreed, rt.my_pe());
-  }
-  rt.free(box);
-  if (refused) {
+    agreed[0] = wrong.empty() ? 0 : 1,
+    agreed[1] = recv_tokens * static_cast<std::int64_t>(row_bytes_),
+    agreed[2] = recv_tokens * static_cast<std::int64_t>(meta_words_),
+    agreed[3] = ret_rows * static_cast<std::int64_t>(std::max(row_bytes_, c.top_k * sizeof(float))),
+    agreed[4] = static_cast<std::int64_t>(record_words_), agreed[5] = n_;
+  world_max(rt, agreed, 6);
+  if (agreed[0] != 0) {
     const std::string pe = "[pe " + std::to_string(rt.my_pe()) + "] ep::Dispatcher: ";
     throw Error(pe +
                 (wrong.empty() ? "a member of the dispatcher's team refused its config" : wrong));
   }
   config_.max_recv_tokens = recv_tokens;
   config_.max_recv_rows = recv_rows;
-  record_ = rt.allocate_array<std::int64_t>(agreed[3]);
-  records_ = rt.allocate_array<std::int64_t>(agreed[3] * agreed[4]);
-  stage_x_ = static_cast<std::byte*>(rt.allocate(agreed[0]));
-  stage_meta_ = rt.allocate_array<std::int32_t>(agreed[1]);
-  ret_ = static_cast<std::byte*>(rt.allocate(agreed[2]));
+  record_ = rt.allocate_array<std::int64_t>(agreed[4]);
+  records_ = rt.allocate_array<std::int64_t>(agreed[4] * agreed[5]);
+  stage_x_ = static_cast<std::byte*>(rt.allocate(agreed[1]));
+  stage_meta_ = rt.allocate_array<std::int32_t>(agreed[2]);
+  ret_ = static_cast<std::byte*>(rt.allocate(agreed[3]));
   if (member) recv_x_.resize(recv_rows * row_bytes_);
   rt.barrier_all();
 }

@@ -122,6 +122,16 @@ inline void store(DataType t, std::byte* row, std::size_t i, double v) {
 enum Verdict : std::int64_t { kOk = 0, kTooMany, kBadExpert, kRepeated, kWrongType, kBadHandle };
 constexpr std::size_t kVerdictWords = 4;  // verdict, token, slot, value
 
+// The maximum over the world of each of `count` words, in place: through a symmetric box, which
+// may be device memory (put and get move the words). Collective over the world.
+inline void world_max(Runtime& rt, std::int64_t* words, std::size_t count) {
+  auto* box = rt.allocate_array<std::int64_t>(2 * count);
+  rt.putmem(box, words, count * sizeof(std::int64_t), rt.my_pe());
+  rt.allreduce(rt.team_world(), box + count, box, count, coll::ReduceOp::kMax);
+  rt.getmem(words, box + count, count * sizeof(std::int64_t), rt.my_pe());
+  rt.free(box);
+}
+
 }  // namespace detail
 
 }  // namespace symmetra::ep

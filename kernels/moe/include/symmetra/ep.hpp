@@ -137,7 +137,6 @@ class Dispatcher {
   std::size_t row_bytes_ = 0;     // hidden x element size
   std::size_t meta_words_ = 0;    // int32 words of a staged token's header
   std::size_t record_words_ = 0;  // int64 words each PE contributes to a call's agreement
-  std::int64_t ret_rows_ = 0;     // partial sums a PE can get back: max_tokens x min(N, top_k)
   // Symmetric: the agreement's words, staged tokens and their headers, returned partial sums.
   std::int64_t* record_ = nullptr;
   std::int64_t* records_ = nullptr;
